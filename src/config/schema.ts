@@ -1,0 +1,134 @@
+/**
+ * The typed settings every stage receives. Zod validates at the edge (the
+ * input parser); inside, the types are trusted.
+ */
+import { z } from "zod";
+
+export const AGENT_BACKENDS = ["claude", "codex", "opencode", "gemini", "command"] as const;
+export type AgentBackendName = (typeof AGENT_BACKENDS)[number];
+
+export const PermissionAction = z.enum(["allow", "ask", "deny"]);
+export type PermissionAction = z.infer<typeof PermissionAction>;
+
+/** `bash`, `write`, `mcp__server__tool`, optionally with a pattern: `bash(rm *)`. */
+export const PermissionRule = z.object({
+  tool: z.string().min(1),
+  pattern: z.string().optional(),
+  action: PermissionAction,
+});
+export type PermissionRule = z.infer<typeof PermissionRule>;
+
+export const PermissionPolicy = z.object({
+  default: PermissionAction.default("allow"),
+  rules: z.array(PermissionRule).default([]),
+});
+export type PermissionPolicy = z.infer<typeof PermissionPolicy>;
+
+const stringMap = z.record(z.string(), z.string());
+
+export const McpServer = z.union([
+  z.object({
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    env: stringMap.default({}),
+  }).strict(),
+  z.object({
+    url: z.string().url(),
+    headers: stringMap.default({}),
+  }).strict(),
+]);
+export type McpServer = z.infer<typeof McpServer>;
+
+export const Skill = z.object({
+  name: z.string().min(1),
+  /** Absolute folder holding SKILL.md. */
+  path: z.string().min(1),
+});
+export type Skill = z.infer<typeof Skill>;
+
+export const Agent = z.object({
+  name: z.string(),
+  backend: z.enum(AGENT_BACKENDS),
+  /** npm version, `preinstalled`, or undefined for the pinned default. */
+  version: z.string().optional(),
+  /** For the `command` backend: argv of the command. */
+  command: z.array(z.string()).optional(),
+  model: z.string().optional(),
+  baseUrl: z.string().url().optional(),
+  instructions: z.string().optional(),
+  mcpServers: z.record(z.string(), McpServer).default({}),
+  skills: z.array(Skill).default([]),
+  permission: PermissionPolicy.optional(),
+  maxTurns: z.number().int().positive().optional(),
+  env: stringMap.default({}),
+  metadata: z.record(z.string(), z.unknown()).default({}),
+  strict: z.boolean().default(true),
+});
+export type Agent = z.infer<typeof Agent>;
+
+export const NetworkMode = z.enum(["none", "model-only", "allowlist", "open"]);
+
+export const RunConfig = z.object({
+  prompt: z.string(),
+  attachments: z.array(z.string()).default([]),
+  continueLast: z.boolean().default(false),
+  resumeSessionId: z.string().optional(),
+  forkSession: z.boolean().default(false),
+  env: stringMap.default({}),
+  /** Names of host environment variables passed through. */
+  forwardEnv: z.array(z.string()).default([]),
+  /** Values are masked and redacted everywhere; never written to disk. */
+  secrets: stringMap.default({}),
+  network: z.object({ mode: NetworkMode, allowedDomains: z.array(z.string()).default([]) }),
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
+  timeoutSeconds: z.number().positive(),
+  extraArgs: z.array(z.string()).default([]),
+  metadata: z.record(z.string(), z.unknown()).default({}),
+});
+export type RunConfig = z.infer<typeof RunConfig>;
+
+export const Phase = z.enum(["all", "run", "publish"]);
+export const Deliver = z.enum(["auto", "comment", "commit", "pull-request", "none"]);
+export const CommentMode = z.enum(["sticky", "new", "none"]);
+export const SandboxChoice = z.enum(["auto", "bwrap", "docker", "none"]);
+/** `new`, `continue`, or a session id. */
+export const SessionChoice = z.string().min(1);
+
+export interface GitHubSettings {
+  token: string;
+  triggerPhrase: string;
+  allowedUsers: string[];
+  allowedBots: string[];
+}
+
+export interface DeliverySettings {
+  phase: z.infer<typeof Phase>;
+  deliver: z.infer<typeof Deliver>;
+  comment: z.infer<typeof CommentMode>;
+  branchPrefix: string;
+  baseBranch?: string;
+  draft: boolean;
+  allowWorkflowChanges: boolean;
+}
+
+export interface ArtifactSettings {
+  upload: boolean;
+  name?: string;
+  retentionDays?: number;
+}
+
+/** Everything one run needs, produced once by the input parser. */
+export interface Settings {
+  agent: Agent;
+  run: RunConfig;
+  /** The `session` input: `new`, `continue` or an id (also reflected in run.resumeSessionId). */
+  session: string;
+  sandbox: { choice: z.infer<typeof SandboxChoice>; dockerImage?: string };
+  /** Absolute path of the repository. */
+  workspace: string;
+  github: GitHubSettings;
+  delivery: DeliverySettings;
+  artifacts: ArtifactSettings;
+  /** Whether the prompt was given explicitly (comment triggers may supply one). */
+  promptGiven: boolean;
+}

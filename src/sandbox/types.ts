@@ -1,0 +1,64 @@
+import type { Logger } from "../logger.js";
+
+export type SandboxName = "none" | "bwrap" | "docker";
+export type NetworkMode = "none" | "model-only" | "allowlist" | "open";
+
+export interface NetworkPolicy {
+  mode: NetworkMode;
+  /** Extra hosts for `allowlist` (`*.example.com` wildcards, IPs, `localhost`). */
+  allowedDomains: string[];
+}
+
+/** Host paths the agent may use. Everything else is the sandbox backend's business. */
+export interface SandboxLayout {
+  /** The repository, read-write. */
+  workspace: string;
+  /** The agent's isolated HOME, read-write, fresh per run. */
+  home: string;
+  /** The agent's TMPDIR, read-write, fresh per run. */
+  tmp: string;
+  /** AGENT_OUTPUT_DIR: files here are uploaded under outputs/. */
+  outputsDir: string;
+  /** Folders the agent must be able to read and execute (the CLI install, node). */
+  readOnlyPaths: string[];
+}
+
+/** A process to start: exactly what is spawned on the host after wrapping. */
+export interface SpawnSpec {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/** A host-side endpoint (model gateway) the agent must reach whatever the network policy. */
+export interface HostEndpoint {
+  host: string;
+  port: number;
+}
+
+export interface SandboxRequest {
+  layout: SandboxLayout;
+  network: NetworkPolicy;
+  /** The model gateway on the host's loopback, when one runs. */
+  gateway?: HostEndpoint;
+  log: Logger;
+}
+
+export interface PreparedSandbox {
+  readonly name: SandboxName;
+  /** Turn the agent's command into what is spawned on the host. */
+  wrap(cmd: SpawnSpec): SpawnSpec;
+  /** How a host URL (e.g. the gateway) is addressed from inside the sandbox. */
+  reachable(url: string): string;
+  /** Network attempts the sandbox blocked, collected so far. */
+  blockedAttempts(): { host: string; detail?: string }[];
+  cleanup(): Promise<void>;
+}
+
+export interface SandboxBackend {
+  readonly name: SandboxName;
+  /** Whether this backend can run here; `reason` says why not and how to fix it. */
+  check(): Promise<{ ok: true } | { ok: false; reason: string }>;
+  prepare(req: SandboxRequest): Promise<PreparedSandbox>;
+}
