@@ -49,6 +49,8 @@ export interface PreparedSandbox {
   readonly name: SandboxName;
   /** Turn the agent's command into what is spawned on the host. */
   wrap(cmd: SpawnSpec): SpawnSpec;
+  /** Variables the sandbox needs the agent to have (proxy settings); merged into the agent's env. */
+  env(): Record<string, string>;
   /** How a host URL (e.g. the gateway) is addressed from inside the sandbox. */
   reachable(url: string): string;
   /** Network attempts the sandbox blocked, collected so far. */

@@ -1,0 +1,2 @@
+import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
+import{g as t,k as e}from"./chunks/chunk-KJLGOV65.js";import{f as i}from"./chunks/chunk-YPRGZBPU.js";import{rm as n}from"node:fs/promises";import a from"node:path";var r=e(i.runTemp);r&&(await n(a.join(r,"scratch"),{recursive:!0,force:!0}).catch(o=>t(`Could not remove the agent's scratch space ${r}: ${String(o)}`)),e(i.finished)!=="true"&&t("The main step did not finish; partial results may be in "+r));

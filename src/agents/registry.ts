@@ -1,0 +1,15 @@
+/** Every agent backend, by the name users type in `agent`. One line per backend. */
+import type { AgentBackendName } from "../config/schema.js";
+import { NotSupportedError } from "../errors.js";
+import { commandAgent } from "./command.js";
+import type { AgentBackend } from "./types.js";
+
+const BACKENDS: Partial<Record<AgentBackendName, AgentBackend>> = {
+  command: commandAgent,
+};
+
+export function agentBackend(name: AgentBackendName): AgentBackend {
+  const backend = BACKENDS[name];
+  if (!backend) throw new NotSupportedError("agent", `backend '${name}' is not available in this build; use agent: command`);
+  return backend;
+}

@@ -1,0 +1,64 @@
+/**
+ * Reads the runner's environment: the action's raw inputs and the facts the
+ * runner provides (temp dir, workspace, run id). Together with the sandbox's
+ * env builder, the only code that reads process.env.
+ */
+import os from "node:os";
+import { INPUTS, type InputName } from "../constants.js";
+import type { RawInputs } from "./parse.js";
+
+export interface HostContext {
+  workspace: string;
+  runnerTemp: string;
+  toolCache?: string;
+  /** PATH used to find agent programs. */
+  path: string;
+  runId?: string;
+  runAttempt?: string;
+  repository?: string;
+  serverUrl: string;
+  apiUrl: string;
+  eventName?: string;
+  eventPath?: string;
+}
+
+/** `INPUT_<NAME>` as the runner sets it: upper case, spaces → `_`, hyphens kept. */
+export function inputEnvName(name: string): string {
+  return `INPUT_${name.replace(/ /g, "_").toUpperCase()}`;
+}
+
+export function readActionInputs(env: NodeJS.ProcessEnv = process.env): RawInputs {
+  const raw: RawInputs = {};
+  for (const name of Object.keys(INPUTS) as InputName[]) {
+    const v = env[inputEnvName(name)];
+    if (v !== undefined && v !== "") raw[name] = v;
+  }
+  return raw;
+}
+
+export function readHostContext(env: NodeJS.ProcessEnv = process.env): HostContext {
+  return {
+    workspace: env.GITHUB_WORKSPACE || process.cwd(),
+    runnerTemp: env.RUNNER_TEMP || os.tmpdir(),
+    ...(env.RUNNER_TOOL_CACHE ? { toolCache: env.RUNNER_TOOL_CACHE } : {}),
+    path: env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+    ...(env.GITHUB_RUN_ID ? { runId: env.GITHUB_RUN_ID } : {}),
+    ...(env.GITHUB_RUN_ATTEMPT ? { runAttempt: env.GITHUB_RUN_ATTEMPT } : {}),
+    ...(env.GITHUB_REPOSITORY ? { repository: env.GITHUB_REPOSITORY } : {}),
+    serverUrl: env.GITHUB_SERVER_URL || "https://github.com",
+    apiUrl: env.GITHUB_API_URL || "https://api.github.com",
+    ...(env.GITHUB_EVENT_NAME ? { eventName: env.GITHUB_EVENT_NAME } : {}),
+    ...(env.GITHUB_EVENT_PATH ? { eventPath: env.GITHUB_EVENT_PATH } : {}),
+  };
+}
+
+/** Secret values straight from the raw input, so they are masked before anything can fail. */
+export function rawSecretValues(raw: RawInputs): string[] {
+  const values: string[] = [];
+  for (const line of (raw.secrets ?? "").split(/\r?\n/)) {
+    const eq = line.indexOf("=");
+    if (eq > 0 && line.slice(eq + 1)) values.push(line.slice(eq + 1));
+  }
+  if (raw["github-token"]) values.push(raw["github-token"]);
+  return values;
+}

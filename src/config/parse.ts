@@ -1,0 +1,411 @@
+/**
+ * The one input parser: raw inputs (action inputs, CLI flags, config file)
+ * → typed Settings. Every problem is collected and reported at once, each
+ * naming the input and what is allowed; nothing runs when any is found.
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { parse as parseShellWords } from "shell-quote";
+import YAML from "yaml";
+import { z } from "zod";
+import { INPUTS, type InputName, type InputSpec } from "../constants.js";
+import { ConfigurationError } from "../errors.js";
+import {
+  AGENT_BACKENDS,
+  Agent,
+  CommentMode,
+  Deliver,
+  McpServer,
+  Phase,
+  PermissionPolicy,
+  RunConfig,
+  SandboxChoice,
+  NetworkMode,
+  type PermissionRule,
+  type Settings,
+  type Skill,
+} from "./schema.js";
+
+/** Input values as strings, keyed by input name; missing = not given. */
+export type RawInputs = Partial<Record<InputName, string>>;
+
+export interface ParseContext {
+  /** Directory relative paths are resolved against (the job's workspace or the CLI's cwd). */
+  cwd: string;
+  /** True when the triggering event can supply the prompt (comment triggers). */
+  eventProvidesPrompt?: boolean;
+}
+
+const DEFAULT_CONFIG_FILE = ".github/agent-runner.yml";
+
+type ConfigValue = string | number | boolean | unknown[] | Record<string, unknown>;
+
+class Problems {
+  readonly list: string[] = [];
+  add(input: string, message: string): void {
+    this.list.push(`Input '${input}': ${message}`);
+  }
+}
+
+export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
+  const problems = new Problems();
+  const fileValues = loadConfigFile(raw, ctx, problems);
+
+  /** A step input wins over the config file unless it is just the action.yml default. */
+  const value = (name: InputName): ConfigValue | undefined => {
+    const given = raw[name]?.trim();
+    const spec = INPUTS[name] as InputSpec;
+    if (given !== undefined && given !== "" && given !== spec.default) return given;
+    if (fileValues[name] !== undefined && fileValues[name] !== null) return fileValues[name] as ConfigValue;
+    if (given !== undefined && given !== "") return given;
+    return spec.default;
+  };
+  const str = (name: InputName): string | undefined => {
+    const v = value(name);
+    if (v === undefined) return undefined;
+    if (typeof v === "string") return v;
+    if (typeof v === "number" || typeof v === "boolean") return String(v);
+    return undefined;
+  };
+  const list = (name: InputName): string[] => {
+    const v = value(name);
+    if (Array.isArray(v)) return v.map(String).map((s) => s.trim()).filter(Boolean);
+    if (typeof v === "string") return v.split(/[\n,]/).map((s) => s.trim()).filter(Boolean);
+    return [];
+  };
+  const bool = (name: InputName): boolean => {
+    const v = value(name);
+    if (typeof v === "boolean") return v;
+    const s = String(v ?? "").trim().toLowerCase();
+    if (["true", "yes", "1", "on"].includes(s)) return true;
+    if (["false", "no", "0", "off", ""].includes(s)) return false;
+    problems.add(name, `'${String(v)}' is not a boolean; use true or false.`);
+    return false;
+  };
+  const oneOf = <T extends string>(name: InputName, allowed: readonly T[]): T => {
+    const v = (str(name) ?? "").trim();
+    if ((allowed as readonly string[]).includes(v)) return v as T;
+    problems.add(name, `'${v}' is not allowed; use one of: ${allowed.join(", ")}.`);
+    return allowed[0]!;
+  };
+  const readFileInput = (name: InputName): string | undefined => {
+    const p = str(name);
+    if (!p) return undefined;
+    const full = path.resolve(ctx.cwd, p);
+    try {
+      return readFileSync(full, "utf8");
+    } catch {
+      problems.add(name, `cannot read file '${p}' (resolved to ${full}).`);
+      return undefined;
+    }
+  };
+
+  // --- agent -------------------------------------------------------------
+  const backendRaw = (str("agent") ?? "").trim();
+  let backend: (typeof AGENT_BACKENDS)[number] = "command";
+  if (!backendRaw) problems.add("agent", `is required; use one of: ${AGENT_BACKENDS.join(", ")}.`);
+  else if (!(AGENT_BACKENDS as readonly string[]).includes(backendRaw))
+    problems.add("agent", `unknown agent '${backendRaw}'; use one of: ${AGENT_BACKENDS.join(", ")}.`);
+  else backend = backendRaw as typeof backend;
+
+  let command: string[] | undefined;
+  const commandRaw = str("agent-command");
+  if (backend === "command") {
+    if (!commandRaw?.trim()) problems.add("agent-command", "is required when agent is 'command': give the command line to run.");
+    else command = shellWords("agent-command", commandRaw, problems);
+  } else if (commandRaw?.trim()) {
+    problems.add("agent-command", `only applies to agent 'command', not '${backend}'; remove it.`);
+  }
+
+  const instructions = str("instructions") ?? readFileInput("instructions-file");
+  if (str("instructions") && str("instructions-file"))
+    problems.add("instructions-file", "give either 'instructions' or 'instructions-file', not both.");
+
+  const maxTurnsRaw = str("max-turns");
+  let maxTurns: number | undefined;
+  if (maxTurnsRaw) {
+    maxTurns = Number(maxTurnsRaw);
+    if (!Number.isInteger(maxTurns) || maxTurns <= 0) {
+      problems.add("max-turns", `'${maxTurnsRaw}' is not a positive whole number.`);
+      maxTurns = undefined;
+    }
+  }
+
+  const baseUrl = str("base-url")?.trim() || undefined;
+  if (baseUrl && !z.string().url().safeParse(baseUrl).success)
+    problems.add("base-url", `'${baseUrl}' is not a URL; write it like https://api.example.com or http://127.0.0.1:8080/v1.`);
+
+  const agentCandidate = {
+    name: backend,
+    backend,
+    version: str("agent-version")?.trim() || undefined,
+    command,
+    model: str("model")?.trim() || undefined,
+    baseUrl: baseUrl && z.string().url().safeParse(baseUrl).success ? baseUrl : undefined,
+    instructions,
+    mcpServers: parseMcpServers(value("mcp-servers"), problems),
+    skills: parseSkills(list("skills"), ctx.cwd, problems),
+    permission: parsePermissions(value("permissions"), problems),
+    maxTurns,
+    env: parseAssignments("env", value("env"), problems),
+    strict: bool("strict"),
+  };
+
+  // --- run ---------------------------------------------------------------
+  let prompt = str("prompt") ?? "";
+  const promptFile = readFileInput("prompt-file");
+  if (prompt && promptFile !== undefined) problems.add("prompt-file", "give either 'prompt' or 'prompt-file', not both.");
+  if (!prompt && promptFile !== undefined) prompt = promptFile;
+  const phase = oneOf("phase", Phase.options);
+  if (!prompt.trim() && phase !== "publish" && !ctx.eventProvidesPrompt)
+    problems.add("prompt", "is required: give 'prompt' or 'prompt-file' (on comment triggers it comes from the comment).");
+
+  const timeoutRaw = str("timeout-minutes") ?? "30";
+  const timeoutMinutes = Number(timeoutRaw);
+  if (!Number.isFinite(timeoutMinutes) || timeoutMinutes <= 0)
+    problems.add("timeout-minutes", `'${timeoutRaw}' must be a positive number of minutes (fractions allowed, e.g. 0.5).`);
+
+  const session = (str("session") ?? "new").trim() || "new";
+  const forkSession = bool("fork-session");
+  if (forkSession && session === "new") problems.add("fork-session", "needs 'session' set to 'continue' or a session id to fork from.");
+
+  const forwardEnv = list("forward-env");
+  for (const name of forwardEnv)
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) problems.add("forward-env", `'${name}' is not an environment variable name.`);
+
+  const runCandidate = {
+    prompt,
+    continueLast: session === "continue",
+    resumeSessionId: session !== "new" && session !== "continue" ? session : undefined,
+    forkSession,
+    env: agentCandidate.env,
+    forwardEnv,
+    secrets: parseAssignments("secrets", value("secrets"), problems),
+    network: { mode: oneOf("network", NetworkMode.options), allowedDomains: list("allowed-domains") },
+    outputSchema: parseOutputSchema(str("output-schema"), ctx.cwd, problems),
+    timeoutSeconds: Number.isFinite(timeoutMinutes) && timeoutMinutes > 0 ? timeoutMinutes * 60 : 1800,
+    extraArgs: parseArgs(value("agent-args"), problems),
+  };
+
+  const retentionRaw = str("retention-days");
+  let retentionDays: number | undefined;
+  if (retentionRaw) {
+    retentionDays = Number(retentionRaw);
+    if (!Number.isInteger(retentionDays) || retentionDays < 1 || retentionDays > 90) {
+      problems.add("retention-days", `'${retentionRaw}' must be a whole number of days from 1 to 90.`);
+      retentionDays = undefined;
+    }
+  }
+
+  const workspace = path.resolve(ctx.cwd, str("working-directory") ?? ".");
+  if (!existsSync(workspace) || !statSync(workspace).isDirectory())
+    problems.add("working-directory", `'${workspace}' is not a directory.`);
+
+  const settingsCandidate = {
+    sandbox: { choice: oneOf("sandbox", SandboxChoice.options), dockerImage: str("docker-image")?.trim() || undefined },
+    github: {
+      token: str("github-token") ?? "",
+      triggerPhrase: (str("trigger-phrase") ?? "@agent").trim() || "@agent",
+      allowedUsers: list("allowed-users"),
+      allowedBots: list("allowed-bots"),
+    },
+    delivery: {
+      phase,
+      deliver: oneOf("deliver", Deliver.options),
+      comment: oneOf("comment", CommentMode.options),
+      branchPrefix: str("branch-prefix") ?? "agent/",
+      baseBranch: str("base-branch")?.trim() || undefined,
+      draft: bool("draft"),
+      allowWorkflowChanges: bool("allow-workflow-changes"),
+    },
+    artifacts: { upload: bool("upload-artifacts"), name: str("artifact-name")?.trim() || undefined, retentionDays },
+  };
+  if (settingsCandidate.sandbox.choice === "docker" && !settingsCandidate.sandbox.dockerImage)
+    problems.add("docker-image", "is required when sandbox is 'docker'.");
+
+  if (problems.list.length) throw new ConfigurationError(problems.list);
+
+  // Shapes were checked field by field above; zod fills defaults and guards the types.
+  const agent = Agent.parse(agentCandidate);
+  const run = RunConfig.parse(runCandidate);
+  return { agent, run, session, workspace, promptGiven: Boolean(prompt.trim()), ...settingsCandidate };
+}
+
+function loadConfigFile(raw: RawInputs, ctx: ParseContext, problems: Problems): Record<string, unknown> {
+  const explicit = raw["config-file"]?.trim();
+  const rel = explicit || DEFAULT_CONFIG_FILE;
+  const base = path.resolve(ctx.cwd, raw["working-directory"]?.trim() || ".");
+  const full = path.resolve(base, rel);
+  if (!existsSync(full)) {
+    if (explicit) problems.add("config-file", `file '${rel}' not found (looked in ${base}).`);
+    return {};
+  }
+  let doc: unknown;
+  try {
+    doc = YAML.parse(readFileSync(full, "utf8"));
+  } catch (e) {
+    problems.add("config-file", `'${rel}' is not valid YAML: ${(e as Error).message.split("\n")[0]}`);
+    return {};
+  }
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== "object" || Array.isArray(doc)) {
+    problems.add("config-file", `'${rel}' must be a mapping of input names to values.`);
+    return {};
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(doc)) {
+    if (!(k in INPUTS) || k === "config-file" || k === "github-token" || k === "secrets") {
+      problems.add("config-file", `'${rel}' has key '${k}', which is not an input the file may set${k === "github-token" || k === "secrets" ? " (secrets belong in the workflow, not the repository)" : ""}.`);
+      continue;
+    }
+    out[k] = v;
+  }
+  return out;
+}
+
+/** Structured inputs arrive as YAML/JSON text from the step, or as objects from the config file. */
+function structured(input: string, v: ConfigValue | undefined, problems: Problems): unknown {
+  if (v === undefined || v === "") return undefined;
+  if (typeof v !== "string") return v;
+  try {
+    return YAML.parse(v);
+  } catch (e) {
+    problems.add(input, `is not valid JSON or YAML: ${(e as Error).message.split("\n")[0]}`);
+    return undefined;
+  }
+}
+
+function parseMcpServers(v: ConfigValue | undefined, problems: Problems): Record<string, McpServer> {
+  const doc = structured("mcp-servers", v, problems);
+  if (doc === undefined || doc === null) return {};
+  // Accept the common `{ mcpServers: {...} }` wrapper used by .mcp.json files.
+  const map = typeof doc === "object" && doc !== null && "mcpServers" in doc ? (doc as { mcpServers: unknown }).mcpServers : doc;
+  if (typeof map !== "object" || map === null || Array.isArray(map)) {
+    problems.add("mcp-servers", "must map server names to {command, args, env} or {url, headers}.");
+    return {};
+  }
+  const out: Record<string, McpServer> = {};
+  for (const [name, server] of Object.entries(map)) {
+    if (!/^[A-Za-z0-9_-]+$/.test(name)) problems.add("mcp-servers", `server name '${name}' may only use letters, digits, '_' and '-'.`);
+    const parsed = McpServer.safeParse(server);
+    if (parsed.success) out[name] = parsed.data;
+    else problems.add("mcp-servers", `server '${name}' needs either {command, args?, env?} or {url, headers?}.`);
+  }
+  return out;
+}
+
+function parseSkills(folders: string[], cwd: string, problems: Problems): Skill[] {
+  return folders.flatMap((folder) => {
+    const full = path.resolve(cwd, folder);
+    if (!existsSync(path.join(full, "SKILL.md"))) {
+      problems.add("skills", `'${folder}' has no SKILL.md (looked in ${full}).`);
+      return [];
+    }
+    return [{ name: path.basename(full), path: full }];
+  });
+}
+
+function parsePermissions(v: ConfigValue | undefined, problems: Problems): PermissionPolicy | undefined {
+  const doc = structured("permissions", v, problems);
+  if (doc === undefined || doc === null) return undefined;
+  const shape = z
+    .object({
+      default: z.enum(["allow", "ask", "deny"]).optional(),
+      allow: z.array(z.string()).optional(),
+      ask: z.array(z.string()).optional(),
+      deny: z.array(z.string()).optional(),
+    })
+    .strict();
+  const parsed = shape.safeParse(doc);
+  if (!parsed.success) {
+    problems.add("permissions", "must be a mapping with 'default' (allow | ask | deny) and optional 'allow', 'ask', 'deny' lists of tools, e.g. {default: allow, deny: [bash]}.");
+    return undefined;
+  }
+  const rules: PermissionRule[] = [];
+  for (const action of ["allow", "ask", "deny"] as const) {
+    for (const entry of parsed.data[action] ?? []) {
+      const m = /^([^()\s]+)(?:\((.*)\))?$/.exec(entry.trim());
+      if (!m) problems.add("permissions", `'${entry}' is not a tool name or tool(pattern).`);
+      else rules.push({ tool: m[1]!, action, ...(m[2] !== undefined ? { pattern: m[2] } : {}) });
+    }
+  }
+  return PermissionPolicy.parse({ default: parsed.data.default ?? "allow", rules });
+}
+
+function parseAssignments(input: string, v: ConfigValue | undefined, problems: Problems): Record<string, string> {
+  if (v === undefined || v === "") return {};
+  if (typeof v === "object" && !Array.isArray(v)) {
+    return Object.fromEntries(Object.entries(v).map(([k, val]) => [k, String(val)]));
+  }
+  const out: Record<string, string> = {};
+  const lines = Array.isArray(v) ? v.map(String) : String(v).split(/\r?\n/);
+  for (const line of lines) {
+    if (!line.trim() || line.trim().startsWith("#")) continue;
+    const eq = line.indexOf("=");
+    const name = eq > 0 ? line.slice(0, eq).trim() : "";
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+      // Never echo the line: it may hold a secret value.
+      problems.add(input, `each line must be NAME=value with NAME a valid variable name (a line starting '${name.slice(0, 20) || line.trim().slice(0, 1)}…' is not).`);
+      continue;
+    }
+    out[name] = line.slice(eq + 1);
+  }
+  return out;
+}
+
+function parseOutputSchema(v: string | undefined, cwd: string, problems: Problems): Record<string, unknown> | undefined {
+  if (!v?.trim()) return undefined;
+  let text = v.trim();
+  if (!text.startsWith("{")) {
+    const full = path.resolve(cwd, text);
+    try {
+      text = readFileSync(full, "utf8");
+    } catch {
+      problems.add("output-schema", `is neither inline JSON nor a readable file ('${full}').`);
+      return undefined;
+    }
+  }
+  try {
+    const doc: unknown = JSON.parse(text);
+    if (typeof doc === "object" && doc !== null && !Array.isArray(doc)) return doc as Record<string, unknown>;
+  } catch {
+    /* reported below */
+  }
+  problems.add("output-schema", "must be a JSON Schema object.");
+  return undefined;
+}
+
+function parseArgs(v: ConfigValue | undefined, problems: Problems): string[] {
+  if (v === undefined || v === "") return [];
+  if (Array.isArray(v)) return v.map(String);
+  const text = String(v).trim();
+  if (text.startsWith("[")) {
+    const parsed = z.array(z.string()).safeParse(safeJson(text));
+    if (parsed.success) return parsed.data;
+    problems.add("agent-args", "looks like JSON but is not an array of strings.");
+    return [];
+  }
+  return shellWords("agent-args", text, problems);
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Shell words without a shell: operators, globs and substitutions are refused. */
+function shellWords(input: string, text: string, problems: Problems): string[] {
+  const words = parseShellWords(text, (name) => `$${name}`);
+  const out: string[] = [];
+  for (const w of words) {
+    if (typeof w === "string") out.push(w);
+    else {
+      problems.add(input, "use plain words; pipes, redirections and globs are not interpreted (wrap a pipeline as: bash -c '…').");
+      return [];
+    }
+  }
+  return out;
+}

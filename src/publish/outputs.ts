@@ -1,0 +1,19 @@
+/** RunResult → the action's outputs (strings), redacted. */
+import type { OutputName } from "../constants.js";
+import type { RunResult } from "../result.js";
+
+export type Outputs = Partial<Record<OutputName, string>>;
+
+export function resultOutputs(result: RunResult): Outputs {
+  const out: Outputs = {
+    conclusion: result.conclusion,
+    "final-message": result.output,
+    usage: JSON.stringify(result.usage),
+    "duration-ms": String(result.durationMs),
+    "changed-files": JSON.stringify(result.diff.changedFiles),
+    "patch-path": result.diff.patchPath,
+  };
+  if (result.sessionId) out["session-id"] = result.sessionId;
+  if (result.structuredOutput !== undefined) out["structured-output"] = JSON.stringify(result.structuredOutput);
+  return out;
+}

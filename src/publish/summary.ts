@@ -1,0 +1,62 @@
+/** The job summary: what happened, in a table a reviewer reads in five seconds. */
+import type { RunResult } from "../result.js";
+
+const ICON: Record<RunResult["conclusion"], string> = {
+  success: "✅",
+  failure: "❌",
+  timeout: "⏱️",
+  cancelled: "🚫",
+  skipped: "⏭️",
+};
+
+export function formatDuration(ms: number): string {
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(1)} s`;
+  const m = Math.floor(s / 60);
+  return `${m} min ${Math.round(s - m * 60)} s`;
+}
+
+function escapeCell(s: string): string {
+  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+
+/** A fence longer than any backtick run inside the text. */
+export function fenced(text: string, lang = ""): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = "`".repeat(longest + 1);
+  return `${fence}${lang}\n${text}\n${fence}`;
+}
+
+export function summaryMarkdown(result: RunResult): string {
+  const u = result.usage;
+  const rows: [string, string][] = [
+    ["Conclusion", `${ICON[result.conclusion]} ${result.conclusion}${result.reason ? ` — ${escapeCell(result.reason)}` : ""}`],
+    ["Agent", `${result.agentName}${result.agentVersion && result.agentVersion !== "n/a" ? ` ${result.agentVersion}` : ""}${result.model ? ` (${result.model})` : ""}`],
+    ["Sandbox", result.sandboxBackend],
+    ["Duration", formatDuration(result.durationMs)],
+    ["Tokens", `${u.inputTokens} in · ${u.outputTokens} out · ${u.cachedTokens} cached${u.costUsd !== undefined ? ` · $${u.costUsd.toFixed(4)}` : ""}`],
+    ["Tool calls", String(result.toolCalls)],
+  ];
+  if (result.sessionId) rows.push(["Session", `\`${result.sessionId}\``]);
+  if (result.networkBlocked) rows.push(["Network attempts blocked", String(result.networkBlocked)]);
+  if (result.permissionDenials.length) rows.push(["Permission denials", String(result.permissionDenials.length)]);
+  for (const a of result.artifacts) rows.push(["Artifact", a.url ? `[${a.name}](${a.url})` : a.name]);
+
+  const files = result.diff.changedFiles;
+  return [
+    "## Agent Runner",
+    "",
+    "| | |",
+    "|---|---|",
+    ...rows.map(([k, v]) => `| ${k} | ${v} |`),
+    "",
+    `### Changed files (${files.length})`,
+    "",
+    files.length ? files.slice(0, 200).map((f) => `- \`${f}\``).join("\n") + (files.length > 200 ? `\n- … and ${files.length - 200} more` : "") : "_No changes._",
+    "",
+    "### Final message",
+    "",
+    result.output ? fenced(result.output.slice(0, 20_000), "text") : "_The agent gave no final message._",
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,43 @@
+/** What one run produced: written to result.json and turned into outputs. */
+import type { Usage } from "./trace/events.js";
+
+export type Conclusion = "success" | "failure" | "timeout" | "cancelled" | "skipped";
+
+export interface RunResult {
+  conclusion: Conclusion;
+  /** One line saying why, when not success. */
+  reason?: string;
+  agentName: string;
+  agentBackend: string;
+  agentVersion?: string;
+  model?: string;
+  sandboxBackend: string;
+  /** argv of the agent as started (never holds secrets). */
+  command: string[];
+  returncode: number | null;
+  /** The agent's final message. */
+  output: string;
+  stdoutPath: string;
+  stderrPath: string;
+  tracePath: string;
+  eventCount: number;
+  toolCalls: number;
+  numTurns: number;
+  permissionDenials: { tool: string; detail?: string }[];
+  networkBlocked: number;
+  sessionId?: string;
+  threadId?: string;
+  usage: Usage;
+  startedAt: string;
+  durationMs: number;
+  diff: {
+    baseCommit: string;
+    baseTree: string;
+    patchPath: string;
+    changedFiles: string[];
+    agentCommits: string[];
+  };
+  structuredOutput?: unknown;
+  artifacts: { name: string; id?: string; url?: string }[];
+  metadata: Record<string, unknown>;
+}

@@ -1,0 +1,220 @@
+/**
+ * The pipeline: prepare → materialise → run → collect → cleanup → RunResult.
+ * Every other module is a step it calls. Once the agent has started, nothing
+ * is lost: whatever happens, the trace, the patch and result.json are written.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { installAgent } from "./agents/install.js";
+import { agentBackend } from "./agents/registry.js";
+import { runContextText } from "./agents/run-context.js";
+import type { AgentContext } from "./agents/types.js";
+import type { Settings } from "./config/schema.js";
+import { RESULTS_FILES } from "./constants.js";
+import { ConfigurationError, errorMessage } from "./errors.js";
+import { Git } from "./git/git.js";
+import { collectChanges, takeBaseline, type Collected } from "./git/snapshot.js";
+import type { Logger } from "./logger.js";
+import type { Conclusion, RunResult } from "./result.js";
+import { buildAgentEnv } from "./sandbox/env.js";
+import { runProcessTree, type ProcessOutcome } from "./sandbox/process.js";
+import { chooseSandbox } from "./sandbox/registry.js";
+import type { SandboxLayout } from "./sandbox/types.js";
+import type { TracedEvent } from "./trace/events.js";
+import { formatEvent } from "./trace/live-log.js";
+import { redactFileInPlace, type Redactor } from "./trace/redact.js";
+import { SummaryBuilder, type EventSummary } from "./trace/summary.js";
+import { TraceWriter } from "./trace/writer.js";
+
+export interface RunnerDeps {
+  log: Logger;
+  redactor: Redactor;
+  /** Where result.json, patch.diff and the trace go. */
+  resultsDir: string;
+  /** Private scratch space for this run (the agent's HOME and TMPDIR live here). */
+  scratchDir: string;
+  /** PATH used to find the agent's program. */
+  searchPath: string;
+  signal?: AbortSignal;
+  /** Called for every event as it happens (progress comment). */
+  onEvent?: (e: TracedEvent) => void;
+}
+
+export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<RunResult> {
+  const { log, redactor } = deps;
+  const startedAt = new Date();
+  const backend = agentBackend(settings.agent.backend);
+
+  // --- prepare: nothing below may start the agent until every check passed.
+  const unsupported = backend.unsupported(settings.agent, settings.run);
+  if (unsupported.length) {
+    if (settings.agent.strict) throw new ConfigurationError([...unsupported.map((p) => `${p} (set strict: false to only warn)`)]);
+    for (const p of unsupported) log.warning(`${p} Ignored because strict is false.`);
+  }
+  const git = new Git(settings.workspace);
+  await mkdir(deps.scratchDir, { recursive: true });
+  await mkdir(deps.resultsDir, { recursive: true });
+  const baseline = await takeBaseline(git, deps.scratchDir);
+  if (baseline.dirty) log.warning("The workspace had uncommitted changes before the agent started; they are not part of the patch.");
+
+  const layout: SandboxLayout = {
+    workspace: settings.workspace,
+    home: path.join(deps.scratchDir, "home"),
+    tmp: path.join(deps.scratchDir, "tmp"),
+    outputsDir: path.join(deps.resultsDir, RESULTS_FILES.outputs),
+    readOnlyPaths: [],
+  };
+  await Promise.all([layout.home, layout.tmp, layout.outputsDir].map((d) => mkdir(d, { recursive: true })));
+
+  const installed = await installAgent(backend, settings.agent, { searchPath: deps.searchPath, cwd: settings.workspace });
+  layout.readOnlyPaths.push(...installed.readOnlyPaths);
+  const sandboxBackend = await chooseSandbox(settings.sandbox.choice, log);
+
+  const ctx: AgentContext = {
+    agent: settings.agent,
+    run: settings.run,
+    layout,
+    runContext: runContextText(layout),
+    log,
+  };
+  const materialised = await backend.materialise(ctx);
+  const invocation = backend.command(ctx, installed);
+  const runId = randomUUID();
+  const agentEnv = buildAgentEnv({
+    layout,
+    run: settings.run,
+    withheldSecrets: [],
+    backendEnv: materialised.env,
+    pathPrepend: [path.dirname(installed.binPath)],
+    runId,
+  });
+  for (const name of agentEnv.missingForwards) log.warning(`Input 'forward-env': ${name} is not set on the runner; not passed.`);
+
+  const sandbox = await sandboxBackend.prepare({ layout, network: settings.run.network, log });
+  const spawnSpec = sandbox.wrap({
+    file: invocation.file,
+    args: invocation.args,
+    cwd: settings.workspace,
+    env: { ...agentEnv.env, ...sandbox.env() },
+  });
+
+  // --- run: from here on, failures become the result instead of exceptions.
+  const trace = new TraceWriter(deps.resultsDir, redactor);
+  const summary = new SummaryBuilder();
+  const parser = backend.createParser();
+  let eventCount = 0;
+  const emit = (e: Parameters<SummaryBuilder["add"]>[0], raw?: string) => {
+    const traced = trace.event(e, raw);
+    eventCount++;
+    summary.add(traced);
+    const line = formatEvent(traced);
+    if (line) log.info(line);
+    deps.onEvent?.(traced);
+  };
+
+  let outcome: ProcessOutcome;
+  log.info(`Starting ${settings.agent.name} (${installed.version}) in sandbox '${sandbox.name}'.`);
+  try {
+    outcome = await log.group(`Agent: ${settings.agent.name}`, () =>
+      runProcessTree(spawnSpec, {
+        ...(invocation.stdin !== undefined ? { stdin: invocation.stdin } : {}),
+        timeoutMs: settings.run.timeoutSeconds * 1000,
+        runId,
+        ...(deps.signal ? { signal: deps.signal } : {}),
+        onStdoutLine: (line) => {
+          trace.stdoutLine(line);
+          for (const e of safeParse(() => parser.push(line))) emit(e, line);
+        },
+        onStderr: (chunk) => trace.stderrChunk(chunk),
+      }),
+    );
+    for (const e of safeParse(() => parser.end())) emit(e);
+    for (const b of sandbox.blockedAttempts()) emit({ type: "network_blocked", host: b.host, ...(b.detail ? { detail: b.detail } : {}) });
+  } finally {
+    await trace.close();
+    await sandbox.cleanup().catch((e: unknown) => log.warning(`Sandbox cleanup failed: ${errorMessage(e)}`));
+  }
+
+  // --- collect
+  const patchPath = path.join(deps.resultsDir, RESULTS_FILES.patch);
+  let collected: Collected;
+  let collectError: string | undefined;
+  try {
+    collected = await collectChanges(git, baseline, deps.scratchDir, patchPath);
+    // A secret the agent wrote into a file must not leave in the patch either.
+    await redactFileInPlace(patchPath, redactor);
+  } catch (e) {
+    collectError = `Collecting the agent's changes failed: ${errorMessage(e)}`;
+    await writeFile(patchPath, "");
+    collected = { patchPath, changedFiles: [], agentCommits: [], endTree: baseline.tree };
+  }
+
+  const events = summary.summary();
+  const { conclusion, reason } = conclude(outcome, events, trace.lastStderr(), collectError);
+  const result: RunResult = redactor.redactValue({
+    conclusion,
+    ...(reason ? { reason } : {}),
+    agentName: settings.agent.name,
+    agentBackend: settings.agent.backend,
+    agentVersion: installed.version,
+    ...(settings.agent.model || events.model ? { model: settings.agent.model ?? events.model } : {}),
+    sandboxBackend: sandbox.name,
+    command: [invocation.file, ...invocation.args],
+    returncode: outcome.exitCode,
+    output: events.finalMessage,
+    stdoutPath: path.join(deps.resultsDir, RESULTS_FILES.stdout),
+    stderrPath: path.join(deps.resultsDir, RESULTS_FILES.stderr),
+    tracePath: path.join(deps.resultsDir, RESULTS_FILES.trace),
+    eventCount,
+    toolCalls: events.toolCalls,
+    numTurns: events.numTurns,
+    permissionDenials: events.permissionDenials,
+    networkBlocked: events.networkBlocked,
+    ...(events.sessionId ? { sessionId: events.sessionId } : {}),
+    usage: events.usage,
+    startedAt: startedAt.toISOString(),
+    durationMs: outcome.durationMs,
+    diff: {
+      baseCommit: baseline.commit,
+      baseTree: baseline.tree,
+      patchPath,
+      changedFiles: collected.changedFiles,
+      agentCommits: collected.agentCommits,
+    },
+    artifacts: [],
+    metadata: { leftoverProcessesKilled: outcome.leftoversKilled },
+  });
+  await writeFile(path.join(deps.resultsDir, RESULTS_FILES.result), JSON.stringify(result, null, 2) + "\n");
+  await rm(path.join(deps.scratchDir, "tmp"), { recursive: true, force: true }).catch(() => undefined);
+  return result;
+}
+
+/** A parser bug must not lose the run: the raw line is already in stdout.jsonl. */
+function safeParse<T>(fn: () => T[]): T[] {
+  try {
+    return fn();
+  } catch {
+    return [];
+  }
+}
+
+function conclude(
+  outcome: ProcessOutcome,
+  events: EventSummary,
+  stderr: string,
+  collectError: string | undefined,
+): { conclusion: Conclusion; reason?: string } {
+  const lastLine = (s: string) => s.split("\n").filter((l) => l.trim()).pop()?.trim().slice(0, 300);
+  if (outcome.spawnError) return { conclusion: "failure", reason: `The agent could not be started: ${outcome.spawnError}` };
+  if (outcome.timedOut) return { conclusion: "timeout", reason: "The agent hit the 'timeout-minutes' limit and was stopped." };
+  if (outcome.cancelled) return { conclusion: "cancelled", reason: "The run was cancelled." };
+  if (events.result?.isError) return { conclusion: "failure", reason: events.result.reason ?? events.errors.at(-1) ?? "The agent reported an error." };
+  if (outcome.exitCode !== 0) {
+    const detail = events.errors.at(-1) ?? lastLine(stderr);
+    const how = outcome.exitCode === null ? `was killed by ${outcome.signal}` : `exited with code ${outcome.exitCode}`;
+    return { conclusion: "failure", reason: `The agent ${how}${detail ? `: ${detail}` : "."}` };
+  }
+  if (collectError) return { conclusion: "failure", reason: collectError };
+  return { conclusion: "success" };
+}

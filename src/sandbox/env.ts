@@ -1,0 +1,63 @@
+/**
+ * Builds the agent's environment from an allowlist. This and the input parser
+ * are the only modules that read process.env: the agent sees only what is
+ * named here, never GITHUB_TOKEN, ACTIONS_* or INPUT_* unless the user named them.
+ */
+import type { RunConfig } from "../config/schema.js";
+import type { SandboxLayout } from "./types.js";
+
+/** Harmless host variables every process expects. */
+const BASE_NAMES = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "USER", "LOGNAME", "SHELL"];
+
+/** The variable that tags every process of one run, so leftovers can be found and killed. */
+export const RUN_MARKER_VAR = "AGENT_RUNNER_RUN_ID";
+
+export interface AgentEnvRequest {
+  layout: SandboxLayout;
+  run: RunConfig;
+  /** Secret names the model gateway holds instead of the agent (model API keys). */
+  withheldSecrets: string[];
+  /** Variables the agent backend needs (config dirs, endpoint, telemetry switches); win over all others. */
+  backendEnv: Record<string, string>;
+  /** Folders put first on PATH (the CLI's install). */
+  pathPrepend: string[];
+  runId: string;
+}
+
+export interface AgentEnv {
+  env: Record<string, string>;
+  /** forward-env names that were not set on the runner. */
+  missingForwards: string[];
+}
+
+export function buildAgentEnv(req: AgentEnvRequest, hostEnv: NodeJS.ProcessEnv = process.env): AgentEnv {
+  const env: Record<string, string> = {};
+  for (const name of BASE_NAMES) {
+    const v = hostEnv[name];
+    if (v !== undefined) env[name] = v;
+  }
+  env.PATH = [...req.pathPrepend, env.PATH ?? "/usr/local/bin:/usr/bin:/bin"].join(":");
+  env.LANG ??= "C.UTF-8";
+
+  const missingForwards: string[] = [];
+  for (const name of req.run.forwardEnv) {
+    const v = hostEnv[name];
+    if (v === undefined) missingForwards.push(name);
+    else env[name] = v;
+  }
+  Object.assign(env, req.run.env);
+  for (const [name, value] of Object.entries(req.run.secrets)) {
+    if (!req.withheldSecrets.includes(name)) env[name] = value;
+  }
+
+  Object.assign(env, {
+    HOME: req.layout.home,
+    TMPDIR: req.layout.tmp,
+    AGENT_OUTPUT_DIR: req.layout.outputsDir,
+    CI: "true",
+    NO_COLOR: "1",
+    [RUN_MARKER_VAR]: req.runId,
+  });
+  Object.assign(env, req.backendEnv);
+  return { env, missingForwards };
+}

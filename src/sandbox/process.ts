@@ -1,0 +1,160 @@
+/**
+ * The one place agent processes are started. Each run's processes carry a
+ * marker variable; at the end (normal exit, timeout or cancel) every process
+ * still carrying it is killed — including detached, re-parented grandchildren
+ * that left the process group.
+ */
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { RUN_MARKER_VAR } from "./env.js";
+import type { SpawnSpec } from "./types.js";
+
+export interface RunProcessOptions {
+  stdin?: string;
+  timeoutMs: number;
+  /** Value of RUN_MARKER_VAR in the child's env; leftovers carrying it are killed. */
+  runId: string;
+  onStdoutLine: (line: string) => void;
+  onStderr: (chunk: string) => void;
+  signal?: AbortSignal;
+  /** Time between SIGTERM and SIGKILL. */
+  graceMs?: number;
+}
+
+export interface ProcessOutcome {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  cancelled: boolean;
+  durationMs: number;
+  /** Set when the process could not be started at all (ENOENT, EACCES). */
+  spawnError?: string;
+  /** Processes found and killed after the main process ended. */
+  leftoversKilled: number;
+}
+
+export async function runProcessTree(spec: SpawnSpec, opts: RunProcessOptions): Promise<ProcessOutcome> {
+  const started = Date.now();
+  const child = spawn(spec.file, spec.args, {
+    cwd: spec.cwd,
+    env: spec.env,
+    // Own process group, so one signal reaches the whole tree.
+    detached: true,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+
+  let timedOut = false;
+  let cancelled = false;
+  let spawnError: string | undefined;
+  const graceMs = opts.graceMs ?? 3000;
+
+  const killTree = (why: "timeout" | "cancel") => {
+    if (why === "timeout") timedOut = true;
+    else cancelled = true;
+    signalGroup(child.pid, "SIGTERM");
+    setTimeout(() => {
+      signalGroup(child.pid, "SIGKILL");
+      killMarked(opts.runId);
+    }, graceMs).unref();
+  };
+  const timer = setTimeout(() => killTree("timeout"), opts.timeoutMs);
+  const onAbort = () => killTree("cancel");
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+
+  child.stdin.on("error", () => {
+    /* the agent may exit without reading its stdin */
+  });
+  child.stdin.end(opts.stdin ?? "");
+
+  const stdoutDone = new Promise<void>((resolve) => {
+    const rl = createInterface({ input: child.stdout, crlfDelay: Infinity });
+    rl.on("line", opts.onStdoutLine);
+    rl.on("close", resolve);
+  });
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", opts.onStderr);
+
+  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on("error", (e) => {
+      spawnError = e.message;
+      resolve({ code: null, signal: null });
+    });
+    child.on("exit", (code, signal) => resolve({ code, signal }));
+  });
+  clearTimeout(timer);
+  opts.signal?.removeEventListener("abort", onAbort);
+
+  // The main process is gone; whatever is left of its tree goes now.
+  signalGroup(child.pid, "SIGKILL");
+  const leftoversKilled = killMarked(opts.runId);
+  // Output pipes close once every holder is dead; do not wait forever on them.
+  await Promise.race([stdoutDone, delay(2000)]);
+  child.stdout.destroy();
+  child.stderr.destroy();
+
+  return {
+    exitCode: exit.code,
+    signal: exit.signal,
+    timedOut,
+    cancelled,
+    durationMs: Date.now() - started,
+    ...(spawnError ? { spawnError } : {}),
+    leftoversKilled,
+  };
+}
+
+function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    /* group already gone */
+  }
+}
+
+/** Kill every process whose environment carries the run marker; returns how many. */
+export function killMarked(runId: string): number {
+  const needle = Buffer.from(`${RUN_MARKER_VAR}=${runId}\0`);
+  let killed = 0;
+  // Loop: a process may fork while we kill its siblings.
+  for (let round = 0; round < 5; round++) {
+    const pids = findMarked(needle);
+    if (!pids.length) break;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, "SIGKILL");
+        killed++;
+      } catch {
+        /* exited meanwhile */
+      }
+    }
+  }
+  return killed;
+}
+
+function findMarked(needle: Buffer): number[] {
+  const pids: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return pids; // not Linux: the process group kill is all we have
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    try {
+      const environ = readFileSync(`/proc/${entry}/environ`);
+      if (environ.includes(needle)) pids.push(pid);
+    } catch {
+      /* exited, or not ours to read */
+    }
+  }
+  return pids;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms).unref());
+}

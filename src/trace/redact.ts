@@ -1,0 +1,98 @@
+/**
+ * Replaces secret values — and the forms they take once encoded (JSON-escaped,
+ * URL-encoded, base64) — plus recognizable credentials (GitHub tokens, bearer
+ * values, JWTs, provider API keys) before anything is written, logged,
+ * uploaded, commented or set as an output.
+ */
+import { createReadStream, createWriteStream } from "node:fs";
+import { rename } from "node:fs/promises";
+import { createInterface } from "node:readline";
+import { once } from "node:events";
+export const REDACTED = "***";
+
+/** Shorter values would redact ordinary text; they are still masked by the runner. */
+const MIN_SECRET_LENGTH = 4;
+
+const TOKEN_PATTERNS: RegExp[] = [
+  /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,255}\b/g,
+  /\bgithub_pat_[A-Za-z0-9_]{20,255}\b/g,
+  /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+  /\bsk-ant-[A-Za-z0-9_-]{16,}/g,
+  /\bsk-(?:proj-)?[A-Za-z0-9_-]{32,}/g,
+  /\bAIza[0-9A-Za-z_-]{35}\b/g,
+];
+// Keep the scheme word so the text still reads; drop the credential.
+const BEARER = /\b(Bearer|token|Basic)\s+([A-Za-z0-9._~+/=-]{16,})/gi;
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** The forms a secret takes once encoded by a program that prints it. */
+export function encodedForms(value: string): string[] {
+  const forms = new Set<string>([value]);
+  forms.add(JSON.stringify(value).slice(1, -1));
+  forms.add(JSON.stringify(JSON.stringify(value)).slice(1, -1).replace(/^\\"|\\"$/g, ""));
+  forms.add(encodeURIComponent(value));
+  const bytes = Buffer.from(value, "utf8");
+  // base64 of the value at each of the three alignments it can have inside a longer
+  // base64 string: keep only the characters whose 6 bits all come from the value.
+  for (let shift = 0; shift < 3; shift++) {
+    const b64 = Buffer.concat([Buffer.alloc(shift), bytes]).toString("base64");
+    const core = b64.slice(Math.ceil((4 * shift) / 3), Math.floor((4 * (shift + bytes.length)) / 3));
+    if (core.length < 6) continue;
+    forms.add(core);
+    forms.add(core.replace(/\+/g, "-").replace(/\//g, "_"));
+  }
+  return [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH);
+}
+
+export class Redactor {
+  private readonly pattern: RegExp | undefined;
+  readonly secretCount: number;
+
+  constructor(secretValues: Iterable<string>) {
+    const forms = new Set<string>();
+    let count = 0;
+    for (const v of secretValues) {
+      if (!v || v.length < MIN_SECRET_LENGTH) continue;
+      count++;
+      for (const f of encodedForms(v)) forms.add(f);
+      // Multi-line secrets (keys, certificates) are also redacted line by line.
+      for (const line of v.split(/\r?\n/)) if (line.trim().length >= 8) forms.add(line.trim());
+    }
+    this.secretCount = count;
+    // Longest first so a secret is not half-replaced by a shorter form of another.
+    const sorted = [...forms].sort((a, b) => b.length - a.length).map(escapeRegExp);
+    this.pattern = sorted.length ? new RegExp(sorted.join("|"), "g") : undefined;
+  }
+
+  redact(text: string): string {
+    let out = this.pattern ? text.replace(this.pattern, REDACTED) : text;
+    for (const p of TOKEN_PATTERNS) out = out.replace(p, REDACTED);
+    return out.replace(BEARER, (_m, scheme: string) => `${scheme} ${REDACTED}`);
+  }
+
+  /** Deep-redact every string in a JSON-like value. */
+  redactValue<T>(value: T): T {
+    return JSON.parse(this.redact(JSON.stringify(value))) as T;
+  }
+}
+
+/** Redact a file line by line without loading it whole (patches can be large). */
+export async function redactFileInPlace(file: string, redactor: Redactor): Promise<void> {
+  const tmp = `${file}.redacting`;
+  const out = createWriteStream(tmp);
+  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  let first = true;
+  for await (const line of lines) {
+    if (!first) out.write("\n");
+    first = false;
+    if (!out.write(redactor.redact(line))) await once(out, "drain");
+  }
+  // Keep a trailing newline when the file had content (git patches end with one).
+  if (!first) out.write("\n");
+  out.end();
+  await once(out, "close");
+  await rename(tmp, file);
+}

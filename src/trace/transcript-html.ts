@@ -1,0 +1,315 @@
+/**
+ * transcript.html: one self-contained file. Inline CSS, one tiny inline
+ * script (expand/collapse all; the page works fully without it), no URL of
+ * any kind. A Content-Security-Policy allows only that style and that script
+ * by hash, so even a rendering bug could not load or run anything else.
+ * Every piece of event text is escaped; elements carry stable classes and
+ * data attributes (data-kind, data-tool-name, data-status, …) for tests and
+ * for readers' own tooling.
+ */
+import { createHash } from "node:crypto";
+import {
+  conclusionKind,
+  escapeHtml as esc,
+  formatBytes,
+  formatCost,
+  formatDuration,
+  formatInt,
+  formatOffset,
+  formatUsage,
+  plural,
+  omissionMarker,
+  truncationNote,
+  type Clipped,
+  type RenderContext,
+  type ToolResultView,
+  type TranscriptFormatter,
+} from "./transcript-format.js";
+import type { Usage } from "./events.js";
+
+const CSS = `
+:root{color-scheme:light dark;--bg:#fff;--fg:#1f2328;--muted:#59636e;--border:#d1d9e0;--panel:#f6f8fa;--code:#f6f8fa;
+--ok:#1a7f37;--ok-bg:#dafbe1;--err:#cf222e;--err-bg:#ffebe9;--warn:#9a6700;--warn-bg:#fff8c5;--info:#0969da;--info-bg:#ddf4ff;--neutral:#59636e;--neutral-bg:#eaeef2}
+@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9198a1;--border:#3d444d;--panel:#151b23;--code:#151b23;
+--ok:#3fb950;--ok-bg:#12261e;--err:#f85149;--err-bg:#25171c;--warn:#d29922;--warn-bg:#272115;--info:#4493f8;--info-bg:#121d2f;--neutral:#9198a1;--neutral-bg:#212830}}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",Helvetica,Arial,sans-serif}
+.page{max-width:980px;margin:0 auto;padding:24px 16px 48px}
+code,pre,.mono{font-family:ui-monospace,SFMono-Regular,"SF Mono",Menlo,Consolas,"Liberation Mono","DejaVu Sans Mono",monospace;font-size:12.5px}
+pre{margin:0;white-space:pre-wrap;overflow-wrap:anywhere;background:var(--code);border:1px solid var(--border);border-radius:6px;padding:8px 10px;max-height:480px;overflow:auto}
+code{background:var(--code);border-radius:4px;padding:0 4px;overflow-wrap:anywhere}
+.muted,.ts{color:var(--muted)}
+.run-header{border:1px solid var(--border);border-radius:8px;padding:16px 18px;background:var(--panel);margin-bottom:16px}
+.run-header.conclusion-success{border-top:4px solid var(--ok)}.run-header.conclusion-failure{border-top:4px solid var(--err)}
+.run-header.conclusion-timeout{border-top:4px solid var(--warn)}.run-header.conclusion-cancelled,.run-header.conclusion-skipped,.run-header.conclusion-other{border-top:4px solid var(--neutral)}
+.title-row{display:flex;align-items:center;gap:12px;flex-wrap:wrap}
+h1{font-size:20px;margin:0;font-weight:600}
+.conclusion{display:inline-block;font-weight:600;border-radius:999px;padding:1px 10px;font-size:13px;border:1px solid currentColor}
+.conclusion.conclusion-success{color:var(--ok);background:var(--ok-bg)}.conclusion.conclusion-failure{color:var(--err);background:var(--err-bg)}
+.conclusion.conclusion-timeout{color:var(--warn);background:var(--warn-bg)}
+.conclusion.conclusion-cancelled,.conclusion.conclusion-skipped,.conclusion.conclusion-other{color:var(--neutral);background:var(--neutral-bg)}
+.run-header .reason{margin:8px 0 0;color:var(--err)}
+dl.meta{display:grid;grid-template-columns:repeat(auto-fill,minmax(200px,1fr));gap:10px 20px;margin:14px 0 0}
+dl.meta>div{min-width:0}dl.meta dt{font-size:12px;color:var(--muted)}dl.meta dd{margin:0;overflow-wrap:anywhere}
+.toolbar{display:flex;gap:8px;justify-content:flex-end;margin:0 0 8px}.toolbar[hidden]{display:none}
+.toolbar button{font:inherit;font-size:12px;color:var(--fg);background:var(--panel);border:1px solid var(--border);border-radius:6px;padding:2px 10px;cursor:pointer}
+.conversation{display:flex;flex-direction:column;gap:10px}
+.entry{border:1px solid var(--border);border-radius:8px;padding:10px 14px;min-width:0}
+.entry-head{display:flex;gap:8px;align-items:baseline;font-size:12px;font-weight:600;color:var(--muted);margin-bottom:4px}
+.entry-head .ts,summary .ts{margin-left:auto;font-weight:400;font-size:12px;white-space:nowrap}
+.text{white-space:pre-wrap;overflow-wrap:anywhere}
+.prompt{background:var(--info-bg);border-color:var(--info)}
+.prompt .entry-head{color:var(--info)}
+.session,.usage{border:none;padding:0 14px;font-size:12px;color:var(--muted)}
+details>summary{cursor:pointer;list-style:none;display:flex;align-items:center;gap:8px;min-width:0}
+details>summary::-webkit-details-marker{display:none}
+details>summary::before{content:"";flex:none;width:0;height:0;border-style:solid;border-width:5px 0 5px 7px;border-color:transparent transparent transparent var(--muted);transition:transform .1s}
+details[open]>summary::before{transform:rotate(90deg)}
+.tool-call,.tool-result{padding:6px 12px;background:var(--panel)}
+.tool-call>summary,.tool-result>summary{font-size:13px}
+.tool-index{color:var(--muted);font-size:12px;flex:none}
+.tool-name{font-weight:600;flex:none;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",monospace;font-size:12.5px}
+.tool-summary{flex:1 1 auto;min-width:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;color:var(--muted);font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",monospace;font-size:12px}
+.badge{flex:none;font-size:11px;font-weight:600;border-radius:999px;padding:0 8px;border:1px solid currentColor}
+.badge-error{color:var(--err);background:var(--err-bg)}.badge-pending{color:var(--warn);background:var(--warn-bg)}.badge-missing{color:var(--neutral);background:var(--neutral-bg)}
+.tool-body{margin-top:8px;display:flex;flex-direction:column;gap:4px}
+.section-label{font-size:12px;font-weight:600;color:var(--muted);margin-top:4px}
+.tool-call.error,.tool-result.error{border-color:var(--err);background:var(--err-bg)}
+.tool-call.error .tool-name,.tool-result.error .tool-name{color:var(--err)}
+pre.tool-output.error{border-color:var(--err)}
+.empty{color:var(--muted);font-style:italic}
+.omitted{display:block;color:var(--warn);font-style:italic;margin:4px 0}
+.truncation-note{margin:2px 0 0;font-size:12px;color:var(--warn)}
+.reasoning{border-style:dashed;color:var(--muted);padding:6px 12px}
+.reasoning>summary{font-size:12px;font-style:italic}
+.reasoning .text{margin-top:6px;font-size:13px}
+.event-error{border-color:var(--err);background:var(--err-bg)}
+.event-error .entry-head{color:var(--err)}
+.event-error pre{background:transparent;border-color:var(--err)}
+.notice{padding:6px 12px;font-size:13px}
+.permission-denied,.network-blocked,.capped{border-color:var(--warn);background:var(--warn-bg)}
+.notice-label{font-weight:600;color:var(--warn);margin-right:6px}
+.result{border-width:2px}.result.ok{border-color:var(--ok)}.result.error{border-color:var(--err);background:var(--err-bg)}
+.result .entry-head{font-size:13px;color:var(--fg)}
+.result.ok .entry-head{color:var(--ok)}.result.error .entry-head{color:var(--err)}
+.result .reason{margin:0 0 6px;color:var(--err);font-weight:600}
+.result-meta{margin:6px 0 0;font-size:12px;color:var(--muted)}
+.unknown{font-size:12px}
+.run-footer{margin-top:24px;border-top:1px solid var(--border);padding-top:10px;font-size:12px;color:var(--muted)}
+.run-footer p{margin:2px 0}
+@media print{.toolbar{display:none}pre{max-height:none}}
+`.trim();
+
+/** Unhides the toolbar and wires it. Without JS the toolbar stays hidden. */
+const SCRIPT = `(function(){var t=document.querySelector(".toolbar");if(!t)return;t.hidden=false;t.addEventListener("click",function(e){var b=e.target&&e.target.closest&&e.target.closest("button[data-action]");if(!b)return;var o=b.getAttribute("data-action")==="expand";var d=document.querySelectorAll("main details");for(var i=0;i<d.length;i++)d[i].open=o;});})();`;
+
+const sha256 = (s: string) => `'sha256-${createHash("sha256").update(s, "utf8").digest("base64")}'`;
+const CSP = `default-src 'none'; style-src ${sha256(CSS)}; script-src ${sha256(SCRIPT)}; img-src 'none'; base-uri 'none'; form-action 'none'`;
+
+const attr = (name: string, value: string | number | undefined) => (value === undefined ? "" : ` ${name}="${esc(String(value))}"`);
+
+function time(ts: string, ctx: RenderContext): string {
+  const rel = formatOffset(ts, ctx.startMs);
+  if (!ts) return "";
+  return `<time class="ts"${attr("datetime", ts)}${attr("title", ts)}>${esc(rel || ts)}</time>`;
+}
+
+function head(label: string, ts: string, ctx: RenderContext, extra = ""): string {
+  return `<div class="entry-head"><span class="who">${esc(label)}</span>${extra}${time(ts, ctx)}</div>`;
+}
+
+/** Clipped text as HTML: head, an omission marker, tail. */
+function body(c: Clipped): string {
+  if (!c.truncated) return esc(c.head);
+  return `${esc(c.head)}<span class="omitted">${esc(omissionMarker(c))}</span>${esc(c.tail)}`;
+}
+
+function note(c: Clipped, what: string): string {
+  return c.truncated ? `<p class="truncation-note">${esc(truncationNote(c, what))}</p>` : "";
+}
+
+function usageText(u: Usage): string {
+  return `${formatUsage(u)}${u.costUsd !== undefined ? ` · ${formatCost(u.costUsd)}` : ""}`;
+}
+
+function metaItem(field: string, label: string, valueHtml: string): string {
+  return `<div data-field="${field}"><dt>${esc(label)}</dt><dd>${valueHtml}</dd></div>`;
+}
+
+function resultBlock(result: ToolResultView): string {
+  const empty = result.output.head === "" && !result.output.truncated;
+  const label = result.isError ? "Output (error)" : "Output";
+  return (
+    `<div class="section-label">${label}</div>` +
+    (empty
+      ? `<p class="empty">(no output)</p>`
+      : `<pre class="tool-output${result.isError ? " error" : ""}">${body(result.output)}</pre>${note(result.output, "Output")}`)
+  );
+}
+
+export const htmlFormatter: TranscriptFormatter = {
+  begin(ctx) {
+    const h = ctx.header;
+    const kind = conclusionKind(h.conclusion);
+    const u = h.usage;
+    const items = [
+      metaItem("agent", "Agent", `${esc(h.agent)} <span class="muted">(${esc(h.backend)})</span>`),
+      metaItem("model", "Model", h.model ? `<code>${esc(h.model)}</code>` : `<span class="muted">default</span>`),
+      metaItem("duration", "Duration", esc(formatDuration(h.durationMs))),
+      metaItem(
+        "tokens",
+        "Tokens (input / output / cached)",
+        u ? `${esc(formatInt(u.inputTokens))} / ${esc(formatInt(u.outputTokens))} / ${esc(formatInt(u.cachedTokens))}` : `<span class="muted">unknown</span>`,
+      ),
+      metaItem("cost", "Cost", u?.costUsd !== undefined ? esc(formatCost(u.costUsd)) : `<span class="muted">unknown</span>`),
+      metaItem("session", "Session", h.sessionId ? `<code>${esc(h.sessionId)}</code>` : `<span class="muted">none</span>`),
+      ...(h.sandbox ? [metaItem("sandbox", "Sandbox", esc(h.sandbox))] : []),
+      metaItem("started", "Started", `<time${attr("datetime", h.startedAt)}>${esc(h.startedAt)}</time>`),
+    ];
+    return (
+      `<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n` +
+      `<meta http-equiv="Content-Security-Policy" content="${esc(CSP)}">\n` +
+      `<meta name="viewport" content="width=device-width, initial-scale=1">\n<meta name="referrer" content="no-referrer">\n` +
+      `<meta name="generator" content="Agent Runner">\n` +
+      `<title>${esc(`Transcript: ${h.agent} (${h.conclusion})`)}</title>\n<style>${CSS}</style>\n</head>\n<body>\n<div class="page">\n` +
+      `<header class="run-header conclusion-${kind}" data-conclusion="${esc(h.conclusion)}">\n` +
+      `<div class="title-row"><h1>Agent run transcript</h1><span class="conclusion conclusion-${kind}" data-conclusion="${esc(h.conclusion)}">${esc(h.conclusion)}</span></div>\n` +
+      (h.reason ? `<p class="reason">${esc(h.reason)}</p>\n` : "") +
+      `<dl class="meta">${items.join("")}</dl>\n</header>\n` +
+      `<nav class="toolbar" hidden><button type="button" data-action="expand">Expand all</button><button type="button" data-action="collapse">Collapse all</button></nav>\n` +
+      `<main class="conversation">\n`
+    );
+  },
+
+  prompt(text, ctx) {
+    return `<section class="entry prompt" data-kind="prompt">${head("Prompt", "", ctx)}<div class="text">${body(text)}</div>${note(text, "Prompt")}</section>\n`;
+  },
+
+  session(ev, ctx) {
+    return (
+      `<div class="entry session" data-kind="session"${attr("data-session-id", ev.sessionId)}${attr("data-ts", ev.ts)}>` +
+      `Session <code>${esc(ev.sessionId)}</code>${ev.model ? ` · model <code>${esc(ev.model)}</code>` : ""} ${time(ev.ts, ctx)}</div>\n`
+    );
+  },
+
+  text(text, ts, ctx) {
+    return `<div class="entry assistant" data-kind="text"${attr("data-ts", ts)}>${head("Assistant", ts, ctx)}<div class="text">${body(text)}</div>${note(text, "Text")}</div>\n`;
+  },
+
+  reasoning(text, ts, ctx) {
+    return (
+      `<details class="entry reasoning" data-kind="reasoning"${attr("data-ts", ts)}><summary>Reasoning${time(ts, ctx)}</summary>` +
+      `<div class="text">${body(text)}</div>${note(text, "Reasoning")}</details>\n`
+    );
+  },
+
+  toolCall(call, state, ctx) {
+    const status = state.kind === "done" ? (state.result.isError ? "error" : "ok") : state.kind === "deferred" ? "pending" : "missing";
+    const badge =
+      status === "error"
+        ? `<span class="badge badge-error">failed</span>`
+        : status === "pending"
+          ? `<span class="badge badge-pending">result below</span>`
+          : status === "missing"
+            ? `<span class="badge badge-missing">no result</span>`
+            : "";
+    const input =
+      call.input.head === "" || call.input.head === "{}"
+        ? `<p class="empty">(no input)</p>`
+        : `<pre class="tool-input">${body(call.input)}</pre>${note(call.input, "Input")}`;
+    const out =
+      state.kind === "done"
+        ? resultBlock(state.result)
+        : state.kind === "deferred"
+          ? `<p class="empty">The result arrived later; it is shown further down (#${call.index}).</p>`
+          : `<p class="empty">No result was recorded for this call.</p>`;
+    return (
+      `<details class="entry tool-call${status === "error" ? " error" : ""}" id="tool-${call.index}" data-kind="tool_call"` +
+      `${attr("data-index", call.index)}${attr("data-tool-name", call.name)}${attr("data-tool-id", call.id)}${attr("data-status", status)}${attr("data-ts", call.ts)}>` +
+      `<summary><span class="tool-index">#${call.index}</span><span class="tool-name">${esc(call.name)}</span>` +
+      `<span class="tool-summary"${attr("title", call.summary)}>${esc(call.summary)}</span>${badge}${time(call.ts, ctx)}</summary>` +
+      `<div class="tool-body"><div class="section-label">Input</div>${input}${out}</div></details>\n`
+    );
+  },
+
+  lateResult(call, result, ctx) {
+    const status = result.isError ? "error" : "ok";
+    const title = call
+      ? `<span class="tool-index">#${call.index}</span><span class="tool-name">${esc(call.name)}</span><span class="tool-summary">result of <a href="#tool-${call.index}">#${call.index}</a>${call.summary ? ` · ${esc(call.summary)}` : ""}</span>`
+      : `<span class="tool-index">?</span><span class="tool-name">${esc(result.name ?? "tool")}</span><span class="tool-summary">result without a matching call${result.id ? ` (${esc(result.id)})` : ""}</span>`;
+    return (
+      `<details class="entry tool-result${result.isError ? " error" : ""}" data-kind="tool_result"` +
+      `${attr("data-for-index", call?.index)}${attr("data-tool-name", call?.name ?? result.name)}${attr("data-tool-id", result.id)}${attr("data-status", status)}${attr("data-ts", result.ts)}>` +
+      `<summary>${title}${result.isError ? `<span class="badge badge-error">failed</span>` : ""}${time(result.ts, ctx)}</summary>` +
+      `<div class="tool-body">${resultBlock(result)}</div></details>\n`
+    );
+  },
+
+  usage(run, ctx) {
+    const label = run.cumulative ? "Usage so far" : run.count > 1 ? `Usage (${run.count} updates)` : "Usage";
+    return `<div class="entry usage" data-kind="usage"${attr("data-count", run.count)}${attr("data-ts", run.ts)}>${esc(label)}: ${esc(usageText(run.usage))} ${time(run.ts, ctx)}</div>\n`;
+  },
+
+  permissionDenied(ev, ctx) {
+    return (
+      `<div class="entry notice permission-denied" data-kind="permission_denied"${attr("data-tool-name", ev.tool)}${attr("data-ts", ev.ts)}>` +
+      `<span class="notice-label">Permission denied</span><code>${esc(ev.tool)}</code>${ev.detail ? ` <span class="detail">${esc(ev.detail)}</span>` : ""} ${time(ev.ts, ctx)}</div>\n`
+    );
+  },
+
+  networkBlocked(ev, ctx) {
+    return (
+      `<div class="entry notice network-blocked" data-kind="network_blocked"${attr("data-host", ev.host)}${attr("data-ts", ev.ts)}>` +
+      `<span class="notice-label">Network blocked</span><code>${esc(ev.host)}</code>${ev.detail ? ` <span class="detail">${esc(ev.detail)}</span>` : ""} ${time(ev.ts, ctx)}</div>\n`
+    );
+  },
+
+  error(message, ts, ctx) {
+    return `<div class="entry event-error error" role="alert" data-kind="error"${attr("data-ts", ts)}>${head("Error", ts, ctx)}<pre class="error-message">${body(message)}</pre>${note(message, "Error")}</div>\n`;
+  },
+
+  result(ev, text, ctx) {
+    const isError = ev.isError === true;
+    const meta: string[] = [];
+    if (typeof ev.numTurns === "number") meta.push(`${formatInt(ev.numTurns)} turn${ev.numTurns === 1 ? "" : "s"}`);
+    if (ev.usage) meta.push(usageText(ev.usage));
+    return (
+      `<section class="entry result ${isError ? "error" : "ok"}" data-kind="result" data-is-error="${isError}"${attr("data-ts", ev.ts)}>` +
+      head(isError ? "Final result: error" : "Final result", ev.ts, ctx) +
+      (ev.reason ? `<p class="reason">${esc(ev.reason)}</p>` : "") +
+      (text ? `<div class="text">${body(text)}</div>${note(text, "Result")}` : `<p class="empty">(no final message)</p>`) +
+      (meta.length ? `<p class="result-meta">${esc(meta.join(" · "))}</p>` : "") +
+      `</section>\n`
+    );
+  },
+
+  unknown(type, json, ts, ctx) {
+    return `<div class="entry unknown" data-kind="${esc(type)}"${attr("data-ts", ts)}>${head(`Event: ${type}`, ts, ctx)}<pre>${body(json)}</pre></div>\n`;
+  },
+
+  capNote(ctx) {
+    return (
+      `<div class="entry notice capped" data-kind="capped"><span class="notice-label">Transcript truncated</span>` +
+      `This transcript reached its size limit (${esc(formatBytes(ctx.maxTotalBytes))}); the rest of the conversation is omitted and only the final result follows. ` +
+      `The full trace is in trace.jsonl.</div>\n`
+    );
+  },
+
+  end(stats) {
+    const parts = [
+      plural(stats.events, "event"),
+      `${plural(stats.toolCalls, "tool call")}${stats.failedToolCalls ? ` (${formatInt(stats.failedToolCalls)} failed)` : ""}`,
+      plural(stats.errors, "error"),
+    ];
+    if (stats.usage) parts.push(`tokens from events: ${usageText(stats.usage)}`);
+    const notes: string[] = [];
+    if (stats.truncatedItems) notes.push(`${formatInt(stats.truncatedItems)} long item${stats.truncatedItems === 1 ? " was" : "s were"} truncated`);
+    if (stats.capped) notes.push(`${plural(stats.omittedEvents, "event")} after the size limit not shown`);
+    return (
+      `</main>\n<footer class="run-footer" data-events="${stats.events}" data-tool-calls="${stats.toolCalls}">` +
+      `<p>${esc(parts.join(" · "))}</p>` +
+      (notes.length ? `<p>${esc(notes.join("; "))}; the full trace is in trace.jsonl.</p>` : "") +
+      `<p>Generated by Agent Runner.</p></footer>\n</div>\n<script>${SCRIPT}</script>\n</body>\n</html>\n`
+    );
+  },
+};

@@ -1,0 +1,79 @@
+/**
+ * Writes the run's trace files while the agent runs: raw stdout lines, raw
+ * stderr, and normalized events — all redacted before they touch the disk.
+ */
+import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
+import path from "node:path";
+import { once } from "node:events";
+import { RESULTS_FILES } from "../constants.js";
+import type { AgentEvent, TracedEvent } from "./events.js";
+import type { Redactor } from "./redact.js";
+
+/** A raw line longer than this is cut in the trace (the CLI's stdout file keeps it whole). */
+const RAW_IN_EVENT_LIMIT = 16 * 1024;
+
+export class TraceWriter {
+  private readonly stdout: WriteStream;
+  private readonly stderr: WriteStream;
+  private readonly trace: WriteStream;
+  private stderrPending = "";
+  private stderrTail = "";
+
+  constructor(
+    readonly dir: string,
+    private readonly redactor: Redactor,
+  ) {
+    mkdirSync(path.join(dir, "raw"), { recursive: true });
+    this.stdout = createWriteStream(path.join(dir, RESULTS_FILES.stdout));
+    this.stderr = createWriteStream(path.join(dir, RESULTS_FILES.stderr));
+    this.trace = createWriteStream(path.join(dir, RESULTS_FILES.trace));
+  }
+
+  stdoutLine(line: string): void {
+    this.stdout.write(this.redactor.redact(line) + "\n");
+  }
+
+  /** Redacts whole lines, so a secret split across chunks is still caught. */
+  stderrChunk(chunk: string): void {
+    const text = this.stderrPending + chunk;
+    const cut = text.lastIndexOf("\n");
+    if (cut === -1) {
+      this.stderrPending = text.length > 1 << 20 ? (this.flushStderr(text), "") : text;
+      return;
+    }
+    this.flushStderr(text.slice(0, cut + 1));
+    this.stderrPending = text.slice(cut + 1);
+  }
+
+  private flushStderr(text: string): void {
+    const clean = this.redactor.redact(text);
+    this.stderr.write(clean);
+    this.stderrTail = (this.stderrTail + clean).slice(-4000);
+  }
+
+  /** Last lines of stderr (redacted), for one-line failure reasons. */
+  lastStderr(): string {
+    return (this.stderrTail + this.redactor.redact(this.stderrPending)).trim();
+  }
+
+  event(e: AgentEvent, raw?: string): TracedEvent {
+    const traced: TracedEvent = this.redactor.redactValue({
+      ts: new Date().toISOString(),
+      ...e,
+      ...(raw !== undefined ? { raw: raw.length > RAW_IN_EVENT_LIMIT ? `${raw.slice(0, RAW_IN_EVENT_LIMIT)}…` : raw } : {}),
+    });
+    this.trace.write(JSON.stringify(traced) + "\n");
+    return traced;
+  }
+
+  async close(): Promise<void> {
+    if (this.stderrPending) this.flushStderr(this.stderrPending);
+    this.stderrPending = "";
+    await Promise.all(
+      [this.stdout, this.stderr, this.trace].map(async (s) => {
+        s.end();
+        if (!s.closed) await once(s, "close");
+      }),
+    );
+  }
+}
