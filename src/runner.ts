@@ -9,7 +9,7 @@ import path from "node:path";
 import { installAgent } from "./agents/install.js";
 import { agentBackend } from "./agents/registry.js";
 import { runContextText } from "./agents/run-context.js";
-import type { AgentContext } from "./agents/types.js";
+import type { AgentBackend, AgentContext, ModelEndpoint } from "./agents/types.js";
 import type { Settings } from "./config/schema.js";
 import { RESULTS_FILES } from "./constants.js";
 import { ConfigurationError, errorMessage } from "./errors.js";
@@ -71,10 +71,12 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   layout.readOnlyPaths.push(...installed.readOnlyPaths);
   const sandboxBackend = await chooseSandbox(settings.sandbox.choice, log);
 
+  const endpoint = resolveEndpoint(backend, settings);
   const ctx: AgentContext = {
     agent: settings.agent,
     run: settings.run,
     layout,
+    ...(endpoint ? { endpoint } : {}),
     runContext: runContextText(layout),
     log,
   };
@@ -172,6 +174,7 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
     permissionDenials: events.permissionDenials,
     networkBlocked: events.networkBlocked,
     ...(events.sessionId ? { sessionId: events.sessionId } : {}),
+    ...(events.result?.structuredOutput !== undefined ? { structuredOutput: events.result.structuredOutput } : {}),
     usage: events.usage,
     startedAt: startedAt.toISOString(),
     durationMs: outcome.durationMs,
@@ -186,8 +189,29 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
     metadata: { leftoverProcessesKilled: outcome.leftoversKilled },
   });
   await writeFile(path.join(deps.resultsDir, RESULTS_FILES.result), JSON.stringify(result, null, 2) + "\n");
+  if (result.structuredOutput !== undefined)
+    await writeFile(path.join(deps.resultsDir, RESULTS_FILES.structuredOutput), JSON.stringify(result.structuredOutput, null, 2) + "\n");
   await rm(path.join(deps.scratchDir, "tmp"), { recursive: true, force: true }).catch(() => undefined);
   return result;
+}
+
+const PROVIDER_DEFAULT_URL = {
+  anthropic: "https://api.anthropic.com",
+  openai: "https://api.openai.com/v1",
+  gemini: "https://generativelanguage.googleapis.com",
+} as const;
+
+/**
+ * Where the agent sends model requests and with which key. The model gateway
+ * (sandbox issue) replaces this with its loopback URL and a placeholder key.
+ */
+function resolveEndpoint(backend: AgentBackend, settings: Settings): ModelEndpoint | undefined {
+  if (!backend.provider) return undefined;
+  const keyName = backend.keyNames.find((n) => settings.run.secrets[n] !== undefined);
+  return {
+    baseUrl: settings.agent.baseUrl ?? PROVIDER_DEFAULT_URL[backend.provider],
+    apiKey: keyName ? settings.run.secrets[keyName]! : "",
+  };
 }
 
 /** A parser bug must not lose the run: the raw line is already in stdout.jsonl. */

@@ -29,6 +29,8 @@ export type AgentEvent =
       reason?: string;
       usage?: Usage;
       numTurns?: number;
+      /** Parsed JSON result when the run had an output-schema. */
+      structuredOutput?: unknown;
     };
 
 /** An event as stored in trace.jsonl: timestamped, with the source line kept. */
