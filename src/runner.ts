@@ -116,6 +116,7 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   };
 
   let outcome: ProcessOutcome;
+  const spawnedAt = Date.now();
   log.info(`Starting ${settings.agent.name} (${installed.version}) in sandbox '${sandbox.name}'.`);
   try {
     outcome = await log.group(`Agent: ${settings.agent.name}`, () =>
@@ -186,7 +187,11 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
       agentCommits: collected.agentCommits,
     },
     artifacts: [],
-    metadata: { leftoverProcessesKilled: outcome.leftoversKilled },
+    metadata: {
+      leftoverProcessesKilled: outcome.leftoversKilled,
+      // Epoch ms, for the benchmark's overhead numbers.
+      timings: { spawnedAt, exitedAt: spawnedAt + outcome.durationMs },
+    },
   });
   await writeFile(path.join(deps.resultsDir, RESULTS_FILES.result), JSON.stringify(result, null, 2) + "\n");
   if (result.structuredOutput !== undefined)

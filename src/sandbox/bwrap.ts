@@ -1,0 +1,360 @@
+/**
+ * The bubblewrap sandbox. The agent's process tree gets:
+ *
+ * - the host filesystem read-only (`--ro-bind / /`), with the places where
+ *   runner secrets live replaced by empty read-only tmpfs (hostfs.ts lists
+ *   them: every home, RUNNER_TEMP, the runner's _work folder, /tmp, /var/tmp,
+ *   /run with the Docker socket, …) and shadow/sudoers/ssh host keys masked;
+ * - the layout bound back on top: workspace, HOME, TMPDIR and the outputs
+ *   folder read-write, `readOnlyPaths` (the CLI, node) read-only;
+ * - the workspace's git config replaced by a credential-free read-only copy,
+ *   and its hooks folder read-only (hooks would otherwise run on the host
+ *   when the runner later uses git in the workspace);
+ * - its own user namespace mapped to one uid (1000 when the runner is root,
+ *   else the runner's uid), no capabilities, further user namespaces
+ *   disabled where bwrap supports it: `mount`, `sudo`, `su` fail;
+ * - its own PID namespace and /proc (no `/proc/<host pid>/environ`), IPC,
+ *   UTS and cgroup namespaces, a new session (no TIOCSTI), and
+ *   `--die-with-parent`; everything it leaves behind dies with it;
+ * - the network of network.ts: `none` and `model-only`/`allowlist` get a
+ *   network namespace with only `lo` (the latter two with socat bridges to
+ *   the gateway and the filtering proxy), `open` shares the host's.
+ *
+ * The environment is exactly `cmd.env`: it reaches bwrap as bwrap's own
+ * environment (never `--setenv`, so no value is ever in argv) and bwrap
+ * passes it on unchanged.
+ */
+import { execFile, spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { ConfigurationError, errorMessage } from "../errors.js";
+import type { Logger } from "../logger.js";
+import {
+  existsDir,
+  gitConfigFiles,
+  hiddenHostDirs,
+  hiddenHostFiles,
+  isSameOrUnder,
+  isStrictlyUnder,
+  makePrivateDir,
+  passwdFiles,
+  realOrResolved,
+  sanitizeGitConfig,
+  which,
+} from "./hostfs.js";
+import { INSIDE_BRIDGE_DIR, reachableUrl, setUpNetwork, type Forward, type NetworkPlan } from "./network.js";
+import type { PreparedSandbox, SandboxBackend, SandboxRequest, SpawnSpec } from "./types.js";
+
+export const BWRAP_INSTALL_HINT = "Install it with `sudo apt-get install -y bubblewrap`.";
+export const USERNS_HINT =
+  "On Ubuntu 24.04 runners AppArmor restricts unprivileged user namespaces: run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` in a step before this one (or choose `sandbox: docker` or `sandbox: none`).";
+export const SOCAT_INSTALL_HINT = "Install it with `sudo apt-get install -y socat`, or use `network: none` or `network: open`.";
+
+/** uid the agent runs as inside: the runner's own, or 1000 when the runner is root. */
+export function sandboxIds(hostUid: number, hostGid: number): { uid: number; gid: number } {
+  return hostUid === 0 ? { uid: 1000, gid: 1000 } : { uid: hostUid, gid: hostGid };
+}
+
+export interface BwrapOptions {
+  /** Host environment consulted for HOME, RUNNER_TEMP, RUNNER_WORKSPACE (default process.env). */
+  hostEnv?: NodeJS.ProcessEnv;
+  /** bwrap binary (default: found on PATH). */
+  bwrapPath?: string;
+  /** Folder for the bridge sockets and private copies (default os.tmpdir()). */
+  privateBase?: string;
+}
+
+/** Everything buildBwrapArgs needs: plain data, so the argv is unit-testable. */
+export interface BwrapPlan {
+  uid: number;
+  gid: number;
+  isolatedNetwork: boolean;
+  disableUserns: boolean;
+  hiddenDirs: string[];
+  hiddenFiles: string[];
+  readOnlyBinds: string[];
+  writableBinds: string[];
+  /** [host source, path inside] read-only file binds laid last (git config copies, passwd). */
+  fileOverlays: [string, string][];
+  /** Host bridge folder mounted at INSIDE_BRIDGE_DIR. */
+  bridgeDir?: string;
+}
+
+/** The bwrap options (everything before the command), in mount order. */
+export function buildBwrapArgs(plan: BwrapPlan, cwd: string): string[] {
+  const a: string[] = [
+    "--unshare-user",
+    "--uid",
+    String(plan.uid),
+    "--gid",
+    String(plan.gid),
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+  ];
+  if (plan.isolatedNetwork) a.push("--unshare-net");
+  if (plan.disableUserns) a.push("--disable-userns");
+  a.push("--die-with-parent", "--new-session", "--cap-drop", "ALL");
+  a.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  for (const d of plan.hiddenDirs) a.push("--tmpfs", d);
+  for (const f of plan.hiddenFiles) a.push("--ro-bind", "/dev/null", f);
+  for (const p of plan.readOnlyBinds) a.push("--ro-bind", p, p);
+  for (const p of plan.writableBinds) a.push("--bind", p, p);
+  for (const [src, dst] of plan.fileOverlays) a.push("--ro-bind", src, dst);
+  if (plan.bridgeDir) a.push("--ro-bind", plan.bridgeDir, INSIDE_BRIDGE_DIR);
+  // Mount points are made; now the hiding tmpfs themselves become read-only
+  // (binds inside them keep their own flags).
+  for (const d of plan.hiddenDirs) a.push("--remount-ro", d);
+  a.push("--chdir", cwd);
+  return a;
+}
+
+const NAME_OK = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * The POSIX shell prologue run inside the sandbox when the network is bridged:
+ * start one socat per forward (127.0.0.1:port → unix socket), wait until they
+ * listen, then exec the agent through `env -u` so that the variables the
+ * shell adds (PWD, OLDPWD) are removed again. No value is in it: only ports,
+ * fixed paths and variable names.
+ */
+export function bridgeScript(forwards: Forward[], tools: { socat: string; sleep: string; env: string }, unset: string[]): string {
+  const lines: string[] = [];
+  for (const f of forwards) {
+    lines.push(
+      `${tools.socat} TCP4-LISTEN:${f.port},bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:${INSIDE_BRIDGE_DIR}/${f.socket} </dev/null >/dev/null 2>&1 &`,
+    );
+  }
+  const hex = forwards.map((f) => `0100007F:${f.port.toString(16).toUpperCase().padStart(4, "0")}`);
+  lines.push(
+    "i=0",
+    "while :; do",
+    "  n=0",
+    "  while read -r _ l _ s _; do",
+    '    [ "$s" = 0A ] || continue',
+    `    case "$l" in ${hex.join("|")}) n=$((n+1));; esac`,
+    "  done < /proc/net/tcp",
+    `  [ "$n" -ge ${forwards.length} ] && break`,
+    "  i=$((i+1))",
+    '  if [ "$i" -ge 1000 ]; then echo "agent-runner: the sandbox network bridge (socat) did not start" >&2; exit 125; fi',
+    `  ${tools.sleep} 0.005`,
+    "done",
+    `exec ${tools.env}${unset.map((n) => ` -u ${n}`).join("")} -- "$@"`,
+  );
+  return lines.join("\n");
+}
+
+let featureCache: Map<string, Promise<{ disableUserns: boolean }>> | undefined;
+function bwrapFeatures(bwrap: string): Promise<{ disableUserns: boolean }> {
+  featureCache ??= new Map();
+  let p = featureCache.get(bwrap);
+  if (!p) {
+    p = new Promise((resolve) => {
+      execFile(bwrap, ["--help"], { timeout: 5000 }, (_err, stdout, stderr) => {
+        resolve({ disableUserns: `${stdout}${stderr}`.includes("--disable-userns") });
+      });
+    });
+    featureCache.set(bwrap, p);
+  }
+  return p;
+}
+
+function run(file: string, args: string[], timeoutMs: number): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(file, args, { stdio: ["ignore", "ignore", "pipe"], env: {}, timeout: timeoutMs });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => {
+      if (stderr.length < 4000) stderr += d.toString();
+    });
+    child.on("error", (e) => resolve({ code: null, stderr: errorMessage(e) }));
+    child.on("close", (code) => resolve({ code, stderr }));
+  });
+}
+
+class BwrapBackend implements SandboxBackend {
+  readonly name = "bwrap" as const;
+  constructor(private readonly opts: BwrapOptions = {}) {}
+
+  private bwrapPath(): string | undefined {
+    return this.opts.bwrapPath ?? which("bwrap");
+  }
+
+  async check(): Promise<{ ok: true } | { ok: false; reason: string }> {
+    const bwrap = this.bwrapPath();
+    if (!bwrap) return { ok: false, reason: `bubblewrap (bwrap) is not installed. ${BWRAP_INSTALL_HINT}` };
+    const { disableUserns } = await bwrapFeatures(bwrap);
+    const ids = sandboxIds(process.getuid?.() ?? 1000, process.getgid?.() ?? 1000);
+    const trueBin = which("true") ?? "/bin/true";
+    const args = [
+      "--unshare-all",
+      "--unshare-user",
+      "--uid",
+      String(ids.uid),
+      "--gid",
+      String(ids.gid),
+      ...(disableUserns ? ["--disable-userns"] : []),
+      "--cap-drop",
+      "ALL",
+      "--die-with-parent",
+      "--new-session",
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      "--tmpfs",
+      "/tmp",
+      "--",
+      trueBin,
+    ];
+    const r = await run(bwrap, args, 10_000);
+    if (r.code === 0) return { ok: true };
+    const detail = r.stderr.trim().split("\n").slice(-3).join(" ") || `exit code ${r.code ?? "(killed)"}`;
+    return { ok: false, reason: `bubblewrap cannot create a sandbox here (${detail}). ${USERNS_HINT}` };
+  }
+
+  async prepare(req: SandboxRequest): Promise<PreparedSandbox> {
+    const bwrap = this.bwrapPath();
+    if (!bwrap) throw new ConfigurationError(`sandbox: bwrap needs bubblewrap, which is not installed. ${BWRAP_INSTALL_HINT}`);
+    const hostEnv = this.opts.hostEnv ?? process.env;
+    const { layout, log } = req;
+
+    const workspace = realOrResolved(layout.workspace);
+    if (!existsDir(workspace)) throw new ConfigurationError(`working-directory: '${layout.workspace}' is not a folder`);
+    for (const p of [layout.home, layout.tmp, layout.outputsDir]) fs.mkdirSync(p, { recursive: true });
+    const writable = [workspace, ...[layout.home, layout.tmp, layout.outputsDir].map(realOrResolved)];
+
+    const features = await bwrapFeatures(bwrap);
+    const net = await setUpNetwork({ network: req.network, gateway: req.gateway, log, baseDir: this.opts.privateBase });
+    let privateDir: string | undefined;
+    try {
+      let tools: { socat: string; sleep: string; env: string } | undefined;
+      if (net.forwards.length) {
+        const socat = which("socat");
+        if (!socat) throw new ConfigurationError(`network: ${req.network.mode} needs socat on the runner, which is not installed. ${SOCAT_INSTALL_HINT}`);
+        tools = { socat: realOrResolved(socat), sleep: which("sleep") ?? "/bin/sleep", env: which("env") ?? "/usr/bin/env" };
+      }
+
+      const hiddenDirs = hiddenHostDirs(hostEnv);
+      const underHidden = (p: string) => hiddenDirs.some((h) => isStrictlyUnder(p, h));
+
+      // Read-only paths: only those inside a hidden folder need binding back;
+      // one that would re-expose a hidden folder whole is refused.
+      const readOnly = new Set<string>();
+      const extraRo = tools ? [tools.socat, tools.sleep, tools.env].map(realOrResolved) : [];
+      for (const raw of [...layout.readOnlyPaths, ...extraRo]) {
+        const p = realOrResolved(raw);
+        if (!fs.existsSync(p)) {
+          log.debug(`sandbox: read-only path ${p} does not exist; skipped`);
+          continue;
+        }
+        if (hiddenDirs.some((h) => isSameOrUnder(h, p))) {
+          log.warning(`sandbox: read-only path ${p} would expose ${hiddenDirs.find((h) => isSameOrUnder(h, p))}, which holds runner secrets; it is not mounted`);
+          continue;
+        }
+        if (underHidden(p) && !writable.some((w) => isSameOrUnder(p, w))) readOnly.add(p);
+      }
+      if (req.network.mode === "open") {
+        // DNS: /etc/resolv.conf often points into /run (systemd-resolved).
+        const resolv = realOrResolved("/etc/resolv.conf");
+        if (resolv !== "/etc/resolv.conf" && underHidden(resolv) && fs.existsSync(resolv)) readOnly.add(resolv);
+      }
+      const byDepth = (a: string, b: string) => a.split("/").length - b.split("/").length || a.localeCompare(b);
+
+      privateDir = makePrivateDir("agent-runner-sbx-", this.opts.privateBase);
+      const fileOverlays: [string, string][] = [];
+      const visible = (p: string) => !underHidden(p) || [...writable, ...readOnly].some((w) => isSameOrUnder(p, w));
+      gitConfigFiles(workspace).forEach((cfg, i) => {
+        if (!visible(cfg)) return;
+        const copy = path.join(privateDir!, `gitconfig-${i}`);
+        fs.writeFileSync(copy, sanitizeGitConfig(fs.readFileSync(cfg, "utf8")), { mode: 0o600 });
+        fileOverlays.push([copy, cfg]);
+        // Hooks run on the host the next time the runner uses git here.
+        const hooks = path.join(path.dirname(cfg), "hooks");
+        fs.mkdirSync(hooks, { recursive: true });
+        fileOverlays.push([hooks, hooks]);
+      });
+      const ids = sandboxIds(process.getuid?.() ?? 1000, process.getgid?.() ?? 1000);
+      const pw = passwdFiles(ids.uid, ids.gid, realOrResolved(layout.home));
+      fs.writeFileSync(path.join(privateDir, "passwd"), pw.passwd, { mode: 0o644 });
+      fs.writeFileSync(path.join(privateDir, "group"), pw.group, { mode: 0o644 });
+      fileOverlays.push([path.join(privateDir, "passwd"), "/etc/passwd"], [path.join(privateDir, "group"), "/etc/group"]);
+
+      const plan: BwrapPlan = {
+        ...ids,
+        isolatedNetwork: net.isolated,
+        disableUserns: features.disableUserns,
+        hiddenDirs,
+        hiddenFiles: hiddenHostFiles(),
+        readOnlyBinds: [...readOnly].sort(byDepth),
+        writableBinds: [...new Set(writable)].sort(byDepth),
+        fileOverlays,
+        bridgeDir: net.bridgeDir,
+      };
+      log.debug(
+        `sandbox: bwrap, network ${req.network.mode}, uid ${plan.uid}, hidden ${hiddenDirs.join(" ")}, writable ${plan.writableBinds.join(" ")}`,
+      );
+      return new PreparedBwrap(bwrap, plan, net, tools, privateDir, log);
+    } catch (e) {
+      await net.close();
+      if (privateDir) fs.rmSync(privateDir, { recursive: true, force: true });
+      throw e;
+    }
+  }
+}
+
+class PreparedBwrap implements PreparedSandbox {
+  readonly name = "bwrap" as const;
+  constructor(
+    private readonly bwrap: string,
+    readonly plan: BwrapPlan,
+    private readonly net: NetworkPlan,
+    private readonly tools: { socat: string; sleep: string; env: string } | undefined,
+    private readonly privateDir: string,
+    private readonly log: Logger,
+  ) {}
+
+  wrap(cmd: SpawnSpec): SpawnSpec {
+    const cwd = realOrResolved(cmd.cwd);
+    const args = buildBwrapArgs(this.plan, cwd);
+    args.push("--");
+    if (this.tools && this.net.forwards.length) {
+      const dropped = Object.keys(cmd.env).filter((n) => !NAME_OK.test(n));
+      if (dropped.length) {
+        this.log.warning(`sandbox: environment variables with names that are not shell identifiers are not passed to the agent: ${dropped.join(", ")}`);
+      }
+      const unset = ["PWD", "OLDPWD"].filter((n) => !(n in cmd.env));
+      args.push("/bin/sh", "-c", bridgeScript(this.net.forwards, this.tools, unset), "agent-runner-sandbox", cmd.file, ...cmd.args);
+    } else {
+      args.push(cmd.file, ...cmd.args);
+    }
+    return { file: this.bwrap, args, cwd: cmd.cwd, env: { ...cmd.env } };
+  }
+
+  reachable(url: string): string {
+    return this.net.mode === "none" ? url : reachableUrl(url, this.net);
+  }
+
+  /** Variables the runner merges into the agent's env (proxy settings for allowlist/model-only). */
+  env(): Record<string, string> {
+    return { ...this.net.env };
+  }
+
+  blockedAttempts(): { host: string; detail?: string }[] {
+    return this.net.blockedAttempts();
+  }
+
+  async cleanup(): Promise<void> {
+    await this.net.close();
+    fs.rmSync(this.privateDir, { recursive: true, force: true });
+  }
+}
+
+export function createBwrapBackend(opts: BwrapOptions = {}): SandboxBackend {
+  return new BwrapBackend(opts);
+}
+
+export const bwrapBackend: SandboxBackend = createBwrapBackend();

@@ -1,0 +1,118 @@
+import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseSettings, type RawInputs } from "../../src/config/parse.js";
+import { ConfigurationError } from "../../src/errors.js";
+
+const ws = () => mkdtempSync(path.join(os.tmpdir(), "parse-"));
+const parse = (raw: RawInputs, cwd = ws()) => parseSettings(raw, { cwd });
+const problemsOf = (raw: RawInputs, cwd = ws()): string[] => {
+  try {
+    parse(raw, cwd);
+  } catch (e) {
+    if (e instanceof ConfigurationError) return e.problems;
+    throw e;
+  }
+  return [];
+};
+
+describe("input parser", () => {
+  it("turns inputs into typed settings with contract defaults", () => {
+    const s = parse({ agent: "command", "agent-command": "bash -c 'echo hi'", prompt: "do it" });
+    expect(s.agent.backend).toBe("command");
+    expect(s.agent.command).toEqual(["bash", "-c", "echo hi"]);
+    expect(s.run.timeoutSeconds).toBe(1800);
+    expect(s.run.network.mode).toBe("model-only");
+    expect(s.sandbox.choice).toBe("auto");
+    expect(s.delivery).toMatchObject({ phase: "all", deliver: "auto", comment: "sticky", branchPrefix: "agent/", draft: true });
+    expect(s.session).toBe("new");
+  });
+
+  it("reports every bad input at once, each named with what is allowed", () => {
+    const problems = problemsOf({
+      agent: "robot",
+      permissions: "default: [unclosed",
+      "timeout-minutes": "-1",
+      sandbox: "vm",
+      network: "some",
+      "retention-days": "400",
+      "mcp-servers": '{"x": {"cmd": "y"}}',
+      prompt: "p",
+    });
+    expect(problems.join("\n")).toMatch(/Input 'agent': unknown agent 'robot'; use one of: claude, codex, opencode, gemini, command/);
+    for (const input of ["permissions", "timeout-minutes", "sandbox", "network", "retention-days", "mcp-servers"])
+      expect(problems.some((p) => p.startsWith(`Input '${input}'`))).toBe(true);
+  });
+
+  it("requires agent-command for the command agent and a prompt unless the event gives one", () => {
+    expect(problemsOf({ agent: "command", prompt: "x" })).toEqual([expect.stringContaining("Input 'agent-command': is required")]);
+    expect(problemsOf({ agent: "command", "agent-command": "true" })).toEqual([expect.stringContaining("Input 'prompt': is required")]);
+    expect(() => parseSettings({ agent: "command", "agent-command": "true" }, { cwd: ws(), eventProvidesPrompt: true })).not.toThrow();
+  });
+
+  it("refuses shell operators in agent-command rather than running a shell", () => {
+    expect(problemsOf({ agent: "command", "agent-command": "echo hi | tee x", prompt: "p" })[0]).toContain("Input 'agent-command'");
+  });
+
+  it("parses permissions, MCP servers, env, secrets, agent-args and a fractional timeout", () => {
+    const s = parse({
+      agent: "claude",
+      prompt: "p",
+      permissions: "default: ask\nallow: [read, 'bash(npm test)']\ndeny: [webfetch]",
+      "mcp-servers": JSON.stringify({ mcpServers: { files: { command: "node", args: ["srv.js"] }, web: { url: "https://mcp.example.com" } } }),
+      env: "A=1\nB=x=y",
+      secrets: "KEY=abc=def",
+      "agent-args": '["--verbose", "--x=1"]',
+      "timeout-minutes": "0.5",
+    });
+    expect(s.agent.permission).toEqual({
+      default: "ask",
+      rules: [
+        { tool: "read", action: "allow" },
+        { tool: "bash", pattern: "npm test", action: "allow" },
+        { tool: "webfetch", action: "deny" },
+      ],
+    });
+    expect(s.agent.mcpServers.files).toEqual({ command: "node", args: ["srv.js"], env: {} });
+    expect(s.agent.mcpServers.web).toEqual({ url: "https://mcp.example.com", headers: {} });
+    expect(s.run.env).toEqual({ A: "1", B: "x=y" });
+    expect(s.run.secrets).toEqual({ KEY: "abc=def" });
+    expect(s.run.extraArgs).toEqual(["--verbose", "--x=1"]);
+    expect(s.run.timeoutSeconds).toBe(30);
+  });
+
+  it("never echoes a malformed secrets line", () => {
+    const problems = problemsOf({ agent: "command", "agent-command": "true", prompt: "p", secrets: "not a pair hunter2-secret" });
+    expect(problems.join()).not.toContain("hunter2-secret");
+  });
+
+  it("reads .github/agent-runner.yml, and inputs set in the step override it", () => {
+    const dir = ws();
+    mkdirSync(path.join(dir, ".github"));
+    writeFileSync(path.join(dir, ".github/agent-runner.yml"), "agent: command\nagent-command: 'true'\nmodel: from-file\nsandbox: none\npermissions: {default: deny}\n");
+    const s = parse({ prompt: "p", model: "from-input", sandbox: "auto" }, dir);
+    expect(s.agent.model).toBe("from-input");
+    // 'auto' is the action.yml default: the file's choice stands.
+    expect(s.sandbox.choice).toBe("none");
+    expect(s.agent.permission?.default).toBe("deny");
+  });
+
+  it("refuses secrets and unknown keys in the config file", () => {
+    const dir = ws();
+    mkdirSync(path.join(dir, ".github"));
+    writeFileSync(path.join(dir, ".github/agent-runner.yml"), "secrets: A=b\nbogus: 1\n");
+    const problems = problemsOf({ agent: "command", "agent-command": "true", prompt: "p" }, dir);
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toContain("secrets belong in the workflow");
+  });
+
+  it("checks that skills hold a SKILL.md", () => {
+    const dir = ws();
+    mkdirSync(path.join(dir, "skills/lint"), { recursive: true });
+    writeFileSync(path.join(dir, "skills/lint/SKILL.md"), "---\nname: lint\n---\n");
+    const s = parse({ agent: "claude", prompt: "p", skills: "skills/lint" }, dir);
+    expect(s.agent.skills).toEqual([{ name: "lint", path: path.join(dir, "skills/lint") }]);
+    expect(problemsOf({ agent: "claude", prompt: "p", skills: "skills/none" }, dir)[0]).toContain("has no SKILL.md");
+  });
+});
