@@ -64,20 +64,44 @@ export interface BwrapOptions {
   privateBase?: string;
 }
 
+/** One mount, applied in order: later (deeper) mounts win over earlier ones. */
+export type Mount =
+  | { op: "hide"; dest: string }
+  | { op: "ro"; src: string; dest: string }
+  | { op: "rw"; src: string; dest: string };
+
 /** Everything buildBwrapArgs needs: plain data, so the argv is unit-testable. */
 export interface BwrapPlan {
   uid: number;
   gid: number;
   isolatedNetwork: boolean;
   disableUserns: boolean;
-  hiddenDirs: string[];
-  hiddenFiles: string[];
-  readOnlyBinds: string[];
-  writableBinds: string[];
-  /** [host source, path inside] read-only file binds laid last (git config copies, passwd). */
-  fileOverlays: [string, string][];
+  /** In application order (see orderMounts). */
+  mounts: Mount[];
   /** Host bridge folder mounted at INSIDE_BRIDGE_DIR. */
   bridgeDir?: string;
+}
+
+const OP_ORDER = { hide: 0, ro: 1, rw: 2 } as const;
+
+/**
+ * Order mounts parents first, so that the most specific path wins: a
+ * writable workspace inside a hidden folder is bound after the folder's
+ * tmpfs, a hidden folder inside the workspace is laid after the workspace.
+ * At the same path a bind replaces a hide.
+ */
+export function orderMounts(mounts: Mount[]): Mount[] {
+  const bound = new Set(mounts.filter((m) => m.op !== "hide").map((m) => m.dest));
+  const seen = new Set<string>();
+  const kept = mounts.filter((m) => {
+    if (m.op === "hide" && bound.has(m.dest)) return false;
+    const key = `${m.op}:${m.dest}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const depth = (p: string) => (p === "/" ? 0 : p.split("/").length - 1);
+  return kept.sort((a, b) => depth(a.dest) - depth(b.dest) || OP_ORDER[a.op] - OP_ORDER[b.op] || a.dest.localeCompare(b.dest));
 }
 
 /** The bwrap options (everything before the command), in mount order. */
@@ -97,15 +121,14 @@ export function buildBwrapArgs(plan: BwrapPlan, cwd: string): string[] {
   if (plan.disableUserns) a.push("--disable-userns");
   a.push("--die-with-parent", "--new-session", "--cap-drop", "ALL");
   a.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
-  for (const d of plan.hiddenDirs) a.push("--tmpfs", d);
-  for (const f of plan.hiddenFiles) a.push("--ro-bind", "/dev/null", f);
-  for (const p of plan.readOnlyBinds) a.push("--ro-bind", p, p);
-  for (const p of plan.writableBinds) a.push("--bind", p, p);
-  for (const [src, dst] of plan.fileOverlays) a.push("--ro-bind", src, dst);
+  for (const m of plan.mounts) {
+    if (m.op === "hide") a.push("--tmpfs", m.dest);
+    else a.push(m.op === "ro" ? "--ro-bind" : "--bind", m.src, m.dest);
+  }
   if (plan.bridgeDir) a.push("--ro-bind", plan.bridgeDir, INSIDE_BRIDGE_DIR);
-  // Mount points are made; now the hiding tmpfs themselves become read-only
-  // (binds inside them keep their own flags).
-  for (const d of plan.hiddenDirs) a.push("--remount-ro", d);
+  // Mount points exist now; the hiding tmpfs become read-only (binds inside
+  // them keep their own flags).
+  for (const m of plan.mounts) if (m.op === "hide") a.push("--remount-ro", m.dest);
   a.push("--chdir", cwd);
   return a;
 }
@@ -251,8 +274,9 @@ class BwrapBackend implements SandboxBackend {
           log.debug(`sandbox: read-only path ${p} does not exist; skipped`);
           continue;
         }
-        if (hiddenDirs.some((h) => isSameOrUnder(h, p))) {
-          log.warning(`sandbox: read-only path ${p} would expose ${hiddenDirs.find((h) => isSameOrUnder(h, p))}, which holds runner secrets; it is not mounted`);
+        const exposed = hiddenDirs.find((h) => isSameOrUnder(h, p));
+        if (exposed) {
+          log.warning(`sandbox: read-only path ${p} would expose ${exposed}, which holds runner secrets; it is not mounted`);
           continue;
         }
         if (underHidden(p) && !writable.some((w) => isSameOrUnder(p, w))) readOnly.add(p);
@@ -262,40 +286,47 @@ class BwrapBackend implements SandboxBackend {
         const resolv = realOrResolved("/etc/resolv.conf");
         if (resolv !== "/etc/resolv.conf" && underHidden(resolv) && fs.existsSync(resolv)) readOnly.add(resolv);
       }
-      const byDepth = (a: string, b: string) => a.split("/").length - b.split("/").length || a.localeCompare(b);
 
       privateDir = makePrivateDir("agent-runner-sbx-", this.opts.privateBase);
-      const fileOverlays: [string, string][] = [];
-      const visible = (p: string) => !underHidden(p) || [...writable, ...readOnly].some((w) => isSameOrUnder(p, w));
+      const overlays: Mount[] = [];
+      const bound = [...writable, ...readOnly];
+      const visible = (p: string) => !underHidden(p) || bound.some((w) => isSameOrUnder(p, w));
       gitConfigFiles(workspace).forEach((cfg, i) => {
         if (!visible(cfg)) return;
         const copy = path.join(privateDir!, `gitconfig-${i}`);
         fs.writeFileSync(copy, sanitizeGitConfig(fs.readFileSync(cfg, "utf8")), { mode: 0o600 });
-        fileOverlays.push([copy, cfg]);
-        // Hooks run on the host the next time the runner uses git here.
+        overlays.push({ op: "ro", src: copy, dest: cfg });
+        // Hooks would run on the host the next time the runner uses git here.
         const hooks = path.join(path.dirname(cfg), "hooks");
         fs.mkdirSync(hooks, { recursive: true });
-        fileOverlays.push([hooks, hooks]);
+        overlays.push({ op: "ro", src: hooks, dest: hooks });
       });
       const ids = sandboxIds(process.getuid?.() ?? 1000, process.getgid?.() ?? 1000);
       const pw = passwdFiles(ids.uid, ids.gid, realOrResolved(layout.home));
       fs.writeFileSync(path.join(privateDir, "passwd"), pw.passwd, { mode: 0o644 });
       fs.writeFileSync(path.join(privateDir, "group"), pw.group, { mode: 0o644 });
-      fileOverlays.push([path.join(privateDir, "passwd"), "/etc/passwd"], [path.join(privateDir, "group"), "/etc/group"]);
+      overlays.push({ op: "ro", src: path.join(privateDir, "passwd"), dest: "/etc/passwd" });
+      overlays.push({ op: "ro", src: path.join(privateDir, "group"), dest: "/etc/group" });
 
+      // A hidden folder inside another needs its own tmpfs only when a bound
+      // path would show it.
+      const hides = hiddenDirs.filter((h) => !underHidden(h) || bound.some((b) => isStrictlyUnder(h, b)));
+      const mounts = orderMounts([
+        ...hides.map((d): Mount => ({ op: "hide", dest: d })),
+        ...hiddenHostFiles().map((f): Mount => ({ op: "ro", src: "/dev/null", dest: f })),
+        ...[...readOnly].map((p): Mount => ({ op: "ro", src: p, dest: p })),
+        ...writable.map((p): Mount => ({ op: "rw", src: p, dest: p })),
+        ...overlays,
+      ]);
       const plan: BwrapPlan = {
         ...ids,
         isolatedNetwork: net.isolated,
         disableUserns: features.disableUserns,
-        hiddenDirs,
-        hiddenFiles: hiddenHostFiles(),
-        readOnlyBinds: [...readOnly].sort(byDepth),
-        writableBinds: [...new Set(writable)].sort(byDepth),
-        fileOverlays,
+        mounts,
         bridgeDir: net.bridgeDir,
       };
       log.debug(
-        `sandbox: bwrap, network ${req.network.mode}, uid ${plan.uid}, hidden ${hiddenDirs.join(" ")}, writable ${plan.writableBinds.join(" ")}`,
+        `sandbox: bwrap, network ${req.network.mode}, uid ${plan.uid}, hidden ${hiddenDirs.join(" ")}, writable ${writable.join(" ")}`,
       );
       return new PreparedBwrap(bwrap, plan, net, tools, privateDir, log);
     } catch (e) {

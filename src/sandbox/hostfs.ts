@@ -61,7 +61,8 @@ export function which(name: string, envPath = process.env.PATH ?? ""): string | 
 /**
  * Host directories whose content the agent must not see: each is replaced by
  * an empty read-only tmpfs inside the sandbox (paths the layout needs are
- * bound back on top). Parents come before children.
+ * bound back on top). Sorted shortest first; a folder inside another one is
+ * listed too (it must be hidden again when a bound path exposes it).
  *
  * - the runner's HOME and every home (`/home`, `/root`): `.git-credentials`,
  *   `.docker/config.json`, `.ssh`, cloud CLI credentials, the hosted runner's
@@ -107,9 +108,7 @@ export function hiddenHostDirs(hostEnv: NodeJS.ProcessEnv): string[] {
   }
   add("/var/lib/docker");
   add("/var/lib/containerd");
-  // Drop children of other hidden dirs: the parent's tmpfs already hides them.
-  const sorted = [...out].sort((a, b) => a.length - b.length);
-  return sorted.filter((p, i) => !sorted.slice(0, i).some((q) => isStrictlyUnder(p, q)));
+  return [...out].sort((a, b) => a.length - b.length || a.localeCompare(b));
 }
 
 /** Host files masked with /dev/null (readable secrets when the runner runs as root). */

@@ -122,6 +122,9 @@ async function writeStreaming(
     if (pending.length === 0) return;
     const chunk = pending.join("");
     pending = [];
+    if (out.errored) throw out.errored;
+    if (out.destroyed || out.writableEnded) throw new Error("transcript: the output stream was closed before the transcript was complete");
+    // once() rejects if the stream errors while we wait.
     if (!out.write(chunk)) await once(out, "drain");
   };
   asm.begin();
@@ -218,10 +221,10 @@ class TranscriptAssembler {
         break;
       }
       case "text":
-        this.enqueue(this.fmt.text(this.clip(str(ev.text)), ts, this.ctx));
+        if (str(ev.text).trim() !== "") this.enqueue(this.fmt.text(this.clip(str(ev.text)), ts, this.ctx));
         break;
       case "reasoning":
-        this.enqueue(this.fmt.reasoning(this.clip(str(ev.text)), ts, this.ctx));
+        if (str(ev.text).trim() !== "") this.enqueue(this.fmt.reasoning(this.clip(str(ev.text)), ts, this.ctx));
         break;
       case "tool_call":
         this.toolCall(ev, ts);

@@ -18,6 +18,7 @@ import { fence, inlineCode, safeMarkdown } from "../../src/trace/transcript-mark
 const START = Date.parse("2025-06-01T12:00:00.000Z");
 const at = (s: number) => new Date(START + s * 1000).toISOString();
 const XSS = "<script>alert(1)</script>";
+const OUT_DIR = resolve(import.meta.dirname, "../../test-output/transcript");
 
 function header(over: Partial<TranscriptHeader> = {}): TranscriptHeader {
   return {
@@ -337,6 +338,8 @@ describe("content", () => {
 
   it("markdown has the same content", () => {
     const md = renderTranscriptMarkdown(header(), fixtureEvents());
+    mkdirSync(OUT_DIR, { recursive: true });
+    writeFileSync(join(OUT_DIR, "transcript.md"), md);
     expect(md).toMatch(/^# Agent run transcript\n/);
     expect(md).toContain("| Conclusion | ✅ **success** |");
     expect(md).toContain("| Tokens | 12,345 in · 678 out · 9,000 cached |");
@@ -442,7 +445,6 @@ function fixtureEvents(): TracedEvent[] {
 const CHROMIUM = "/usr/bin/chromium";
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`transcript browser tests skipped: ${CHROMIUM} is missing`);
-const OUT_DIR = resolve(import.meta.dirname, "../../test-output/transcript");
 const CHROMIUM_ARGS = [
   "--headless",
   "--no-sandbox",
