@@ -8,5 +8,8 @@ export default defineConfig({
     // End-to-end tests spawn real CLIs and sandboxes; two cores here.
     maxWorkers: 2,
     reporters: ["default"],
+    // Imports its JSON schema without an import attribute, which Node 24 refuses;
+    // inlining lets Vite load the JSON.
+    server: { deps: { inline: ["@actions/workflow-parser"] } },
   },
 });
