@@ -49,6 +49,9 @@ export function encodedForms(value: string): string[] {
 
 export class Redactor {
   private readonly pattern: RegExp | undefined;
+  /** The same forms as UTF-8 bytes read as latin1, for binary files (built on first use). */
+  private bytePattern: RegExp | null | undefined;
+  private readonly forms: string[];
   readonly secretCount: number;
 
   constructor(secretValues: Iterable<string>) {
@@ -63,7 +66,8 @@ export class Redactor {
     }
     this.secretCount = count;
     // Longest first so a secret is not half-replaced by a shorter form of another.
-    const sorted = [...forms].sort((a, b) => b.length - a.length).map(escapeRegExp);
+    this.forms = [...forms].sort((a, b) => b.length - a.length);
+    const sorted = this.forms.map(escapeRegExp);
     this.pattern = sorted.length ? new RegExp(sorted.join("|"), "g") : undefined;
   }
 
@@ -71,6 +75,28 @@ export class Redactor {
     let out = this.pattern ? text.replace(this.pattern, REDACTED) : text;
     for (const p of TOKEN_PATTERNS) out = out.replace(p, REDACTED);
     return out.replace(BEARER, (_m, scheme: string) => `${scheme} ${REDACTED}`);
+  }
+
+  /**
+   * Same-length masking for binary content (SQLite session stores, images):
+   * `latin1` is the bytes as a string, one character per byte. Every secret
+   * (as UTF-8 bytes) and recognizable token is overwritten with `*` of the
+   * same length, so offsets and record sizes inside the file stay valid.
+   */
+  maskLatin1(latin1: string): string {
+    if (this.bytePattern === undefined) {
+      const byteForms = this.forms.map((f) => escapeRegExp(Buffer.from(f, "utf8").toString("latin1")));
+      this.bytePattern = byteForms.length ? new RegExp(byteForms.join("|"), "g") : null;
+    }
+    const stars = (m: string) => "*".repeat(m.length);
+    let out = this.bytePattern ? latin1.replace(this.bytePattern, stars) : latin1;
+    for (const p of TOKEN_PATTERNS) out = out.replace(p, stars);
+    return out.replace(BEARER, (_m, scheme: string, cred: string) => `${scheme}${_m.slice(scheme.length, _m.length - cred.length)}${stars(cred)}`);
+  }
+
+  /** Longest text a single match can span in maskLatin1, for chunked scanning. */
+  get longestForm(): number {
+    return Math.max(0, ...this.forms.map((f) => Buffer.byteLength(f, "utf8")));
   }
 
   /** Deep-redact every string in a JSON-like value. */

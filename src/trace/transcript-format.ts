@@ -66,10 +66,13 @@ export interface UsageRun {
   ts: string;
 }
 
+/** Counts cover the whole trace, including events past the size cap. */
 export interface TranscriptStats {
   events: number;
   toolCalls: number;
+  /** Tool results flagged isError. */
   failedToolCalls: number;
+  /** `error` events. */
   errors: number;
   /** Tool inputs/outputs and texts that were cut to the per-item limit. */
   truncatedItems: number;

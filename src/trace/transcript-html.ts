@@ -63,7 +63,7 @@ dl.meta>div{min-width:0}dl.meta dt{font-size:12px;color:var(--muted)}dl.meta dd{
 .session,.usage{border:none;padding:0 14px;font-size:12px;color:var(--muted)}
 details>summary{cursor:pointer;list-style:none;display:flex;align-items:center;gap:8px;min-width:0}
 details>summary::-webkit-details-marker{display:none}
-details>summary::before{content:"";flex:none;width:0;height:0;border-style:solid;border-width:5px 0 5px 7px;border-color:transparent transparent transparent var(--muted);transition:transform .1s}
+details>summary::before{content:"";flex:none;width:0;height:0;border-style:solid;border-width:5px 0 5px 7px;border-color:transparent transparent transparent var(--muted)}
 details[open]>summary::before{transform:rotate(90deg)}
 .tool-call,.tool-result{padding:6px 12px;background:var(--panel)}
 .tool-call>summary,.tool-result>summary{font-size:13px}

@@ -176,6 +176,7 @@ class TranscriptAssembler {
   private usageSum: Usage | undefined;
   private usageCumulative: Usage | undefined;
   private lastSession = "";
+  private callIndex = 0;
 
   constructor(
     private readonly fmt: TranscriptFormatter,
@@ -201,8 +202,14 @@ class TranscriptAssembler {
 
   push(ev: TracedEvent): void {
     this.stats.events++;
+    // trace.jsonl is data: tolerate a line that is not an event object.
+    if (typeof ev !== "object" || ev === null) return;
     const e = ev as TracedEvent & Record<string, unknown>;
     const ts = typeof e.ts === "string" ? e.ts : "";
+    // Counted whether shown or not, so the footer describes the whole run.
+    if (e.type === "tool_call") this.stats.toolCalls++;
+    else if (e.type === "tool_result" && e.isError === true) this.stats.failedToolCalls++;
+    else if (e.type === "error") this.stats.errors++;
     if (this.stats.capped) {
       // Past the size cap only the final result is still shown.
       if (e.type === "result") this.writeAlways(this.renderResult(ev as Extract<TracedEvent, { type: "result" }>, ts));
@@ -253,7 +260,6 @@ class TranscriptAssembler {
         this.enqueue(this.fmt.networkBlocked({ host: str(ev.host), ...(ev.detail ? { detail: str(ev.detail) } : {}), ts }, this.ctx));
         break;
       case "error":
-        this.stats.errors++;
         this.enqueue(this.fmt.error(this.clip(str(ev.message)), ts, this.ctx));
         break;
       case "result":
@@ -285,9 +291,8 @@ class TranscriptAssembler {
   }
 
   private toolCall(ev: Extract<TracedEvent, { type: "tool_call" }>, ts: string): void {
-    this.stats.toolCalls++;
     const view: ToolCallView = {
-      index: this.stats.toolCalls,
+      index: ++this.callIndex,
       ...(typeof ev.id === "string" && ev.id !== "" ? { id: ev.id } : {}),
       name: str(ev.name) || "tool",
       summary: summarizeToolInput(ev.input),
@@ -311,7 +316,6 @@ class TranscriptAssembler {
       isError,
       ts,
     };
-    if (isError) this.stats.failedToolCalls++;
     const call = this.match(result);
     if (!call) {
       this.enqueue(this.fmt.lateResult(undefined, result, this.ctx));

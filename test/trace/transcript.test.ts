@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
+import type { Locator } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TracedEvent } from "../../src/trace/events.js";
 import {
@@ -297,6 +298,15 @@ describe("truncation", () => {
     expect(html).not.toContain("message 499");
     expect(html).toMatch(/\d+ events after the size limit not shown/);
     expect(html.trimEnd().endsWith("</html>")).toBe(true);
+    // Counts still cover the whole trace.
+    const withCalls: TracedEvent[] = [
+      ...events.slice(0, -1),
+      { type: "tool_call", name: "Bash", input: {}, ts: at(550) },
+      { type: "tool_result", output: "no", isError: true, ts: at(551) },
+      { type: "error", message: "late", ts: at(552) },
+      events.at(-1)!,
+    ];
+    expect(renderTranscriptHtml(header(), withCalls, { maxTotalBytes: 50_000 })).toContain("504 events · 1 tool call (1 failed) · 1 error");
     const md = renderTranscriptMarkdown(header(), events, { maxTotalBytes: 50_000 });
     expect(md).toContain("**Transcript truncated:**");
     expect(md).toContain("All done");
@@ -465,6 +475,13 @@ describe.skipIf(!hasChromium)(`transcript.html in headless Chromium${hasChromium
   let fileUrl: string;
   const expectedTools = ["Read", "Bash", "Grep", "Read", "Edit", "Bash"];
 
+  /** A computed style property (the tsconfig has no DOM lib, hence the cast). */
+  const css = (loc: Locator, prop: string) =>
+    loc.evaluate(
+      (e, p) => (globalThis as unknown as { getComputedStyle(el: unknown): Record<string, string> }).getComputedStyle(e)[p]!,
+      prop,
+    );
+
   async function open(javaScriptEnabled: boolean) {
     const dir = mkdtempSync(join(tmpdir(), "transcript-chromium-"));
     dirs.push(dir);
@@ -512,7 +529,7 @@ describe.skipIf(!hasChromium)(`transcript.html in headless Chromium${hasChromium
     expect(requests).toEqual([fileUrl]);
 
     // Injected markup stayed text.
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate("typeof globalThis.__pwned")).toBe("undefined");
     expect(await page.locator("script").count()).toBe(1);
     expect(await page.locator("img, iframe, object, embed, link").count()).toBe(0);
     expect(await page.locator(".prompt .text").textContent()).toContain(XSS);
@@ -534,11 +551,11 @@ describe.skipIf(!hasChromium)(`transcript.html in headless Chromium${hasChromium
     expect(await failed.locator(".badge-error").textContent()).toBe("failed");
     const errorEvent = page.locator('[data-kind="error"].error[role="alert"]');
     expect(await errorEvent.count()).toBe(1);
-    const bg = (sel: string) => page.locator(sel).first().evaluate((e) => getComputedStyle(e).backgroundColor);
+    const bg = (sel: string) => css(page.locator(sel).first(), "backgroundColor");
     const okBg = await bg('details.tool-call[data-status="ok"]');
     expect(await bg("details.tool-call.error")).not.toBe(okBg);
     expect(await bg('[data-kind="error"]')).toBe(await bg("details.tool-call.error"));
-    expect(await page.locator('[data-kind="error"]').evaluate((e) => getComputedStyle(e).borderTopColor)).toBe("rgb(207, 34, 46)");
+    expect(await css(page.locator('[data-kind="error"]'), "borderTopColor")).toBe("rgb(207, 34, 46)");
 
     // Notices, header and result are there.
     expect(await page.locator('.permission-denied[data-tool-name="WebFetch"]').count()).toBe(1);
@@ -548,9 +565,9 @@ describe.skipIf(!hasChromium)(`transcript.html in headless Chromium${hasChromium
     expect(await page.locator('.result[data-is-error="false"] .text').textContent()).toContain("All 12 tests pass");
 
     // Collapsed by default; the failing call opens to its input and output.
-    expect(await failed.evaluate((e) => (e as HTMLDetailsElement).open)).toBe(false);
+    expect(await failed.getAttribute("open")).toBeNull();
     await failed.locator("summary").click();
-    expect(await failed.evaluate((e) => (e as HTMLDetailsElement).open)).toBe(true);
+    expect(await failed.getAttribute("open")).not.toBeNull();
     expect(await failed.locator(".tool-output.error").textContent()).toContain("AssertionError: expected -1 to be 3");
     expect(await failed.locator(".tool-output.error").textContent()).not.toContain("\u001b");
     await page.screenshot({ path: join(OUT_DIR, "transcript.png"), fullPage: true });
@@ -574,7 +591,7 @@ describe.skipIf(!hasChromium)(`transcript.html in headless Chromium${hasChromium
     expect(await page.locator(".toolbar").isVisible()).toBe(false);
     const call = page.locator('details.tool-call[data-tool-name="Edit"]');
     await call.locator("summary").click();
-    expect(await call.evaluate((e) => (e as HTMLDetailsElement).open)).toBe(true);
+    expect(await call.getAttribute("open")).not.toBeNull();
     expect(await call.locator(".tool-input").textContent()).toContain('"new_string": "return a + b;"');
     expect(await call.locator(".tool-input").isVisible()).toBe(true);
   });
