@@ -12,13 +12,20 @@ import { rawSecretValues, type HostContext } from "./config/host.js";
 import { parseSettings, type RawInputs } from "./config/parse.js";
 import type { Settings } from "./config/schema.js";
 import { STATE, type OutputName } from "./constants.js";
-import { errorMessage, isConfigurationError } from "./errors.js";
+import { ConfigurationError, errorMessage, isConfigurationError } from "./errors.js";
 import { filteredLogger, type Logger } from "./logger.js";
 import { resultOutputs, type Outputs } from "./publish/outputs.js";
 import { summaryMarkdown } from "./publish/summary.js";
 import type { RunResult } from "./result.js";
-import { runAgent } from "./runner.js";
+import { runAgent, type SessionHooks } from "./runner.js";
 import { Redactor } from "./trace/redact.js";
+import { Git } from "./git/git.js";
+import { ActionsArtifactService, artifactUrl, type RepositoryAccess } from "./publish/artifacts.js";
+import { prepareRunUpload, readDownloadedRun, runArtifactName } from "./publish/run-artifact.js";
+import { validatePatch } from "./publish/validate-patch.js";
+import { prepareSessionCarry, type SessionCarry } from "./session/carry.js";
+import { ArtifactSessionStore, DirSessionStore, type SessionStore } from "./session/store.js";
+import { sessionKey, threadNumber } from "./session/thread.js";
 
 export interface ActionIO {
   inputs: RawInputs;
@@ -31,6 +38,8 @@ export interface ActionIO {
   saveState(name: string, value: string): void;
   appendSummary(markdown: string): Promise<void>;
   setFailed(message: string): void;
+  /** CLI `--state-dir`: a folder that keeps session state between local runs. */
+  stateDir?: string;
 }
 
 /** What every stage may use. */
@@ -59,8 +68,19 @@ export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
     io.saveState(STATE.resultsDir, resultsDir);
     const ctx: StageContext = { io, settings, log, redactor, resultsDir, runDir };
 
-    const result = await runStage(ctx);
-    const outputs: Outputs = resultOutputs(result);
+    let result: RunResult;
+    let artifact: RunArtifactRef | undefined;
+    if (settings.delivery.phase === "publish") {
+      ({ result, artifact } = await downloadStage(ctx));
+    } else {
+      const session = await sessionStage(ctx);
+      result = await runStage({ ...ctx, settings: { ...settings, run: session.run } }, session.hooks);
+      artifact = await uploadStage(ctx, result);
+      await sessionSaveStage(ctx, result, session);
+    }
+    if (settings.delivery.phase !== "run") await validateStage(ctx, result, artifact);
+
+    const outputs: Outputs = { ...resultOutputs(result), ...artifactOutputs(artifact) };
     await finish(ctx, result, outputs);
     return result;
   } catch (e) {
@@ -74,14 +94,165 @@ export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
 }
 
 /** phase run/all: the agent itself. */
-async function runStage(ctx: StageContext): Promise<RunResult> {
+async function runStage(ctx: StageContext, session?: SessionHooks): Promise<RunResult> {
   return runAgent(ctx.settings, {
     log: ctx.log,
     redactor: ctx.redactor,
     resultsDir: ctx.resultsDir,
     scratchDir: path.join(ctx.runDir, "scratch"),
     searchPath: ctx.io.host.path,
+    githubHosted: ctx.io.host.githubHosted,
+    ...(session ? { session } : {}),
   });
+}
+
+/** The run's artifact, once uploaded or downloaded. */
+interface RunArtifactRef {
+  id: number;
+  name: string;
+  url?: string;
+}
+
+function artifactOutputs(artifact: RunArtifactRef | undefined): Outputs {
+  return artifact ? { "artifact-id": String(artifact.id), ...(artifact.url ? { "artifact-url": artifact.url } : {}) } : {};
+}
+
+function repositoryAccess(ctx: StageContext): RepositoryAccess | undefined {
+  const [owner, repo] = (ctx.io.host.repository ?? "").split("/");
+  if (!owner || !repo) return undefined;
+  return { token: ctx.settings.github.token, owner, repo, apiUrl: ctx.io.host.apiUrl };
+}
+
+/**
+ * phase run/all, before the agent: which issue/PR this is, where its session
+ * state is kept, and what `session` resolves to.
+ */
+async function sessionStage(ctx: StageContext): Promise<SessionCarry> {
+  const { io, settings } = ctx;
+  const thread = await threadNumber(io.host.eventPath);
+  let store: SessionStore | undefined;
+  let key: string | undefined;
+  if (io.stateDir) {
+    store = new DirSessionStore(io.stateDir);
+    key = sessionKey(thread ?? "local");
+  } else if (thread !== undefined && settings.artifacts.upload && io.host.artifactService) {
+    const access = repositoryAccess(ctx);
+    if (access) {
+      store = new ArtifactSessionStore(new ActionsArtifactService(), access, {
+        ...(settings.artifacts.retentionDays !== undefined ? { retentionDays: settings.artifacts.retentionDays } : {}),
+      });
+      key = sessionKey(thread);
+    }
+  }
+  return prepareSessionCarry({
+    settings,
+    ...(store ? { store } : {}),
+    ...(key ? { key } : {}),
+    workDir: ctx.runDir,
+    log: ctx.log,
+    redactor: ctx.redactor,
+  });
+}
+
+/** phase run/all, after the agent: the session state for the next run on this thread. */
+async function sessionSaveStage(ctx: StageContext, result: RunResult, session: SessionCarry): Promise<void> {
+  const saved = await session.save();
+  const host = ctx.io.host;
+  if (saved?.artifactId !== undefined)
+    result.artifacts.push({
+      name: saved.key,
+      id: String(saved.artifactId),
+      ...(host.repository && host.runId ? { url: artifactUrl(host.serverUrl, host.repository, host.runId, saved.artifactId) } : {}),
+    });
+}
+
+/**
+ * phase run/all, after the agent (also when it failed or timed out): the
+ * results folder as one artifact. In `phase: run` a failed upload fails the
+ * step, since the publish job depends on it; otherwise it is a warning.
+ */
+async function uploadStage(ctx: StageContext, result: RunResult): Promise<RunArtifactRef | undefined> {
+  const { io, settings, log } = ctx;
+  if (!settings.artifacts.upload) {
+    log.info("Artifacts: not uploading (upload-artifacts is false).");
+    return undefined;
+  }
+  if (!io.host.artifactService) {
+    log.info(`Artifacts: no Actions artifact service here (ACTIONS_RUNTIME_TOKEN is not set); the results stay in ${ctx.resultsDir}.`);
+    return undefined;
+  }
+  const name = runArtifactName(settings.artifacts.name, io.host);
+  const { files, skipped } = await prepareRunUpload(ctx.resultsDir, ctx.redactor);
+  if (skipped.length) log.warning(`Artifacts: left out what is not a regular file (symlinks are never followed) or has a name artifacts cannot hold: ${skipped.slice(0, 10).join(", ")}`);
+  try {
+    const uploaded = await new ActionsArtifactService().upload(name, ctx.resultsDir, files, {
+      ...(settings.artifacts.retentionDays !== undefined ? { retentionDays: settings.artifacts.retentionDays } : {}),
+    });
+    const url = io.host.repository && io.host.runId ? artifactUrl(io.host.serverUrl, io.host.repository, io.host.runId, uploaded.id) : undefined;
+    result.artifacts.unshift({ name, id: String(uploaded.id), ...(url ? { url } : {}) });
+    log.info(`Artifacts: uploaded '${name}' (${files.length} files, ${uploaded.size} bytes)${url ? `: ${url}` : ""}.`);
+    return { id: uploaded.id, name, ...(url ? { url } : {}) };
+  } catch (e) {
+    const message = `Artifacts: uploading '${name}' failed: ${errorMessage(e)}`;
+    if (settings.delivery.phase === "run") throw new ConfigurationError(`${message}. The publish phase needs this artifact.`);
+    log.warning(`${message}. The results stay in ${ctx.resultsDir}.`);
+    return undefined;
+  }
+}
+
+/**
+ * phase publish: the run's artifact from an earlier job of this workflow
+ * run, downloaded into the results folder and checked (downloadStage), then
+ * validated like any patch (validateStage) before delivery.
+ */
+async function downloadStage(ctx: StageContext): Promise<{ result: RunResult; artifact: RunArtifactRef }> {
+  const { io, settings, log } = ctx;
+  if (!io.host.artifactService)
+    throw new ConfigurationError(
+      "Input 'phase': 'publish' downloads the artifact of a 'phase: run' job from the Actions artifact service, which exists only inside a GitHub Actions job.",
+    );
+  const name = runArtifactName(settings.artifacts.name, io.host);
+  const service = new ActionsArtifactService();
+  const list = await service.listThisRun();
+  let found = list.find((a) => a.name === name);
+  // Re-running only the publish job: the run job's artifact carries an earlier attempt number.
+  if (!found && !settings.artifacts.name && io.host.runId) {
+    const prefix = `agent-run-${io.host.runId}-`;
+    found = list
+      .filter((a) => a.name.startsWith(prefix) && /^\d+$/.test(a.name.slice(prefix.length)))
+      .sort((a, b) => Number(b.name.slice(prefix.length)) - Number(a.name.slice(prefix.length)))[0];
+  }
+  if (!found)
+    throw new ConfigurationError(
+      `Input 'artifact-name': no artifact '${name}' in this workflow run${list.length ? ` (it has: ${list.map((a) => a.name).join(", ")})` : ""}. ` +
+        "'phase: publish' delivers what a 'phase: run' step uploaded in an earlier job of the same workflow run; give both steps the same 'artifact-name' and make the publish job 'needs:' the run job.",
+    );
+  await service.downloadThisRun(found.id, ctx.resultsDir);
+  const { result } = await readDownloadedRun(ctx.resultsDir, found.name);
+  const url = io.host.repository && io.host.runId ? artifactUrl(io.host.serverUrl, io.host.repository, io.host.runId, found.id) : undefined;
+  log.info(`Artifacts: downloaded '${found.name}' (id ${found.id}): ${result.agentName} run, conclusion ${result.conclusion}, ${result.diff.changedFiles.length} changed file(s).`);
+  result.artifacts = [{ name: found.name, id: String(found.id), ...(url ? { url } : {}) }];
+  return { result, artifact: { id: found.id, name: found.name, ...(url ? { url } : {}) } };
+}
+
+/**
+ * phase publish/all, before delivery: the patch must apply to the recorded
+ * base commit and stay inside the repository (src/publish/validate-patch.ts).
+ * In publish the changed files are taken from the patch, not from result.json.
+ */
+async function validateStage(ctx: StageContext, result: RunResult, artifact: RunArtifactRef | undefined): Promise<void> {
+  const { settings } = ctx;
+  if (settings.delivery.deliver === "none") return;
+  const source = settings.delivery.phase === "publish" && artifact ? `artifact '${artifact.name}'` : "this run";
+  const validated = await validatePatch(
+    new Git(settings.workspace),
+    result.diff.patchPath,
+    result.diff.baseCommit,
+    { allowWorkflowChanges: settings.delivery.allowWorkflowChanges },
+    { source, scratchDir: ctx.runDir },
+  );
+  if (settings.delivery.phase === "publish") result.diff.changedFiles = validated.changedFiles;
+  if (validated.bytes) ctx.log.info(`Patch: ${validated.changedFiles.length} file(s), ${validated.bytes} bytes, applies cleanly to ${result.diff.baseCommit.slice(0, 12)}.`);
 }
 
 /** Outputs, job summary and the step's own conclusion. */

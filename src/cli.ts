@@ -15,6 +15,7 @@ import { consoleLogger } from "./logger.js";
 
 const EXTRA_FLAGS = {
   "results-dir": { type: "string" },
+  "state-dir": { type: "string" },
   verbose: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -37,6 +38,7 @@ function usage(): string {
     "",
     "CLI only:",
     `  --${"results-dir".padEnd(width)}Folder for the results (default: a new folder under ${os.tmpdir()}/agent-runner).`,
+    `  --${"state-dir".padEnd(width)}Folder that keeps session state between runs, so --session continue resumes the last run's session (default: none; each run starts fresh).`,
     `  --${"verbose".padEnd(width)}Print debug lines.`,
     `  --${"help".padEnd(width)}Show this help.`,
     "",
@@ -89,6 +91,7 @@ async function main(argv: string[]): Promise<number> {
     inputs,
     host: { ...host, workspace: process.cwd(), runnerTemp: path.join(resultsDir, "..") },
     resultsDir,
+    ...(typeof values["state-dir"] === "string" ? { stateDir: path.resolve(values["state-dir"]) } : {}),
     log: consoleLogger({ verbose: values.verbose === true }),
     setSecret: () => {},
     setOutput: (name, value) => {

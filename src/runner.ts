@@ -9,7 +9,7 @@ import path from "node:path";
 import { installAgent } from "./agents/install.js";
 import { agentBackend } from "./agents/registry.js";
 import { runContextText } from "./agents/run-context.js";
-import type { AgentBackend, AgentContext, ModelEndpoint } from "./agents/types.js";
+import type { AgentBackend, AgentContext, AgentInvocation } from "./agents/types.js";
 import type { Settings } from "./config/schema.js";
 import { RESULTS_FILES } from "./constants.js";
 import { ConfigurationError, errorMessage } from "./errors.js";
@@ -20,12 +20,14 @@ import type { Conclusion, RunResult } from "./result.js";
 import { buildAgentEnv } from "./sandbox/env.js";
 import { runProcessTree, type ProcessOutcome } from "./sandbox/process.js";
 import { chooseSandbox } from "./sandbox/registry.js";
-import type { SandboxLayout } from "./sandbox/types.js";
+import { baseUrlFor, startModelGateway, type ModelGateway } from "./sandbox/gateway.js";
+import type { PreparedSandbox, SandboxLayout, SpawnSpec } from "./sandbox/types.js";
 import type { TracedEvent } from "./trace/events.js";
 import { formatEvent } from "./trace/live-log.js";
 import { redactFileInPlace, type Redactor } from "./trace/redact.js";
 import { SummaryBuilder, type EventSummary } from "./trace/summary.js";
 import { TraceWriter } from "./trace/writer.js";
+import { writeTranscriptFiles } from "./trace/transcript-files.js";
 
 export interface RunnerDeps {
   log: Logger;
@@ -36,9 +38,21 @@ export interface RunnerDeps {
   scratchDir: string;
   /** PATH used to find the agent's program. */
   searchPath: string;
+  /** A GitHub-hosted runner (the sandbox may set up its prerequisites with sudo). */
+  githubHosted?: boolean;
   signal?: AbortSignal;
   /** Called for every event as it happens (progress comment). */
   onEvent?: (e: TracedEvent) => void;
+  /** Carrying session state across runs (src/session). */
+  session?: SessionHooks;
+}
+
+/** Where the runner lets session carrying in: HOME is fresh before, intact after. */
+export interface SessionHooks {
+  /** Before the backend writes its config into HOME, so current config wins over saved state. */
+  restore(backend: AgentBackend, ctx: AgentContext): Promise<void>;
+  /** After result.json is written, HOME still holding the CLI's session files. */
+  capture(backend: AgentBackend, ctx: AgentContext, result: RunResult): Promise<void>;
 }
 
 export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<RunResult> {
@@ -69,37 +83,59 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
 
   const installed = await installAgent(backend, settings.agent, { searchPath: deps.searchPath, cwd: settings.workspace });
   layout.readOnlyPaths.push(...installed.readOnlyPaths);
-  const sandboxBackend = await chooseSandbox(settings.sandbox.choice, log);
+  const sandboxBackend = await chooseSandbox(settings.sandbox.choice, log, { githubHosted: deps.githubHosted === true });
 
-  const endpoint = resolveEndpoint(backend, settings);
-  const ctx: AgentContext = {
-    agent: settings.agent,
-    run: settings.run,
-    layout,
-    ...(endpoint ? { endpoint } : {}),
-    runContext: runContextText(layout),
-    log,
-  };
-  const materialised = await backend.materialise(ctx);
-  const invocation = backend.command(ctx, installed);
+  // The model key stays on the host: the agent talks to a loopback gateway that injects it.
+  const gateway = await startGatewayFor(backend, settings, log);
+  let sandbox: PreparedSandbox;
+  let spawnSpec: SpawnSpec;
+  let ctx: AgentContext;
+  let invocation: AgentInvocation;
   const runId = randomUUID();
-  const agentEnv = buildAgentEnv({
-    layout,
-    run: settings.run,
-    withheldSecrets: [],
-    backendEnv: materialised.env,
-    pathPrepend: [path.dirname(installed.binPath)],
-    runId,
-  });
-  for (const name of agentEnv.missingForwards) log.warning(`Input 'forward-env': ${name} is not set on the runner; not passed.`);
-
-  const sandbox = await sandboxBackend.prepare({ layout, network: settings.run.network, log });
-  const spawnSpec = sandbox.wrap({
-    file: invocation.file,
-    args: invocation.args,
-    cwd: settings.workspace,
-    env: { ...agentEnv.env, ...sandbox.env() },
-  });
+  try {
+    sandbox = await sandboxBackend.prepare({
+      layout,
+      network: settings.run.network,
+      log,
+      ...(gateway ? { gateway: { host: "127.0.0.1", port: gateway.port } } : {}),
+      ...(settings.sandbox.dockerImage ? { dockerImage: settings.sandbox.dockerImage } : {}),
+    });
+    if (gateway && settings.run.network.mode === "none")
+      log.warning("network: none leaves the agent no route to the model gateway; use network: model-only for model-backed agents.");
+    const endpoint =
+      gateway && backend.provider
+        ? { baseUrl: sandbox.reachable(baseUrlFor(backend.provider, gateway.url)), apiKey: gateway.placeholderKey }
+        : undefined;
+    ctx = {
+      agent: settings.agent,
+      run: settings.run,
+      layout,
+      ...(endpoint ? { endpoint } : {}),
+      runContext: runContextText(layout),
+      log,
+    };
+    await deps.session?.restore(backend, ctx);
+    const materialised = await backend.materialise(ctx);
+    invocation = backend.command(ctx, installed);
+    const agentEnv = buildAgentEnv({
+      layout,
+      run: settings.run,
+      withheldSecrets: gateway ? backend.keyNames : [],
+      backendEnv: materialised.env,
+      pathPrepend: [path.dirname(installed.binPath)],
+      runId,
+    });
+    for (const name of agentEnv.missingForwards) log.warning(`Input 'forward-env': ${name} is not set on the runner; not passed.`);
+    spawnSpec = sandbox.wrap({
+      file: invocation.file,
+      args: invocation.args,
+      cwd: settings.workspace,
+      env: { ...agentEnv.env, ...sandbox.env() },
+    });
+  } catch (e) {
+    await gateway?.close();
+    throw e;
+  }
 
   // --- run: from here on, failures become the result instead of exceptions.
   const trace = new TraceWriter(deps.resultsDir, redactor);
@@ -137,6 +173,7 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   } finally {
     await trace.close();
     await sandbox.cleanup().catch((e: unknown) => log.warning(`Sandbox cleanup failed: ${errorMessage(e)}`));
+    await gateway?.close();
   }
 
   // --- collect
@@ -189,6 +226,7 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
     artifacts: [],
     metadata: {
       leftoverProcessesKilled: outcome.leftoversKilled,
+      ...(gateway ? { gateway: gateway.stats() } : {}),
       // Epoch ms, for the benchmark's overhead numbers.
       timings: { spawnedAt, exitedAt: spawnedAt + outcome.durationMs },
     },
@@ -196,6 +234,11 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   await writeFile(path.join(deps.resultsDir, RESULTS_FILES.result), JSON.stringify(result, null, 2) + "\n");
   if (result.structuredOutput !== undefined)
     await writeFile(path.join(deps.resultsDir, RESULTS_FILES.structuredOutput), JSON.stringify(result.structuredOutput, null, 2) + "\n");
+  // Readable transcripts, streamed from trace.jsonl. A rendering problem must not lose the run.
+  await writeTranscriptFiles(deps.resultsDir, result, { prompt: settings.run.prompt, redactor }).catch((e: unknown) =>
+    log.warning(`Writing the transcripts failed: ${errorMessage(e)}`),
+  );
+  await deps.session?.capture(backend, ctx, result).catch((e: unknown) => log.warning(`Saving the session state failed: ${errorMessage(e)}`));
   await rm(path.join(deps.scratchDir, "tmp"), { recursive: true, force: true }).catch(() => undefined);
   return result;
 }
@@ -207,16 +250,23 @@ const PROVIDER_DEFAULT_URL = {
 } as const;
 
 /**
- * Where the agent sends model requests and with which key. The model gateway
- * (sandbox issue) replaces this with its loopback URL and a placeholder key.
+ * Starts the model gateway for backends that talk to a model. The key comes
+ * from `secrets`; without one, only a custom base-url (a local server) may work.
  */
-function resolveEndpoint(backend: AgentBackend, settings: Settings): ModelEndpoint | undefined {
+async function startGatewayFor(backend: AgentBackend, settings: Settings, log: Logger): Promise<ModelGateway | undefined> {
   if (!backend.provider) return undefined;
-  const keyName = backend.keyNames.find((n) => settings.run.secrets[n] !== undefined);
-  return {
-    baseUrl: settings.agent.baseUrl ?? PROVIDER_DEFAULT_URL[backend.provider],
+  const keyName = backend.keyNames.find((n) => settings.run.secrets[n]);
+  if (!keyName && !settings.agent.baseUrl)
+    throw new ConfigurationError(
+      `Input 'secrets': agent '${settings.agent.name}' needs ${backend.keyNames.join(" or ")}; add a line like ${backend.keyNames[0]}=\${{ secrets.${backend.keyNames[0]} }}.`,
+    );
+  if (!keyName) log.warning(`No ${backend.keyNames.join("/")} in secrets: model requests to ${settings.agent.baseUrl} carry no key.`);
+  return startModelGateway({
+    provider: backend.provider,
+    upstream: settings.agent.baseUrl ?? PROVIDER_DEFAULT_URL[backend.provider],
     apiKey: keyName ? settings.run.secrets[keyName]! : "",
-  };
+    log,
+  });
 }
 
 /** A parser bug must not lose the run: the raw line is already in stdout.jsonl. */

@@ -20,6 +20,19 @@ export interface HostContext {
   apiUrl: string;
   eventName?: string;
   eventPath?: string;
+  /** GITHUB_ACTOR: who started the run (the event's sender for most events). */
+  actor?: string;
+  /** GITHUB_WORKFLOW (name) and GITHUB_WORKFLOW_REF (`owner/repo/.github/workflows/x.yml@ref`): a stable branch per workflow. */
+  workflow?: string;
+  workflowRef?: string;
+  /**
+   * Whether the Actions artifact service can be reached (ACTIONS_RUNTIME_TOKEN
+   * and ACTIONS_RESULTS_URL set): false on a laptop, where uploads are skipped.
+   * The artifact client reads the values itself; only their presence is needed here.
+   */
+  artifactService: boolean;
+  /** RUNNER_ENVIRONMENT=github-hosted: we may fix the sandbox's prerequisites with sudo. */
+  githubHosted: boolean;
 }
 
 /** `INPUT_<NAME>` as the runner sets it: upper case, spaces → `_`, hyphens kept. */
@@ -49,6 +62,11 @@ export function readHostContext(env: NodeJS.ProcessEnv = process.env): HostConte
     apiUrl: env.GITHUB_API_URL || "https://api.github.com",
     ...(env.GITHUB_EVENT_NAME ? { eventName: env.GITHUB_EVENT_NAME } : {}),
     ...(env.GITHUB_EVENT_PATH ? { eventPath: env.GITHUB_EVENT_PATH } : {}),
+    ...(env.GITHUB_ACTOR ? { actor: env.GITHUB_ACTOR } : {}),
+    ...(env.GITHUB_WORKFLOW ? { workflow: env.GITHUB_WORKFLOW } : {}),
+    ...(env.GITHUB_WORKFLOW_REF ? { workflowRef: env.GITHUB_WORKFLOW_REF } : {}),
+    artifactService: Boolean(env.ACTIONS_RUNTIME_TOKEN && env.ACTIONS_RESULTS_URL),
+    githubHosted: env.RUNNER_ENVIRONMENT === "github-hosted",
   };
 }
 

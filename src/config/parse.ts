@@ -10,6 +10,7 @@ import YAML from "yaml";
 import { z } from "zod";
 import { INPUTS, type InputName, type InputSpec } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
+import { artifactNameProblem } from "../publish/artifact-name.js";
 import {
   AGENT_BACKENDS,
   Agent,
@@ -220,6 +221,11 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     },
     artifacts: { upload: bool("upload-artifacts"), name: str("artifact-name")?.trim() || undefined, retentionDays },
   };
+  const artifactName = settingsCandidate.artifacts.name;
+  const nameProblem = artifactName !== undefined ? artifactNameProblem(artifactName) : undefined;
+  if (nameProblem) problems.add("artifact-name", nameProblem);
+  if (phase === "run" && !settingsCandidate.artifacts.upload)
+    problems.add("upload-artifacts", "must stay true with 'phase: run': the publish phase reads the run's artifact.");
   if (settingsCandidate.sandbox.choice === "docker" && !settingsCandidate.sandbox.dockerImage)
     problems.add("docker-image", "is required when sandbox is 'docker'.");
 

@@ -18,9 +18,12 @@ export interface GitExecOptions {
 export interface GitResult {
   stdout: string;
   exitCode: number;
+  /** Tail of stderr (e.g. why a push allowed by okCodes was rejected). */
+  stderr: string;
 }
 
 const STDERR_TAIL = 2000;
+const HARDENING = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "protocol.ext.allow=never"];
 
 export class Git {
   constructor(
@@ -31,7 +34,9 @@ export class Git {
 
   exec(args: string[], opts: GitExecOptions = {}): Promise<GitResult> {
     return new Promise((resolve, reject) => {
-      const child = spawn("git", args, {
+      // The agent could have planted hooks or an fsmonitor command in the repository;
+      // host-side git must never run them.
+      const child = spawn("git", [...HARDENING, ...args], {
         cwd: this.cwd,
         env: { ...process.env, ...this.baseEnv, ...opts.env, GIT_TERMINAL_PROMPT: "0" },
         stdio: ["pipe", "pipe", "pipe"],
@@ -55,7 +60,7 @@ export class Git {
         await flushed;
         const exitCode = code ?? -1;
         if (exitCode === 0 || opts.okCodes?.includes(exitCode))
-          resolve({ stdout: Buffer.concat(out).toString("utf8"), exitCode });
+          resolve({ stdout: Buffer.concat(out).toString("utf8"), exitCode, stderr });
         else reject(new ExecError(`git ${args.join(" ")}`, code, stderr));
       });
       child.stdin.on("error", () => {});

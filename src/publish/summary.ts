@@ -40,7 +40,6 @@ export function summaryMarkdown(result: RunResult): string {
   if (result.sessionId) rows.push(["Session", `\`${result.sessionId}\``]);
   if (result.networkBlocked) rows.push(["Network attempts blocked", String(result.networkBlocked)]);
   if (result.permissionDenials.length) rows.push(["Permission denials", String(result.permissionDenials.length)]);
-  for (const a of result.artifacts) rows.push(["Artifact", a.url ? `[${a.name}](${a.url})` : a.name]);
 
   const files = result.diff.changedFiles;
   return [
@@ -50,6 +49,8 @@ export function summaryMarkdown(result: RunResult): string {
     "|---|---|",
     ...rows.map(([k, v]) => `| ${k} | ${v} |`),
     "",
+    ...usageTable(result),
+    ...artifactList(result),
     `### Changed files (${files.length})`,
     "",
     files.length ? files.slice(0, 200).map((f) => `- \`${f}\``).join("\n") + (files.length > 200 ? `\n- … and ${files.length - 200} more` : "") : "_No changes._",
@@ -59,4 +60,34 @@ export function summaryMarkdown(result: RunResult): string {
     result.output ? fenced(result.output.slice(0, 20_000), "text") : "_The agent gave no final message._",
     "",
   ].join("\n");
+}
+
+const int = (n: number) => n.toLocaleString("en-US");
+
+/** Tokens and cost in one table: what a reviewer checks against a budget. */
+function usageTable(result: RunResult): string[] {
+  const u = result.usage;
+  return [
+    "### Usage",
+    "",
+    "| Input tokens | Output tokens | Cached tokens | Turns | Tool calls | Cost |",
+    "|---:|---:|---:|---:|---:|---:|",
+    `| ${int(u.inputTokens)} | ${int(u.outputTokens)} | ${int(u.cachedTokens)} | ${int(result.numTurns)} | ${int(result.toolCalls)} | ${u.costUsd !== undefined ? `$${u.costUsd.toFixed(4)}` : "unknown"} |`,
+    "",
+  ];
+}
+
+/** Links to the run's artifacts; the run artifact holds the readable transcript. */
+function artifactList(result: RunResult): string[] {
+  if (!result.artifacts.length) return [];
+  const what = (name: string) =>
+    name.startsWith("agent-session-")
+      ? "session state, resumed by `session: continue` on this thread"
+      : "transcript (`transcript.html`, `transcript.md`), trace, patch, `result.json` and the agent's `outputs/`";
+  return [
+    "### Artifacts",
+    "",
+    ...result.artifacts.map((a) => `- ${a.url ? `[${escapeCell(a.name)}](${a.url})` : `\`${a.name}\``} — ${what(a.name)}`),
+    "",
+  ];
 }

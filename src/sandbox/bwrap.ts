@@ -22,7 +22,10 @@
  *
  * The environment is exactly `cmd.env`: it reaches bwrap as bwrap's own
  * environment (never `--setenv`, so no value is ever in argv) and bwrap
- * passes it on unchanged.
+ * passes it on; the PWD that bwrap (and the bridge's shell) add is removed
+ * with `env -u` unless cmd.env has its own. With the network bridge, the
+ * POSIX shell that starts socat drops variables whose names are not shell
+ * identifiers (a warning names them).
  */
 import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -200,7 +203,7 @@ class BwrapBackend implements SandboxBackend {
   constructor(private readonly opts: BwrapOptions = {}) {}
 
   private bwrapPath(): string | undefined {
-    return this.opts.bwrapPath ?? which("bwrap");
+    return which(this.opts.bwrapPath ?? "bwrap");
   }
 
   async check(): Promise<{ ok: true } | { ok: false; reason: string }> {
@@ -328,7 +331,7 @@ class BwrapBackend implements SandboxBackend {
       log.debug(
         `sandbox: bwrap, network ${req.network.mode}, uid ${plan.uid}, hidden ${hiddenDirs.join(" ")}, writable ${writable.join(" ")}`,
       );
-      return new PreparedBwrap(bwrap, plan, net, tools, privateDir, log);
+      return new PreparedBwrap(bwrap, plan, net, tools, privateDir, log, which("env") ?? "/usr/bin/env");
     } catch (e) {
       await net.close();
       if (privateDir) fs.rmSync(privateDir, { recursive: true, force: true });
@@ -346,6 +349,7 @@ class PreparedBwrap implements PreparedSandbox {
     private readonly tools: { socat: string; sleep: string; env: string } | undefined,
     private readonly privateDir: string,
     private readonly log: Logger,
+    private readonly envBin: string,
   ) {}
 
   wrap(cmd: SpawnSpec): SpawnSpec {
@@ -359,6 +363,9 @@ class PreparedBwrap implements PreparedSandbox {
       }
       const unset = ["PWD", "OLDPWD"].filter((n) => !(n in cmd.env));
       args.push("/bin/sh", "-c", bridgeScript(this.net.forwards, this.tools, unset), "agent-runner-sandbox", cmd.file, ...cmd.args);
+    } else if (!("PWD" in cmd.env)) {
+      // bwrap sets PWD after --chdir; take it out again.
+      args.push(this.envBin, "-u", "PWD", "--", cmd.file, ...cmd.args);
     } else {
       args.push(cmd.file, ...cmd.args);
     }

@@ -169,7 +169,7 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
     if (!parsed || !FORWARDED_METHODS.has(method) || !isModelPath(provider, parsed.pathname)) {
       log.debug(`gateway: refused ${method} ${shownPath}`);
       req.resume();
-      reject(res, 403, `Agent Runner model gateway: ${method} ${shownPath} is not a ${provider} model API path; only model requests are forwarded.`);
+      reject(res, 403, `Agent Runner model gateway: ${method} ${shownPath} is not a model API path of the ${provider} API; only model requests are forwarded.`);
       return;
     }
     if (budget !== undefined && stats.requests >= budget) {

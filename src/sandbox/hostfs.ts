@@ -145,11 +145,6 @@ export function gitConfigFiles(workspace: string): string[] {
   return [...new Set(files.map(realOrResolved))].filter(existsFile);
 }
 
-/** The gitdir(s) whose `hooks` folder must stay read-only for the agent. */
-export function gitHooksDirs(workspace: string): string[] {
-  return gitConfigFiles(workspace).map((c) => path.join(path.dirname(c), "hooks"));
-}
-
 const USERINFO = /([a-z][a-z0-9+.-]*:\/\/)[^/\s@"'\\]+@/gi;
 const DROPPED_SECTIONS = new Set(["credential", "include", "includeif"]);
 const HTTP_SECRET_KEYS = new Set(["extraheader", "cookiefile", "proxyauthmethod"]);

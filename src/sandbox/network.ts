@@ -23,7 +23,7 @@ import net from "node:net";
 import path from "node:path";
 import type { Logger } from "../logger.js";
 import { makePrivateDir } from "./hostfs.js";
-import { startFilteringProxy, type BlockedAttempt, type FilteringProxy } from "./proxy.js";
+import { parseDomainRules, startFilteringProxy, type BlockedAttempt, type FilteringProxy } from "./proxy.js";
 import type { HostEndpoint, NetworkPolicy } from "./types.js";
 
 /** Where the bridge folder appears inside the sandbox. */
@@ -152,7 +152,7 @@ export async function setUpNetwork(opts: NetworkSetupOptions): Promise<NetworkPl
     let proxyPort = DEFAULT_PROXY_PORT;
     while (forwards.some((f) => f.port === proxyPort)) proxyPort++;
     forwards.push({ port: proxyPort, socket: "proxy.sock" });
-    const loopbackAllowed = allowed.some((d) => /^(\[?::1\]?|localhost|127\.[\d.]+)(:\d+)?$/i.test(d.trim()));
+    const loopbackAllowed = parseDomainRules(allowed).some((r) => r.kind === "loopback" || (r.kind === "ip" && (r.host.startsWith("127.") || r.host === "::1")));
     const p = proxy;
     return {
       mode: network.mode,

@@ -94,7 +94,7 @@ export function parseDomainRules(entries: readonly string[]): DomainRule[] {
     } else {
       problems.push(
         `allowed-domains: '${source}' is not a host name, a '*.example.com' wildcard, an IP address or 'localhost'` +
-          (host === "*" ? " (to allow every host use 'network: open')" : ""),
+          (host === "*" ? " (to allow every host use 'network: open')" : host.startsWith("*.") ? " (a wildcard needs at least two labels after '*.')" : ""),
       );
     }
   }
@@ -140,6 +140,8 @@ export interface FilteringProxyOptions {
   /** Unix socket path to listen on; omitted: 127.0.0.1 on an ephemeral port. */
   listenPath?: string;
   log: Logger;
+  /** Name resolution (default: the system resolver); replaceable in tests. */
+  resolve?: (host: string) => Promise<string>;
 }
 
 export interface FilteringProxy {
@@ -167,6 +169,7 @@ const MAX_RECORDED_HOSTS = 500;
 
 export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<FilteringProxy> {
   const rules = parseDomainRules(opts.allowedDomains);
+  const resolve = opts.resolve ?? (async (h: string) => (await lookup(h)).address);
   const always = (opts.alwaysAllow ?? []).map((e) => ({ host: normalizeHost(e.host), port: e.port }));
   const blocked = new Map<string, { count: number; detail: string }>();
   const sockets = new Set<net.Socket>();
@@ -200,7 +203,7 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
     if (h === "localhost") return { address: "127.0.0.1" };
     let address: string;
     try {
-      address = (await lookup(h)).address;
+      address = await resolve(h);
     } catch (e) {
       return { reason: `could not be resolved (${errorMessage(e)})` };
     }

@@ -42,6 +42,8 @@ export interface SandboxRequest {
   network: NetworkPolicy;
   /** The model gateway on the host's loopback, when one runs. */
   gateway?: HostEndpoint;
+  /** Image for the docker backend (input `docker-image`); other backends ignore it. */
+  dockerImage?: string;
   log: Logger;
 }
 

@@ -83,15 +83,24 @@ export class Redactor {
    * (as UTF-8 bytes) and recognizable token is overwritten with `*` of the
    * same length, so offsets and record sizes inside the file stay valid.
    */
-  maskLatin1(latin1: string): string {
+  maskLatin1(latin1: string, spans?: Array<[start: number, end: number]>): string {
     if (this.bytePattern === undefined) {
       const byteForms = this.forms.map((f) => escapeRegExp(Buffer.from(f, "utf8").toString("latin1")));
       this.bytePattern = byteForms.length ? new RegExp(byteForms.join("|"), "g") : null;
     }
-    const stars = (m: string) => "*".repeat(m.length);
+    // Lengths never change, so offsets from every pass refer to the same text.
+    const stars = (m: string, ...rest: unknown[]) => {
+      const offset = rest.find((r): r is number => typeof r === "number") ?? 0;
+      spans?.push([offset, offset + m.length]);
+      return "*".repeat(m.length);
+    };
     let out = this.bytePattern ? latin1.replace(this.bytePattern, stars) : latin1;
     for (const p of TOKEN_PATTERNS) out = out.replace(p, stars);
-    return out.replace(BEARER, (_m, scheme: string, cred: string) => `${scheme}${_m.slice(scheme.length, _m.length - cred.length)}${stars(cred)}`);
+    return out.replace(BEARER, (m: string, _scheme: string, cred: string, offset: number) => {
+      const credStart = offset + m.length - cred.length;
+      spans?.push([credStart, credStart + cred.length]);
+      return `${m.slice(0, m.length - cred.length)}${"*".repeat(cred.length)}`;
+    });
   }
 
   /** Longest text a single match can span in maskLatin1, for chunked scanning. */

@@ -20,7 +20,7 @@
  * so the REST artifact routes (cross-run `findBy`) list and redirect to them.
  */
 import { createHash, createHmac, randomBytes, randomUUID } from "node:crypto";
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   sendJson,
   startLoopbackServer,
@@ -35,6 +35,8 @@ export { createZip, listZipEntries, readZipEntry, readZipFiles, type ZipEntry } 
 
 const SERVICE = "github.actions.results.api.v1.ArtifactService";
 const ACCOUNT = "devstoreaccount1";
+/** Every blob path starts with this (the Azure SDK's IP-host layout: /<account>/<container>/<blob>). */
+export const BLOB_PATH_PREFIX = `/${ACCOUNT}/`;
 const CONTAINER = "actions-results";
 
 export interface StoredArtifact {
@@ -342,6 +344,85 @@ function blobHeaders(extra: Record<string, string> = {}): Record<string, string>
   };
 }
 
+function commitBlob(store: ArtifactStore, blobPath: string, bytes: Buffer, contentType: string | undefined): boolean {
+  const a = store.artifacts.find((x) => x.blobPath === blobPath);
+  if (!a) return false;
+  a.bytes = bytes;
+  a.computedDigest = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+  if (contentType) a.contentType = contentType;
+  a.updatedAt = new Date().toISOString();
+  return true;
+}
+
+/**
+ * The Azure-blob-like endpoint (`/<account>/<container>/<blob>`): staged blocks,
+ * block list commit, Put Blob, GET/HEAD with the stored content type. Exported so
+ * the GitHub fake can serve an `ArtifactStore`'s blobs when it runs without a
+ * results fake.
+ */
+export function handleBlobRequest(
+  store: ArtifactStore,
+  ctx: { req: IncomingMessage; res: ServerResponse; method: string; path: string; query: URLSearchParams; rawBody: Buffer },
+): number {
+  const { req, res, method, path, query, rawBody } = ctx;
+  const sig = query.get("sig");
+  const comp = query.get("comp");
+  if (method === "PUT") {
+    if (!store.checkSig(path, "upload", sig)) return xmlError(res, 403, "AuthenticationFailed", "Signature did not match");
+    if (comp === "block") {
+      const id = query.get("blockid");
+      if (!id) return xmlError(res, 400, "InvalidQueryParameterValue", "blockid is required");
+      let blocks = store.stagedBlocks.get(path);
+      if (!blocks) store.stagedBlocks.set(path, (blocks = new Map()));
+      blocks.set(id, rawBody);
+      res.writeHead(201, blobHeaders({ "content-length": "0", "x-ms-request-server-encrypted": "true" }));
+      res.end();
+      return 201;
+    }
+    const contentType = (req.headers["x-ms-blob-content-type"] as string | undefined) ?? undefined;
+    let bytes: Buffer;
+    if (comp === "blocklist") {
+      const xml = rawBody.toString("utf8");
+      const ids = [...xml.matchAll(/<(Latest|Uncommitted|Committed)>([^<]*)<\/\1>/g)].map((x) => x[2]!);
+      const blocks = store.stagedBlocks.get(path) ?? new Map<string, Buffer>();
+      const missing = ids.filter((i) => !blocks.has(i));
+      if (missing.length) return xmlError(res, 400, "InvalidBlockList", `unknown block ids: ${missing.join(",")}`);
+      bytes = Buffer.concat(ids.map((i) => blocks.get(i)!));
+      store.stagedBlocks.delete(path);
+    } else if (!comp) {
+      bytes = rawBody; // Put Blob
+    } else {
+      return xmlError(res, 400, "InvalidQueryParameterValue", `unsupported comp=${comp}`);
+    }
+    commitBlob(store, path, bytes, contentType ?? (req.headers["content-type"] as string | undefined));
+    const etag = `"0x${createHash("md5").update(bytes).digest("hex").slice(0, 15).toUpperCase()}"`;
+    res.writeHead(
+      201,
+      blobHeaders({ "content-length": "0", etag, "last-modified": new Date().toUTCString(), "x-ms-request-server-encrypted": "true" }),
+    );
+    res.end();
+    return 201;
+  }
+  if (method === "GET" || method === "HEAD") {
+    if (!store.checkSig(path, "download", sig)) return xmlError(res, 403, "AuthenticationFailed", "Signature did not match");
+    const a = store.artifacts.find((x) => x.blobPath === path && x.bytes);
+    if (!a?.bytes) return xmlError(res, 404, "BlobNotFound", "The specified blob does not exist.");
+    res.writeHead(
+      200,
+      blobHeaders({
+        "content-type": a.contentType ?? "application/zip",
+        "content-length": String(a.bytes.length),
+        "last-modified": new Date(a.updatedAt).toUTCString(),
+        "x-ms-blob-type": "BlockBlob",
+        "accept-ranges": "bytes",
+      }),
+    );
+    res.end(method === "HEAD" ? undefined : a.bytes);
+    return 200;
+  }
+  return xmlError(res, 405, "UnsupportedHttpVerb", `${method} is not supported`);
+}
+
 export async function startFakeActionsResults(
   opts: { store?: ArtifactStore; repository?: string } = {},
 ): Promise<FakeActionsResults> {
@@ -483,16 +564,6 @@ export async function startFakeActionsResults(
     }
   };
 
-  const commitBlob = (blobPath: string, bytes: Buffer, contentType: string | undefined) => {
-    const a = store.artifacts.find((x) => x.blobPath === blobPath);
-    if (!a) return false;
-    a.bytes = bytes;
-    a.computedDigest = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
-    if (contentType) a.contentType = contentType;
-    a.updatedAt = new Date().toISOString();
-    return true;
-  };
-
   const server: LoopbackServer = await startLoopbackServer(async ({ req, res, method, path, query, rawBody, body }) => {
     if (path.startsWith("/twirp/")) {
       const m = /^\/twirp\/([^/]+)\/([^/]+)$/.exec(path);
@@ -503,64 +574,7 @@ export async function startFakeActionsResults(
       if (typeof body !== "object" || body === null) return twirpError(res, 400, "malformed", "the request body is not JSON");
       return twirp(m[2]!, body as Record<string, unknown>, res, ids);
     }
-    if (path.startsWith(`/${ACCOUNT}/`)) {
-      const sig = query.get("sig");
-      const comp = query.get("comp");
-      if (method === "PUT") {
-        if (!store.checkSig(path, "upload", sig)) return xmlError(res, 403, "AuthenticationFailed", "Signature did not match");
-        if (comp === "block") {
-          const id = query.get("blockid");
-          if (!id) return xmlError(res, 400, "InvalidQueryParameterValue", "blockid is required");
-          let blocks = store.stagedBlocks.get(path);
-          if (!blocks) store.stagedBlocks.set(path, (blocks = new Map()));
-          blocks.set(id, rawBody);
-          res.writeHead(201, blobHeaders({ "content-length": "0", "x-ms-request-server-encrypted": "true" }));
-          res.end();
-          return 201;
-        }
-        const contentType = (req.headers["x-ms-blob-content-type"] as string | undefined) ?? undefined;
-        let bytes: Buffer;
-        if (comp === "blocklist") {
-          const xml = rawBody.toString("utf8");
-          const ids = [...xml.matchAll(/<(Latest|Uncommitted|Committed)>([^<]*)<\/\1>/g)].map((x) => x[2]!);
-          const blocks = store.stagedBlocks.get(path) ?? new Map<string, Buffer>();
-          const missing = ids.filter((i) => !blocks.has(i));
-          if (missing.length) return xmlError(res, 400, "InvalidBlockList", `unknown block ids: ${missing.join(",")}`);
-          bytes = Buffer.concat(ids.map((i) => blocks.get(i)!));
-          store.stagedBlocks.delete(path);
-        } else if (!comp) {
-          bytes = rawBody; // Put Blob
-        } else {
-          return xmlError(res, 400, "InvalidQueryParameterValue", `unsupported comp=${comp}`);
-        }
-        commitBlob(path, bytes, contentType ?? (req.headers["content-type"] as string | undefined));
-        const etag = `"0x${createHash("md5").update(bytes).digest("hex").slice(0, 15).toUpperCase()}"`;
-        res.writeHead(
-          201,
-          blobHeaders({ "content-length": "0", etag, "last-modified": new Date().toUTCString(), "x-ms-request-server-encrypted": "true" }),
-        );
-        res.end();
-        return 201;
-      }
-      if (method === "GET" || method === "HEAD") {
-        if (!store.checkSig(path, "download", sig)) return xmlError(res, 403, "AuthenticationFailed", "Signature did not match");
-        const a = store.artifacts.find((x) => x.blobPath === path && x.bytes);
-        if (!a?.bytes) return xmlError(res, 404, "BlobNotFound", "The specified blob does not exist.");
-        res.writeHead(
-          200,
-          blobHeaders({
-            "content-type": a.contentType ?? "application/zip",
-            "content-length": String(a.bytes.length),
-            "last-modified": new Date(a.updatedAt).toUTCString(),
-            "x-ms-blob-type": "BlockBlob",
-            "accept-ranges": "bytes",
-          }),
-        );
-        res.end(method === "HEAD" ? undefined : a.bytes);
-        return 200;
-      }
-      return xmlError(res, 405, "UnsupportedHttpVerb", `${method} is not supported`);
-    }
+    if (path.startsWith(`/${ACCOUNT}/`)) return handleBlobRequest(store, { req, res, method, path, query, rawBody });
     return twirpError(res, 404, "bad_route", `no handler for path "${path}"`);
   });
   store.blobBaseUrl = server.url;

@@ -167,6 +167,14 @@ export async function setupCli(cli: CliName, o: SetupOptions): Promise<Record<st
           2,
         ),
       );
+      // opencode starts a background `npm install @opencode-ai/plugin` in every config dir unless
+      // node_modules/ exists and package-lock.json's root package already lists every dependency
+      // (its Npm.install "checkDirty" rule). Pre-make both so it never goes to the registry.
+      await mkdir(path.join(dir, "node_modules"), { recursive: true });
+      await writeFile(
+        path.join(dir, "package-lock.json"),
+        JSON.stringify({ name: "opencode-config", lockfileVersion: 3, requires: true, packages: { "": { dependencies: { "@opencode-ai/plugin": "*" } } } }, null, 2),
+      );
       Object.assign(env, {
         XDG_CONFIG_HOME: config,
         XDG_DATA_HOME: path.join(home, ".local/share"),

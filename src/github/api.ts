@@ -1,0 +1,143 @@
+/**
+ * The GitHub REST calls Agent Runner makes, bound to one repository. Small
+ * typed wrappers, so stages read as what they do and tests can see every
+ * route in one place.
+ */
+import type { PullRequestInfo, RepoRef } from "../trigger/types.js";
+import { isNotFound, type Octokit } from "./client.js";
+
+export interface IssueComment {
+  id: number;
+  body: string;
+  url: string;
+  author?: string;
+  authorType?: string;
+}
+
+export interface PullRequestRef {
+  number: number;
+  url: string;
+}
+
+export type ReactionTarget =
+  | { kind: "issue_comment"; id: number }
+  | { kind: "review_comment"; id: number }
+  | { kind: "issue"; number: number };
+
+export class GitHubApi {
+  constructor(
+    readonly octokit: Octokit,
+    readonly repo: RepoRef,
+  ) {}
+
+  private get r() {
+    return { owner: this.repo.owner, repo: this.repo.name };
+  }
+
+  async pullRequest(number: number): Promise<{ info: PullRequestInfo; title: string; body: string }> {
+    const { data } = await this.octokit.rest.pulls.get({ ...this.r, pull_number: number });
+    const headRepo = data.head.repo?.full_name;
+    return {
+      info: {
+        number: data.number,
+        headRef: data.head.ref,
+        headSha: data.head.sha,
+        ...(headRepo ? { headRepo } : {}),
+        baseRef: data.base.ref,
+        baseSha: data.base.sha,
+        isFork: !headRepo || headRepo.toLowerCase() !== this.repo.fullName.toLowerCase(),
+        url: data.html_url,
+      },
+      title: data.title,
+      body: data.body ?? "",
+    };
+  }
+
+  /** Up to `max` files of a pull request; `truncated` when there were more. */
+  async pullRequestFiles(number: number, max = 300): Promise<{ files: { filename: string; status: string; additions: number; deletions: number }[]; truncated: boolean }> {
+    const files: { filename: string; status: string; additions: number; deletions: number }[] = [];
+    let truncated = false;
+    for await (const page of this.octokit.paginate.iterator(this.octokit.rest.pulls.listFiles, { ...this.r, pull_number: number, per_page: 100 })) {
+      for (const f of page.data) {
+        if (files.length >= max) {
+          truncated = true;
+          break;
+        }
+        files.push({ filename: f.filename, status: f.status, additions: f.additions, deletions: f.deletions });
+      }
+      if (truncated) break;
+    }
+    return { files, truncated };
+  }
+
+  /** The collaborator permission (`admin`, `maintain`, `write`, `triage`, `read`, `none`); `none` for non-collaborators. */
+  async permission(login: string): Promise<string> {
+    try {
+      const { data } = await this.octokit.rest.repos.getCollaboratorPermissionLevel({ ...this.r, username: login });
+      // `permission` folds maintain into write and triage into read; role_name keeps them.
+      const role = (data as { role_name?: string }).role_name;
+      return role && ["admin", "maintain", "write", "triage", "read"].includes(role) ? role : data.permission;
+    } catch (e) {
+      if (isNotFound(e)) return "none";
+      throw e;
+    }
+  }
+
+  async defaultBranch(): Promise<string> {
+    const { data } = await this.octokit.rest.repos.get(this.r);
+    return data.default_branch;
+  }
+
+  async react(target: ReactionTarget, content: "eyes" | "rocket" | "confused" | "+1"): Promise<void> {
+    if (target.kind === "issue_comment") await this.octokit.rest.reactions.createForIssueComment({ ...this.r, comment_id: target.id, content });
+    else if (target.kind === "review_comment") await this.octokit.rest.reactions.createForPullRequestReviewComment({ ...this.r, comment_id: target.id, content });
+    else await this.octokit.rest.reactions.createForIssue({ ...this.r, issue_number: target.number, content });
+  }
+
+  async issueComments(number: number): Promise<IssueComment[]> {
+    const all = await this.octokit.paginate(this.octokit.rest.issues.listComments, { ...this.r, issue_number: number, per_page: 100 });
+    return all.map((c) => ({
+      id: c.id,
+      body: c.body ?? "",
+      url: c.html_url,
+      ...(c.user?.login ? { author: c.user.login } : {}),
+      ...(c.user?.type ? { authorType: c.user.type } : {}),
+    }));
+  }
+
+  async createComment(number: number, body: string): Promise<IssueComment> {
+    const { data } = await this.octokit.rest.issues.createComment({ ...this.r, issue_number: number, body });
+    return { id: data.id, body: data.body ?? "", url: data.html_url, ...(data.user?.login ? { author: data.user.login } : {}) };
+  }
+
+  async updateComment(id: number, body: string): Promise<IssueComment> {
+    const { data } = await this.octokit.rest.issues.updateComment({ ...this.r, comment_id: id, body });
+    return { id: data.id, body: data.body ?? "", url: data.html_url, ...(data.user?.login ? { author: data.user.login } : {}) };
+  }
+
+  /** The login behind the token, when the token may ask (a PAT); undefined for app/workflow tokens. */
+  async authenticatedLogin(): Promise<string | undefined> {
+    try {
+      const { data } = await this.octokit.rest.users.getAuthenticated();
+      return data.login;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async openPullRequestFor(branch: string): Promise<PullRequestRef | undefined> {
+    const { data } = await this.octokit.rest.pulls.list({ ...this.r, head: `${this.repo.owner}:${branch}`, state: "open", per_page: 10 });
+    const pr = data.find((p) => p.head.ref === branch);
+    return pr ? { number: pr.number, url: pr.html_url } : undefined;
+  }
+
+  async createPullRequest(p: { title: string; head: string; base: string; body: string; draft: boolean }): Promise<PullRequestRef> {
+    const { data } = await this.octokit.rest.pulls.create({ ...this.r, ...p });
+    return { number: data.number, url: data.html_url };
+  }
+
+  async updatePullRequest(number: number, p: { title: string; body: string }): Promise<PullRequestRef> {
+    const { data } = await this.octokit.rest.pulls.update({ ...this.r, pull_number: number, ...p });
+    return { number: data.number, url: data.html_url };
+  }
+}

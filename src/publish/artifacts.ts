@@ -1,0 +1,135 @@
+/**
+ * The Actions artifact service behind one small interface: upload a folder,
+ * download from this workflow run, and find the newest artifact of a name in
+ * the whole repository (for sessions carried across runs).
+ *
+ * The real client is `@actions/artifact`; it reads ACTIONS_RUNTIME_TOKEN,
+ * ACTIONS_RESULTS_URL and GITHUB_* itself. Cross-run lookups use the REST
+ * API with the workflow token (`actions: read`).
+ */
+import { DefaultArtifactClient } from "@actions/artifact";
+import * as github from "@actions/github";
+import { z } from "zod";
+import { ConfigurationError, errorMessage } from "../errors.js";
+
+export { artifactNameProblem, artifactUrl } from "./artifact-name.js";
+
+export interface UploadedArtifact {
+  id: number;
+  name: string;
+  size: number;
+  url?: string;
+}
+
+/** An artifact of any run in the repository. */
+export interface FoundArtifact {
+  id: number;
+  name: string;
+  runId: number;
+  createdAt: string;
+  size: number;
+}
+
+export interface RepositoryAccess {
+  token: string;
+  owner: string;
+  repo: string;
+  apiUrl: string;
+}
+
+export interface ArtifactService {
+  upload(name: string, rootDir: string, files: string[], opts: { retentionDays?: number }): Promise<UploadedArtifact>;
+  /** Names of this workflow run's artifacts, newest first. */
+  listThisRun(): Promise<{ id: number; name: string }[]>;
+  /** Download an artifact of this workflow run into `dir` (unzipped). */
+  downloadThisRun(id: number, dir: string): Promise<void>;
+  /** Newest non-expired artifact called `name` in the repository, from runs of the repository itself. */
+  findNewest(name: string, access: RepositoryAccess): Promise<FoundArtifact | undefined>;
+  /** Download an artifact of any run into `dir` (unzipped). */
+  downloadFromRun(artifact: FoundArtifact, dir: string, access: RepositoryAccess): Promise<void>;
+  deleteThisRun(name: string): Promise<void>;
+}
+
+// REST answer for GET /repos/{o}/{r}/actions/artifacts: validated, it comes from the network.
+const RestArtifact = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  size_in_bytes: z.number().optional(),
+  expired: z.boolean().optional(),
+  created_at: z.string().nullish(),
+  workflow_run: z
+    .object({
+      id: z.number().int().nullish(),
+      repository_id: z.number().int().nullish(),
+      head_repository_id: z.number().int().nullish(),
+    })
+    .nullish(),
+});
+const RestArtifactList = z.object({ total_count: z.number().optional(), artifacts: z.array(RestArtifact) });
+
+export class ActionsArtifactService implements ArtifactService {
+  private readonly client = new DefaultArtifactClient();
+
+  async upload(name: string, rootDir: string, files: string[], opts: { retentionDays?: number }): Promise<UploadedArtifact> {
+    const res = await this.client.uploadArtifact(name, files, rootDir, {
+      ...(opts.retentionDays !== undefined ? { retentionDays: opts.retentionDays } : {}),
+    });
+    if (res.id === undefined) throw new Error(`the artifact service did not return an id for '${name}'`);
+    return { id: res.id, name, size: res.size ?? 0 };
+  }
+
+  async listThisRun(): Promise<{ id: number; name: string }[]> {
+    const { artifacts } = await this.client.listArtifacts({ latest: true });
+    return artifacts.map((a) => ({ id: a.id, name: a.name })).sort((a, b) => b.id - a.id);
+  }
+
+  async downloadThisRun(id: number, dir: string): Promise<void> {
+    await this.client.downloadArtifact(id, { path: dir });
+  }
+
+  async findNewest(name: string, access: RepositoryAccess): Promise<FoundArtifact | undefined> {
+    const octokit = github.getOctokit(access.token, { baseUrl: access.apiUrl });
+    let res;
+    try {
+      res = await octokit.request("GET /repos/{owner}/{repo}/actions/artifacts", {
+        owner: access.owner,
+        repo: access.repo,
+        name,
+        per_page: 100,
+      });
+    } catch (e) {
+      const status = (e as { status?: number }).status;
+      if (status === 403 || status === 401)
+        throw new ConfigurationError(
+          `Input 'session': listing artifacts needs a token with 'actions: read' (add 'permissions: actions: read' to the job): ${errorMessage(e)}`,
+        );
+      throw e;
+    }
+    const list = RestArtifactList.parse(res.data).artifacts.filter(
+      (a) =>
+        a.name === name &&
+        !a.expired &&
+        a.workflow_run?.id != null &&
+        // A pull request from a fork runs in this repository too and can upload artifacts
+        // of any name: only state saved by runs of the repository's own branches is trusted.
+        (a.workflow_run.head_repository_id == null ||
+          a.workflow_run.repository_id == null ||
+          a.workflow_run.head_repository_id === a.workflow_run.repository_id),
+    );
+    list.sort((a, b) => (b.created_at ?? "").localeCompare(a.created_at ?? "") || b.id - a.id);
+    const newest = list[0];
+    if (!newest) return undefined;
+    return { id: newest.id, name: newest.name, runId: newest.workflow_run!.id!, createdAt: newest.created_at ?? "", size: newest.size_in_bytes ?? 0 };
+  }
+
+  async downloadFromRun(artifact: FoundArtifact, dir: string, access: RepositoryAccess): Promise<void> {
+    await this.client.downloadArtifact(artifact.id, {
+      path: dir,
+      findBy: { token: access.token, workflowRunId: artifact.runId, repositoryOwner: access.owner, repositoryName: access.repo },
+    });
+  }
+
+  async deleteThisRun(name: string): Promise<void> {
+    await this.client.deleteArtifact(name);
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * The text of the progress/result comment. Pure functions: what the comment
+ * says while the agent works, and what it says at the end, sized to fit
+ * GitHub's 65,536-character limit (the patch gives way first, with a pointer
+ * to the full file).
+ */
+import { createHash } from "node:crypto";
+import type { RunResult } from "../result.js";
+import { sanitizeUntrusted } from "../trigger/sanitize.js";
+import { fenced, formatDuration } from "./summary.js";
+
+/** GitHub refuses longer comment bodies; keep a margin for the counting differences. */
+export const COMMENT_LIMIT = 65_536;
+const SAFE_LIMIT = COMMENT_LIMIT - 1_000;
+const MAX_FINAL_MESSAGE = 20_000;
+const MAX_FILES_LISTED = 50;
+
+/** The hidden marker that finds the sticky comment again; a hash, so no event text ends up in it. */
+export function stickyMarker(key: string): string {
+  return `<!-- agent-runner:sticky:${createHash("sha256").update(key).digest("hex").slice(0, 20)} -->`;
+}
+
+const ICON: Record<RunResult["conclusion"], string> = { success: "✅", failure: "❌", timeout: "⏱️", cancelled: "🚫", skipped: "⏭️" };
+
+export interface CommentLinks {
+  runUrl?: string;
+  artifactUrl?: string;
+  pullRequest?: { number: number; url: string };
+  commit?: { sha: string; url?: string };
+  branch?: string;
+}
+
+/** Agent output shown as markdown: no hidden markers, no pings. */
+export function agentMarkdown(text: string, max = MAX_FINAL_MESSAGE): string {
+  let t = sanitizeUntrusted(text);
+  if (t.length > max) t = `${t.slice(0, max)}\n\n… (truncated; the full message is in the run's \`final-message\` output and result.json)`;
+  // A zero-width space after @ keeps the text readable without notifying anyone.
+  return t.replace(/(^|[^\w`/])@([A-Za-z0-9][A-Za-z0-9-]*)/g, "$1@\u200b$2");
+}
+
+function linkLine(links: CommentLinks): string {
+  const parts: string[] = [];
+  if (links.pullRequest) parts.push(`[Pull request #${links.pullRequest.number}](${links.pullRequest.url})`);
+  if (links.commit) parts.push(links.commit.url ? `[Commit ${links.commit.sha.slice(0, 7)}](${links.commit.url})` : `Commit \`${links.commit.sha.slice(0, 7)}\``);
+  if (links.runUrl) parts.push(`[Run](${links.runUrl})`);
+  if (links.artifactUrl) parts.push(`[Artifact](${links.artifactUrl})`);
+  return parts.join(" · ");
+}
+
+export function workingBody(opts: { marker: string; runUrl?: string; requester?: string; activity: string[] }): string {
+  const lines = [
+    opts.marker,
+    `### 👀 Agent Runner is working…`,
+    "",
+    `${opts.requester ? `Requested by @${opts.requester}. ` : ""}${opts.runUrl ? `[Follow the run](${opts.runUrl}).` : ""}`.trim(),
+  ];
+  if (opts.activity.length) lines.push("", "<details open><summary>Latest activity</summary>", "", fenced(opts.activity.join("\n"), "text"), "", "</details>");
+  return lines.join("\n").slice(0, SAFE_LIMIT);
+}
+
+export interface FinalCommentInput {
+  marker: string;
+  result: RunResult;
+  links: CommentLinks;
+  /** What happened to the changes, in one or more markdown lines (delivery's own words). */
+  deliveryNote?: string;
+  /** Patch text to include in a collapsed block, when the changes were not pushed (or always). */
+  patch?: { text: string; bytes: number; path: string };
+  requester?: string;
+}
+
+function kb(bytes: number): string {
+  return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
+}
+
+function usageLine(r: RunResult): string {
+  const u = r.usage;
+  const tokens = u.inputTokens || u.outputTokens ? `${u.inputTokens.toLocaleString("en-US")} in · ${u.outputTokens.toLocaleString("en-US")} out${u.cachedTokens ? ` · ${u.cachedTokens.toLocaleString("en-US")} cached` : ""} tokens` : "";
+  return [`⏲️ ${formatDuration(r.durationMs)}`, tokens, u.costUsd !== undefined ? `$${u.costUsd.toFixed(4)}` : "", r.toolCalls ? `${r.toolCalls} tool calls` : ""]
+    .filter(Boolean)
+    .join(" · ");
+}
+
+/** Binary hunks are unreadable in a comment; they are replaced by a note (the file keeps them). */
+function readablePatch(text: string): string {
+  return text.replace(/^GIT binary patch\n[\s\S]*?(?=^diff --git |(?![\s\S]))/gm, "(binary change omitted here; it is in patch.diff)\n\n");
+}
+
+function patchBlock(patch: NonNullable<FinalCommentInput["patch"]>, budget: number, artifactUrl: string | undefined): string {
+  const where = artifactUrl ? `[the run's artifact](${artifactUrl}) (\`patch.diff\`)` : `the run's artifact and on the runner at \`${patch.path}\``;
+  const head = (note: string) => `<details><summary>Patch (${kb(patch.bytes)})</summary>\n\n${note}`;
+  const tail = "\n\n</details>";
+  const text = readablePatch(patch.text);
+  const whole = head("") + fenced(text, "diff") + tail;
+  if (whole.length <= budget) return whole;
+  const note = `⚠️ The patch is too long for a comment: the start is shown below. The full patch is in ${where}.\n\n`;
+  const room = budget - head(note).length - tail.length - 200;
+  if (room < 500) return `<details><summary>Patch (${kb(patch.bytes)})</summary>\n\nThe patch is too long for a comment; it is in ${where}.\n\n</details>`;
+  let cut = text.slice(0, room);
+  const nl = cut.lastIndexOf("\n");
+  if (nl > room / 2) cut = cut.slice(0, nl);
+  return head(note) + fenced(`${cut}\n… (truncated)`, "diff") + tail;
+}
+
+export function finalBody(input: FinalCommentInput): string {
+  const r = input.result;
+  const title = r.conclusion === "success" ? "Agent Runner finished" : `Agent Runner: ${r.conclusion}`;
+  const top: string[] = [input.marker, `### ${ICON[r.conclusion]} ${title}`, ""];
+  if (r.conclusion !== "success" && r.reason) top.push(`**Reason:** ${agentMarkdown(r.reason, 2000)}`, "");
+  if (input.deliveryNote) top.push(input.deliveryNote, "");
+  top.push(r.output.trim() ? agentMarkdown(r.output) : "_The agent gave no final message._", "");
+
+  const files = r.diff.changedFiles;
+  const filesPart: string[] = [];
+  if (files.length) {
+    filesPart.push(
+      `<details><summary>Changed files (${files.length})</summary>`,
+      "",
+      ...files.slice(0, MAX_FILES_LISTED).map((f) => `- \`${f.replace(/`/g, "'")}\``),
+      ...(files.length > MAX_FILES_LISTED ? [`- … and ${files.length - MAX_FILES_LISTED} more`] : []),
+      "",
+      "</details>",
+      "",
+    );
+  }
+  const footer = ["---", [usageLine(r), linkLine(input.links)].filter(Boolean).join(" · ")];
+
+  let body = [...top, ...filesPart].join("\n");
+  const footerText = "\n" + footer.join("\n");
+  if (input.patch && input.patch.text.trim()) {
+    const budget = SAFE_LIMIT - body.length - footerText.length - 2;
+    body += patchBlock(input.patch, budget, input.links.artifactUrl) + "\n";
+  }
+  return (body + footerText).slice(0, SAFE_LIMIT);
+}
+
+/** When the run ended before a result existed (a configuration error after the comment was posted). */
+export function errorBody(opts: { marker: string; message: string; runUrl?: string }): string {
+  return [
+    opts.marker,
+    "### ❌ Agent Runner could not run",
+    "",
+    agentMarkdown(opts.message, 4000),
+    "",
+    opts.runUrl ? `[Run](${opts.runUrl})` : "",
+  ].join("\n").trim();
+}
+
+/** A skipped-by-policy note, for `comment` on e.g. fork PRs or refused workflow changes. */
+export function bullet(text: string): string {
+  return `> ${text.replace(/\n/g, "\n> ")}`;
+}

@@ -1,0 +1,138 @@
+/**
+ * Git for delivery, in a private bare repository under the run's temp dir:
+ * fetch the target branch, apply patch.diff to a private index, write a
+ * commit, push. It needs only the patch and the remote, so it works the same
+ * in a later `phase: publish` job. The workspace's repository is deliberately
+ * not used: the agent could have rewritten its config (url.insteadOf, hooks)
+ * or planted objects whose content does not match their name, smuggling
+ * changes past the patch checks. Fetches are shallow to stay small.
+ * The token reaches git through the environment of each call (gitAuthEnv).
+ */
+import { mkdir, rm } from "node:fs/promises";
+import path from "node:path";
+import { Git } from "../git/git.js";
+
+export interface Identity {
+  name: string;
+  email: string;
+}
+
+/** The identity GitHub shows for commits made with the workflow token. */
+export const BOT_IDENTITY: Identity = {
+  name: "github-actions[bot]",
+  email: "41898282+github-actions[bot]@users.noreply.github.com",
+};
+
+export type ApplyResult = { ok: true; tree: string } | { ok: false; detail: string };
+export type PushResult = { ok: true } | { ok: false; rejected: boolean; detail: string };
+
+export class DeliveryRepo {
+  private constructor(
+    readonly git: Git,
+    private readonly dir: string,
+  ) {}
+
+  static async create(opts: { dir: string; remoteUrl: string; authEnv: Record<string, string> }): Promise<DeliveryRepo> {
+    await rm(opts.dir, { recursive: true, force: true });
+    await mkdir(opts.dir, { recursive: true });
+    const git = new Git(opts.dir, opts.authEnv);
+    await git.exec(["init", "--bare", "-q"]);
+    await git.exec(["remote", "add", "origin", opts.remoteUrl]);
+    return new DeliveryRepo(git, opts.dir);
+  }
+
+  /** The branch's tip on the remote without fetching it; undefined when the branch does not exist. */
+  async remoteTip(branch: string): Promise<string | undefined> {
+    const ls = await this.git.text(["ls-remote", "--heads", "origin", `refs/heads/${branch}`]);
+    const line = ls.split("\n").find((l) => l.endsWith(`\trefs/heads/${branch}`));
+    return line?.split("\t")[0];
+  }
+
+  /** The branch's tip on the remote, fetched; undefined when the branch does not exist. */
+  async fetchBranch(branch: string): Promise<string | undefined> {
+    if (!(await this.remoteTip(branch))) return undefined;
+    await this.git.exec(["fetch", "--no-tags", "--quiet", "--depth=1", "origin", `+refs/heads/${branch}:refs/remotes/origin/${branch}`]);
+    return this.git.text(["rev-parse", `refs/remotes/origin/${branch}`]);
+  }
+
+  async hasCommit(sha: string): Promise<boolean> {
+    return (await this.git.exec(["cat-file", "-e", `${sha}^{commit}`], { okCodes: [1, 128] })).exitCode === 0;
+  }
+
+  /** Best effort: the objects a 3-way apply needs (the agent's starting commit). */
+  async ensureCommit(sha: string): Promise<boolean> {
+    if (await this.hasCommit(sha)) return true;
+    await this.git.exec(["fetch", "--no-tags", "--quiet", "--depth=1", "origin", sha], { okCodes: [1, 128] });
+    return this.hasCommit(sha);
+  }
+
+  /**
+   * Apply the patch on top of `parent` in a private index. A plain apply
+   * first; if the target moved under the patch, a 3-way apply (needs the
+   * patch's preimage blobs, i.e. the agent's starting commit).
+   */
+  async apply(parent: string, patchPath: string, baseCommit?: string): Promise<ApplyResult> {
+    const index = path.join(this.dir, `index-${Date.now()}`);
+    const env = { GIT_INDEX_FILE: index };
+    try {
+      await this.git.exec(["read-tree", parent], { env });
+      const plain = await this.git.exec(["apply", "--cached", "--binary", "--whitespace=nowarn", patchPath], { env, okCodes: [1, 128] });
+      if (plain.exitCode !== 0) {
+        if (baseCommit) await this.ensureCommit(baseCommit);
+        await this.git.exec(["read-tree", parent], { env });
+        const threeWay = await this.git.exec(["apply", "--cached", "--binary", "--3way", "--whitespace=nowarn", patchPath], {
+          env,
+          okCodes: [1, 128],
+        });
+        if (threeWay.exitCode !== 0) {
+          const conflicted = await this.git.exec(["diff", "--cached", "--name-only", "--diff-filter=U"], { env, okCodes: [1, 128] });
+          const files = conflicted.stdout.split("\n").filter(Boolean);
+          return { ok: false, detail: files.length ? `conflicts in ${files.join(", ")}` : "the patch does not apply" };
+        }
+      }
+      return { ok: true, tree: await this.git.text(["write-tree"], { env }) };
+    } finally {
+      await rm(index, { force: true });
+    }
+  }
+
+  async treeOf(commit: string): Promise<string> {
+    return this.git.text(["rev-parse", `${commit}^{tree}`]);
+  }
+
+  /** Paths that differ between two trees, renames split into delete + add. */
+  async changedPaths(fromTree: string, toTree: string): Promise<string[]> {
+    const out = await this.git.exec(["diff-tree", "-r", "-z", "--name-only", "--no-renames", fromTree, toTree]);
+    return out.stdout.split("\0").filter(Boolean);
+  }
+
+  async commit(tree: string, parent: string | undefined, message: string, author: Identity, committer: Identity = author): Promise<string> {
+    return this.git.text(["commit-tree", tree, ...(parent ? ["-p", parent] : []), "-F", "-"], {
+      input: message,
+      env: {
+        GIT_AUTHOR_NAME: author.name,
+        GIT_AUTHOR_EMAIL: author.email,
+        GIT_COMMITTER_NAME: committer.name,
+        GIT_COMMITTER_EMAIL: committer.email,
+      },
+    });
+  }
+
+  /** Push a commit to a branch. `expect`: the tip the push may replace (a lease), for force pushes. */
+  async push(sha: string, branch: string, opts: { force: boolean; expect?: string | null }): Promise<PushResult> {
+    const args = ["push", "--porcelain", "--no-verify", "origin"];
+    if (opts.force) args.push(opts.expect !== undefined ? `--force-with-lease=refs/heads/${branch}:${opts.expect ?? ""}` : "--force");
+    args.push(`${sha}:refs/heads/${branch}`);
+    const r = await this.git.exec(args, { okCodes: [1, 128] });
+    if (r.exitCode === 0) return { ok: true };
+    const text = `${r.stdout}\n${r.stderr}`;
+    const rejected = /\[rejected\]|non-fast-forward|fetch first|stale info/.test(text);
+    const detail = text.split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("To ") && l !== "Done").join(" ").slice(0, 500);
+    return { ok: false, rejected, detail };
+  }
+}
+
+/** A branch name git accepts, or undefined. */
+export async function validBranchName(git: Git, name: string): Promise<boolean> {
+  return (await git.exec(["check-ref-format", "--branch", name], { okCodes: [1, 128] })).exitCode === 0;
+}

@@ -1,0 +1,50 @@
+/**
+ * Which delivery a run gets, decided before the agent starts so that a
+ * request that cannot be honoured (`commit` on an issue) fails before any
+ * work is done. `auto` follows DESIGN.md: issue → pull request, same-repo PR →
+ * commit to its head branch, fork PR → comment, schedule/dispatch → pull
+ * request on a stable branch; no changes → comment (decided after the run).
+ */
+import type { DeliverySettings } from "../config/schema.js";
+import { ConfigurationError } from "../errors.js";
+import type { Trigger } from "../trigger/types.js";
+
+export type DeliveryMode = "comment" | "commit" | "pull-request" | "none";
+
+export interface DeliveryPlan {
+  mode: DeliveryMode;
+  /** Why the mode differs from what was asked (fork PR, no thread): said in the comment. */
+  note?: string;
+}
+
+export function planDelivery(delivery: Pick<DeliverySettings, "deliver">, trigger: Trigger | undefined): DeliveryPlan {
+  const asked = delivery.deliver;
+  if (asked === "none") return { mode: "none" };
+  if (!trigger) return { mode: "none", ...(asked !== "auto" ? { note: `deliver: ${asked} needs a GitHub event; nothing was delivered.` } : {}) };
+
+  const pr = trigger.pullRequest;
+  const onPullRequest = trigger.thread?.kind === "pull_request";
+  const onIssue = trigger.thread?.kind === "issue";
+
+  if (asked === "comment") {
+    if (!trigger.thread) return { mode: "none", note: "There is no issue or pull request to comment on; the result is in the job summary and the outputs." };
+    return { mode: "comment" };
+  }
+  if (asked === "pull-request") return { mode: "pull-request" };
+  if (asked === "commit" || (asked === "auto" && onPullRequest)) {
+    if (!onPullRequest || !pr) {
+      if (asked === "auto") return { mode: "pull-request" };
+      throw new ConfigurationError(
+        `Input 'deliver': 'commit' pushes to a pull request's branch, but this '${trigger.eventName}' run is ${onIssue ? `about issue #${trigger.thread!.number}` : "not about a pull request"}. Use 'pull-request' or 'auto'.`,
+      );
+    }
+    if (pr.isFork)
+      return {
+        mode: "comment",
+        note: `The pull request comes from a fork (${pr.headRepo ?? "deleted repository"}); Agent Runner never pushes to forks, so the changes are in the patch below.`,
+      };
+    return { mode: "commit" };
+  }
+  // auto on an issue or on schedule/dispatch.
+  return { mode: "pull-request" };
+}

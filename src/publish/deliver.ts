@@ -1,0 +1,284 @@
+/**
+ * Delivery: the run's patch becomes a commit on the pull request's branch or
+ * a pull request, or stays in the comment. Works from the results alone
+ * (RunResult + patch.diff), so the publish phase of a two-phase run calls the
+ * same `deliver()`. Whatever fails here, the results folder already holds the
+ * patch; failures come back as `error` in the outcome, never as a throw.
+ */
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import type { DeliverySettings } from "../config/schema.js";
+import { ConfigurationError, errorMessage } from "../errors.js";
+import type { GitHubApi, PullRequestRef } from "../github/api.js";
+import { apiErrorMessage } from "../github/client.js";
+import { gitAuthEnv } from "../github/git-auth.js";
+import type { Logger } from "../logger.js";
+import type { RunResult } from "../result.js";
+import { sanitizeLine } from "../trigger/sanitize.js";
+import type { Trigger } from "../trigger/types.js";
+import { agentMarkdown } from "./comment.js";
+import { BOT_IDENTITY, DeliveryRepo, validBranchName, type Identity } from "./deliver-git.js";
+import type { DeliveryMode, DeliveryPlan } from "./deliver-plan.js";
+
+export interface DeliveryContext {
+  plan: DeliveryPlan;
+  settings: DeliverySettings;
+  trigger: Trigger;
+  api: GitHubApi;
+  /** Used for git pushes only, through the environment of each git call. */
+  token: string;
+  serverUrl: string;
+  /** The repository to push to, as git addresses it (the workspace's origin, read before the agent ran). */
+  remoteUrl: string;
+  runUrl?: string;
+  /** Names the stable branch of schedule/dispatch runs. */
+  workflowName?: string;
+  workflowRef?: string;
+  /** Scratch folder for the delivery repository. */
+  workDir: string;
+  log: Logger;
+}
+
+export interface DeliveryOutcome {
+  /** What actually happened. */
+  mode: DeliveryMode;
+  /** For the comment: what happened to the changes and why. */
+  note?: string;
+  /** The changes were not pushed: the comment carries the patch. */
+  showPatch: boolean;
+  branch?: string;
+  commitSha?: string;
+  commitUrl?: string;
+  pullRequest?: PullRequestRef & { created: boolean };
+  /** Files under .github/workflows/ that stopped delivery. */
+  refusedFiles?: string[];
+  /** Delivery was attempted and failed; the step fails with this, the results stay. */
+  error?: string;
+}
+
+const WORKFLOWS_DIR = ".github/workflows/";
+const PUSH_ATTEMPTS = 3;
+
+export function slugify(text: string, max = 40): string {
+  const slug = text
+    .normalize("NFKD")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, max)
+    .replace(/-+$/, "");
+  return slug || "task";
+}
+
+/** `<prefix><n>-<slug>` for a thread; `<prefix><workflow>` for schedule/dispatch (one branch per workflow). */
+export function deliveryBranch(ctx: Pick<DeliveryContext, "settings" | "trigger" | "workflowName" | "workflowRef">): string {
+  const t = ctx.trigger;
+  if (t.thread) return `${ctx.settings.branchPrefix}${t.thread.number}-${slugify(t.thread.title)}`;
+  const file = /\/\.github\/workflows\/([^@/]+?)\.ya?ml@/.exec(ctx.workflowRef ?? "")?.[1];
+  return `${ctx.settings.branchPrefix}${slugify(file ?? ctx.workflowName ?? t.eventName, 60)}`;
+}
+
+function coAuthor(t: Trigger): string | undefined {
+  const r = t.requester;
+  if (!r || r.isBot) return undefined;
+  const email = r.id !== undefined ? `${r.id}+${r.login}@users.noreply.github.com` : `${r.login}@users.noreply.github.com`;
+  return `Co-authored-by: ${r.login} <${email}>`;
+}
+
+function whereRequested(t: Trigger): string {
+  const url = t.comment?.url ?? t.thread?.url;
+  const who = t.requester ? ` by @${t.requester.login}` : "";
+  if (t.thread) return `Requested${who} on #${t.thread.number}${url ? ` (${url})` : ""}.`;
+  return `Requested${who} by a '${t.eventName}' run.`;
+}
+
+export function commitMessage(ctx: Pick<DeliveryContext, "trigger" | "runUrl">): string {
+  const t = ctx.trigger;
+  const firstLine = t.requestSource === "default" && t.thread ? t.thread.title : t.request.split("\n").find((l) => l.trim()) ?? "";
+  const subject = sanitizeLine(firstLine, 72) || "Changes by Agent Runner";
+  const lines = [subject, "", whereRequested(t)];
+  if (ctx.runUrl) lines.push(`Agent Runner run: ${ctx.runUrl}`);
+  const trailer = coAuthor(t);
+  if (trailer) lines.push("", trailer);
+  return lines.join("\n") + "\n";
+}
+
+function pullRequestText(ctx: DeliveryContext, result: RunResult, branch: string): { title: string; body: string } {
+  const t = ctx.trigger;
+  const title = t.thread
+    ? sanitizeLine(`Agent: ${t.thread.kind === "pull_request" ? `follow-up to #${t.thread.number}: ` : ""}${t.thread.title}`, 120)
+    : sanitizeLine(`Agent: ${ctx.workflowName ?? t.eventName}`, 120);
+  const files = result.diff.changedFiles;
+  const body = [
+    ...(t.thread?.kind === "issue" ? [`Closes #${t.thread.number}`, ""] : t.thread ? [`Follow-up to #${t.thread.number}.`, ""] : []),
+    whereRequested(t),
+    "",
+    "### Summary",
+    "",
+    result.output.trim() ? agentMarkdown(result.output, 30_000) : "_The agent gave no final message._",
+    "",
+    `<details><summary>Changed files (${files.length})</summary>`,
+    "",
+    ...files.slice(0, 100).map((f) => `- \`${f.replace(/`/g, "'")}\``),
+    ...(files.length > 100 ? [`- … and ${files.length - 100} more`] : []),
+    "",
+    "</details>",
+    "",
+    "---",
+    `${ctx.runUrl ? `[Agent Runner run](${ctx.runUrl}). ` : ""}Branch \`${branch}\` belongs to Agent Runner: the next run ${t.thread ? `for #${t.thread.number}` : "of this workflow"} replaces its contents (force-push).`,
+  ].join("\n");
+  return { title, body };
+}
+
+function refusedNote(files: string[]): string {
+  return [
+    `⚠️ **Not pushed:** the changes touch workflow files, which Agent Runner does not deliver unless \`allow-workflow-changes: true\` is set:`,
+    ...files.map((f) => `- \`${f}\``),
+    "",
+    "The patch is below for a person to review and apply.",
+  ].join("\n");
+}
+
+async function newRepo(ctx: DeliveryContext): Promise<DeliveryRepo> {
+  return DeliveryRepo.create({
+    dir: path.join(ctx.workDir, "delivery.git"),
+    remoteUrl: ctx.remoteUrl,
+    authEnv: gitAuthEnv(ctx.token, ctx.serverUrl),
+  });
+}
+
+type Prepared = { kind: "commit"; sha: string; tip: string } | { kind: "same" } | { kind: "refused"; files: string[] } | { kind: "conflict"; detail: string };
+
+/** Patch on top of `tip` → a commit (not pushed), after the workflow-files check. */
+async function prepareCommit(ctx: DeliveryContext, repo: DeliveryRepo, tip: string, result: RunResult, patchPath: string): Promise<Prepared> {
+  const applied = await repo.apply(tip, patchPath, result.diff.baseCommit);
+  if (!applied.ok) return { kind: "conflict", detail: applied.detail };
+  const changed = await repo.changedPaths(await repo.treeOf(tip), applied.tree);
+  if (!changed.length) return { kind: "same" };
+  // Checked on what git will actually commit, not on the run's own list of files.
+  const workflows = changed.filter((f) => f.startsWith(WORKFLOWS_DIR));
+  if (workflows.length && !ctx.settings.allowWorkflowChanges) return { kind: "refused", files: workflows };
+  const author: Identity = BOT_IDENTITY;
+  const sha = await repo.commit(applied.tree, tip, commitMessage(ctx), author);
+  return { kind: "commit", sha, tip };
+}
+
+function commitUrl(ctx: DeliveryContext, sha: string): string {
+  return `${ctx.serverUrl.replace(/\/+$/, "")}/${ctx.trigger.repo.fullName}/commit/${sha}`;
+}
+
+async function deliverCommit(ctx: DeliveryContext, result: RunResult, patchPath: string): Promise<DeliveryOutcome> {
+  const pr = ctx.trigger.pullRequest!;
+  const branch = pr.headRef;
+  const repo = await newRepo(ctx);
+  for (let attempt = 1; attempt <= PUSH_ATTEMPTS; attempt++) {
+    const tip = await repo.fetchBranch(branch);
+    if (!tip) return { mode: "commit", showPatch: true, branch, error: `The pull request's branch '${branch}' no longer exists; nothing was pushed.` };
+    const moved = tip !== pr.headSha && tip !== result.diff.baseCommit;
+    if (moved && attempt === 1) ctx.log.info(`Branch '${branch}' moved since the event (${pr.headSha.slice(0, 7)} → ${tip.slice(0, 7)}); applying the changes on top of the new tip.`);
+    const prepared = await prepareCommit(ctx, repo, tip, result, patchPath);
+    if (prepared.kind === "refused") return { mode: "comment", showPatch: true, refusedFiles: prepared.files, note: refusedNote(prepared.files) };
+    if (prepared.kind === "same") return { mode: "comment", showPatch: false, note: `The branch \`${branch}\` already has these changes; nothing was pushed.` };
+    if (prepared.kind === "conflict")
+      return {
+        mode: "commit",
+        showPatch: true,
+        branch,
+        error: moved
+          ? `Branch '${branch}' moved since the agent started (now at ${tip.slice(0, 7)}) and the agent's changes do not apply on top of it: ${prepared.detail}. Nothing was pushed; the patch is in the results.`
+          : `The agent's changes do not apply to branch '${branch}': ${prepared.detail}. Nothing was pushed; the patch is in the results.`,
+      };
+    const pushed = await repo.push(prepared.sha, branch, { force: false });
+    if (pushed.ok) {
+      ctx.log.info(`Pushed ${prepared.sha.slice(0, 7)} to '${branch}'.`);
+      return {
+        mode: "commit",
+        showPatch: false,
+        branch,
+        commitSha: prepared.sha,
+        commitUrl: commitUrl(ctx, prepared.sha),
+        note: `Committed [\`${prepared.sha.slice(0, 7)}\`](${commitUrl(ctx, prepared.sha)}) to \`${branch}\`.`,
+      };
+    }
+    if (!pushed.rejected) return { mode: "commit", showPatch: true, branch, error: `Pushing to '${branch}' failed: ${pushed.detail}` };
+    ctx.log.info(`Branch '${branch}' moved while delivering; fetching it again (attempt ${attempt + 1} of ${PUSH_ATTEMPTS}).`);
+  }
+  return { mode: "commit", showPatch: true, branch, error: `Branch '${branch}' kept moving; gave up after ${PUSH_ATTEMPTS} attempts. Nothing was pushed.` };
+}
+
+async function deliverPullRequest(ctx: DeliveryContext, result: RunResult, patchPath: string): Promise<DeliveryOutcome> {
+  const t = ctx.trigger;
+  const pr = t.pullRequest;
+  const base =
+    ctx.settings.baseBranch ?? (t.thread?.kind === "pull_request" && pr && !pr.isFork ? pr.headRef : t.defaultBranch ?? (await ctx.api.defaultBranch()));
+  const branch = deliveryBranch(ctx);
+  const repo = await newRepo(ctx);
+  if (!(await validBranchName(repo.git, branch)))
+    throw new ConfigurationError(`Input 'branch-prefix': '${branch}' is not a valid branch name; use letters, digits, '-', '_' and '/'.`);
+  for (let attempt = 1; attempt <= PUSH_ATTEMPTS; attempt++) {
+    const tip = await repo.fetchBranch(base);
+    if (!tip) throw new ConfigurationError(`Input 'base-branch': branch '${base}' does not exist in ${t.repo.fullName}.`);
+    const prepared = await prepareCommit(ctx, repo, tip, result, patchPath);
+    if (prepared.kind === "refused") return { mode: "comment", showPatch: true, refusedFiles: prepared.files, note: refusedNote(prepared.files) };
+    if (prepared.kind === "same") return { mode: "comment", showPatch: false, note: `\`${base}\` already has these changes; no pull request was opened.` };
+    if (prepared.kind === "conflict")
+      return { mode: "pull-request", showPatch: true, error: `The agent's changes do not apply to '${base}' (${prepared.detail}). Nothing was pushed; the patch is in the results.` };
+    // The branch is Agent Runner's own: replace it, but only if nobody pushed to it since we looked.
+    const current = await repo.remoteTip(branch);
+    const pushed = await repo.push(prepared.sha, branch, { force: true, expect: current ?? null });
+    if (!pushed.ok) {
+      if (pushed.rejected && attempt < PUSH_ATTEMPTS) continue;
+      return { mode: "pull-request", showPatch: true, branch, error: `Pushing branch '${branch}' failed: ${pushed.detail}` };
+    }
+    ctx.log.info(`Pushed ${prepared.sha.slice(0, 7)} to '${branch}' (base '${base}').`);
+    const outcome: DeliveryOutcome = { mode: "pull-request", showPatch: false, branch, commitSha: prepared.sha, commitUrl: commitUrl(ctx, prepared.sha) };
+    try {
+      const text = pullRequestText(ctx, result, branch);
+      let existing = await ctx.api.openPullRequestFor(branch);
+      let created = false;
+      if (!existing) {
+        try {
+          existing = await ctx.api.createPullRequest({ ...text, head: branch, base, draft: ctx.settings.draft });
+          created = true;
+        } catch (e) {
+          // A retried create whose first attempt went through: the PR exists now.
+          existing = await ctx.api.openPullRequestFor(branch);
+          if (!existing) throw e;
+        }
+      } else existing = await ctx.api.updatePullRequest(existing.number, text);
+      outcome.pullRequest = { ...existing, created };
+      outcome.note = `${created ? "Opened" : "Updated"} pull request [#${existing.number}](${existing.url}) from \`${branch}\`.`;
+      ctx.log.info(`${created ? "Opened" : "Updated"} pull request #${existing.number}: ${existing.url}`);
+    } catch (e) {
+      outcome.error = `Branch '${branch}' was pushed, but opening the pull request failed: ${apiErrorMessage(e)}`;
+      outcome.note = `Pushed branch \`${branch}\`, but the pull request could not be opened.`;
+    }
+    return outcome;
+  }
+  return { mode: "pull-request", showPatch: true, branch, error: `Branch '${branch}' kept changing; gave up after ${PUSH_ATTEMPTS} attempts.` };
+}
+
+async function patchIsEmpty(patchPath: string): Promise<boolean> {
+  const s = await stat(patchPath).catch(() => undefined);
+  return !s || s.size === 0;
+}
+
+/** Deliver a finished run. Never throws for delivery failures: they come back in `error`. */
+export async function deliver(ctx: DeliveryContext, result: RunResult, patchPath: string = result.diff.patchPath): Promise<DeliveryOutcome> {
+  const { plan } = ctx;
+  if (plan.mode === "none") return { mode: "none", showPatch: false, ...(plan.note ? { note: plan.note } : {}) };
+  if (!result.diff.changedFiles.length || (await patchIsEmpty(patchPath))) return { mode: "comment", showPatch: false, note: "No changes were made." };
+  if (plan.mode === "comment") return { mode: "comment", showPatch: true, ...(plan.note ? { note: plan.note } : {}) };
+  if (result.conclusion !== "success")
+    return {
+      mode: "comment",
+      showPatch: true,
+      note: `The agent did not finish (${result.conclusion}), so its changes were not pushed; the patch is below.`,
+    };
+  try {
+    return plan.mode === "commit" ? await deliverCommit(ctx, result, patchPath) : await deliverPullRequest(ctx, result, patchPath);
+  } catch (e) {
+    if (e instanceof ConfigurationError) return { mode: plan.mode, showPatch: true, error: e.message };
+    return { mode: plan.mode, showPatch: true, error: `Delivery failed: ${apiErrorMessage(e) || errorMessage(e)}` };
+  }
+}

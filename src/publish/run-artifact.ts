@@ -1,0 +1,143 @@
+/**
+ * The run artifact: the results folder as uploaded by `phase: run` (or `all`)
+ * and read back by `phase: publish`.
+ *
+ * Going out, every file has passed the redactor: the trace files, patch and
+ * result.json when they were written, the agent's outputs/ folder here.
+ * Coming back, nothing is trusted: result.json is validated with zod, the
+ * folder must hold only regular files, and paths inside result.json are
+ * rewritten to where the files now are.
+ */
+import { lstat, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import type { HostContext } from "../config/host.js";
+import { RESULTS_FILES } from "../constants.js";
+import { ConfigurationError } from "../errors.js";
+import { unuploadablePath } from "./artifact-name.js";
+import type { RunResult } from "../result.js";
+import { redactTreeInPlace, regularFiles } from "../trace/redact-files.js";
+import type { Redactor } from "../trace/redact.js";
+
+/** Files of an earlier version of a file being redacted: never uploaded. */
+const TEMP_FILE = /\.redacting(-\d+)?$/;
+
+/** `agent-run-<run id>-<attempt>`, or the `artifact-name` input. */
+export function runArtifactName(input: string | undefined, host: Pick<HostContext, "runId" | "runAttempt">): string {
+  return input ?? `agent-run-${host.runId ?? "local"}-${host.runAttempt ?? "1"}`;
+}
+
+export interface RunUpload {
+  /** Absolute paths of the files to upload. */
+  files: string[];
+  /** Relative paths left out: symlinks and devices (never followed), names the service refuses. */
+  skipped: string[];
+}
+
+/** Redact the agent's outputs folder in place and list what goes into the artifact. */
+export async function prepareRunUpload(resultsDir: string, redactor: Redactor): Promise<RunUpload> {
+  const outputs = await redactTreeInPlace(path.join(resultsDir, RESULTS_FILES.outputs), redactor);
+  const all = await regularFiles(resultsDir);
+  const files = all.files.filter((f) => !TEMP_FILE.test(f));
+  // One file the service refuses would fail the whole upload: leave it out and say so.
+  const refused = files.filter((f) => unuploadablePath(path.relative(resultsDir, f)));
+  return {
+    files: files.filter((f) => !refused.includes(f)),
+    skipped: [
+      ...all.skipped,
+      ...outputs.skipped.map((s) => path.join(RESULTS_FILES.outputs, s)),
+      ...refused.map((f) => `${path.relative(resultsDir, f)} (a character artifacts cannot hold)`),
+    ].filter((v, i, a) => a.indexOf(v) === i),
+  };
+}
+
+const UsageSchema = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cachedTokens: z.number(),
+  costUsd: z.number().optional(),
+});
+
+const Sha = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "a full git object id");
+
+/** result.json as read from an artifact. Unknown keys are dropped. */
+export const RunResultSchema = z.object({
+  conclusion: z.enum(["success", "failure", "timeout", "cancelled", "skipped"]),
+  reason: z.string().optional(),
+  agentName: z.string(),
+  agentBackend: z.string(),
+  agentVersion: z.string().optional(),
+  model: z.string().optional(),
+  sandboxBackend: z.string(),
+  command: z.array(z.string()),
+  returncode: z.number().int().nullable(),
+  output: z.string(),
+  stdoutPath: z.string(),
+  stderrPath: z.string(),
+  tracePath: z.string(),
+  eventCount: z.number().int().nonnegative(),
+  toolCalls: z.number().int().nonnegative(),
+  numTurns: z.number().int().nonnegative(),
+  permissionDenials: z.array(z.object({ tool: z.string(), detail: z.string().optional() })),
+  networkBlocked: z.number().int().nonnegative(),
+  sessionId: z.string().optional(),
+  threadId: z.string().optional(),
+  usage: UsageSchema,
+  startedAt: z.string(),
+  durationMs: z.number().nonnegative(),
+  diff: z.object({
+    baseCommit: Sha,
+    baseTree: Sha,
+    patchPath: z.string(),
+    changedFiles: z.array(z.string()),
+    agentCommits: z.array(z.string()),
+  }),
+  structuredOutput: z.unknown().optional(),
+  artifacts: z.array(z.object({ name: z.string(), id: z.string().optional(), url: z.string().optional() })),
+  metadata: z.record(z.string(), z.unknown()),
+});
+
+// Compile-time check that the schema and the RunResult interface agree.
+type Parsed = z.infer<typeof RunResultSchema>;
+const agree = (p: Parsed): RunResult => p;
+void agree;
+
+export interface DownloadedRun {
+  result: RunResult;
+  resultsDir: string;
+}
+
+/**
+ * Read a downloaded run artifact: validate result.json, require the patch,
+ * refuse anything but regular files, and point the result's paths at `dir`.
+ * result.json is rewritten with the new paths so later steps read one truth.
+ */
+export async function readDownloadedRun(dir: string, artifactName: string): Promise<DownloadedRun> {
+  const bad = (what: string) =>
+    new ConfigurationError(`The artifact '${artifactName}' is not a usable Agent Runner run artifact: ${what} Was it produced by 'phase: run' of this workflow run?`);
+  const walk = await regularFiles(dir);
+  if (walk.skipped.length) throw bad(`it holds entries that are not regular files (${walk.skipped.join(", ")}).`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(path.join(dir, RESULTS_FILES.result), "utf8"));
+  } catch (e) {
+    throw bad(`${RESULTS_FILES.result} is missing or not JSON (${(e as Error).message}).`);
+  }
+  const parsed = RunResultSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+    throw bad(`${RESULTS_FILES.result} does not have the expected shape (${issues.join("; ")}).`);
+  }
+  const patchPath = path.join(dir, RESULTS_FILES.patch);
+  const st = await lstat(patchPath).catch(() => undefined);
+  if (!st?.isFile()) throw bad(`${RESULTS_FILES.patch} is missing.`);
+  const result: RunResult = {
+    ...parsed.data,
+    stdoutPath: path.join(dir, RESULTS_FILES.stdout),
+    stderrPath: path.join(dir, RESULTS_FILES.stderr),
+    tracePath: path.join(dir, RESULTS_FILES.trace),
+    diff: { ...parsed.data.diff, patchPath },
+  };
+  await writeFile(path.join(dir, RESULTS_FILES.result), JSON.stringify(result, null, 2) + "\n");
+  return { result, resultsDir: dir };
+}

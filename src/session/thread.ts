@@ -1,0 +1,34 @@
+/**
+ * Which issue or pull request a run belongs to, from the event payload: the
+ * key that ties sessions of one conversation together across runs.
+ */
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+
+const Numbered = z.object({ number: z.number().int().positive() });
+// Only the fields that carry the number; the payload is otherwise untouched data.
+const EventPayload = z.object({
+  issue: Numbered.optional().catch(undefined),
+  pull_request: Numbered.optional().catch(undefined),
+  number: z.number().int().positive().optional().catch(undefined),
+});
+
+/** The issue/PR number of the event, or undefined (schedule, dispatch, push, no event file). */
+export async function threadNumber(eventPath: string | undefined): Promise<number | undefined> {
+  if (!eventPath) return undefined;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(await readFile(eventPath, "utf8"));
+  } catch {
+    return undefined;
+  }
+  const parsed = EventPayload.safeParse(doc);
+  if (!parsed.success) return undefined;
+  // issue_comment on a PR carries the PR as `issue`; review events carry `pull_request`.
+  return parsed.data.issue?.number ?? parsed.data.pull_request?.number ?? parsed.data.number;
+}
+
+/** Name of the artifact (or local folder) holding a thread's session state. */
+export function sessionKey(thread: number | "local"): string {
+  return `agent-session-${thread}`;
+}

@@ -1,0 +1,140 @@
+/**
+ * The event that started the workflow, read from GITHUB_EVENT_PATH and
+ * validated with zod. Only the fields Agent Runner uses are declared; the
+ * rest of GitHub's payload passes through unread. A payload that does not
+ * have them is a ConfigurationError naming GITHUB_EVENT_PATH.
+ */
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import type { HostContext } from "../config/host.js";
+import { ConfigurationError } from "../errors.js";
+
+const User = z.object({
+  login: z.string().min(1),
+  id: z.number().int().optional(),
+  type: z.string().optional(),
+});
+export type EventUser = z.infer<typeof User>;
+
+const Repository = z.object({
+  full_name: z.string().regex(/^[^/\s]+\/[^/\s]+$/),
+  default_branch: z.string().optional(),
+  html_url: z.string().optional(),
+});
+
+const Issue = z.object({
+  number: z.number().int().positive(),
+  title: z.string(),
+  body: z.string().nullish(),
+  user: User.optional(),
+  html_url: z.string().optional(),
+  /** Present (an object) when the issue is a pull request. */
+  pull_request: z.object({ url: z.string().optional() }).nullish(),
+});
+
+const Comment = z.object({
+  id: z.number().int(),
+  body: z.string().nullish(),
+  user: User,
+  html_url: z.string().optional(),
+});
+
+const ReviewComment = Comment.extend({
+  path: z.string().optional(),
+  diff_hunk: z.string().optional(),
+});
+
+const Review = z.object({
+  id: z.number().int(),
+  body: z.string().nullish(),
+  user: User,
+  html_url: z.string().optional(),
+  state: z.string().optional(),
+});
+
+const GitRef = z.object({
+  ref: z.string().min(1),
+  sha: z.string().regex(/^[0-9a-f]{40}$/i),
+  /** Null when the fork was deleted. */
+  repo: z.object({ full_name: z.string() }).nullable().optional(),
+});
+
+export const PullRequestPayload = z.object({
+  number: z.number().int().positive(),
+  title: z.string(),
+  body: z.string().nullish(),
+  user: User.optional(),
+  html_url: z.string().optional(),
+  head: GitRef,
+  base: GitRef,
+});
+export type PullRequestPayload = z.infer<typeof PullRequestPayload>;
+
+const common = { repository: Repository.optional(), sender: User.optional() };
+
+const SCHEMAS = {
+  issue_comment: z.object({ action: z.string(), issue: Issue, comment: Comment, ...common }),
+  pull_request_review_comment: z.object({ action: z.string(), pull_request: PullRequestPayload, comment: ReviewComment, ...common }),
+  pull_request_review: z.object({ action: z.string(), pull_request: PullRequestPayload, review: Review, ...common }),
+  issues: z.object({
+    action: z.string(),
+    issue: Issue,
+    label: z.object({ name: z.string() }).optional(),
+    assignee: User.nullish(),
+    ...common,
+  }),
+  pull_request: z.object({ action: z.string(), pull_request: PullRequestPayload, ...common }),
+  pull_request_target: z.object({ action: z.string(), pull_request: PullRequestPayload, ...common }),
+  workflow_dispatch: z.object({ inputs: z.record(z.string(), z.unknown()).nullish(), ...common }),
+  repository_dispatch: z.object({ action: z.string().optional(), client_payload: z.record(z.string(), z.unknown()).nullish(), ...common }),
+  schedule: z.object({ schedule: z.string().optional(), ...common }),
+} as const;
+
+export type SupportedEventName = keyof typeof SCHEMAS;
+export const SUPPORTED_EVENTS = Object.keys(SCHEMAS) as SupportedEventName[];
+
+type Payloads = { [K in SupportedEventName]: z.infer<(typeof SCHEMAS)[K]> };
+
+/** A validated event of a kind Agent Runner handles. */
+export type SupportedEvent = { [K in SupportedEventName]: { name: K; payload: Payloads[K] } }[SupportedEventName];
+
+/** Any event: supported ones validated, others kept by name only (they are skipped). */
+export type GitHubEvent = SupportedEvent | { name: "unsupported"; eventName: string };
+
+export function isSupportedEventName(name: string): name is SupportedEventName {
+  return Object.hasOwn(SCHEMAS, name);
+}
+
+/** Parse a payload for a named event (also used by unit tests and the publish phase). */
+export function parseEvent(eventName: string, doc: unknown, source = "GITHUB_EVENT_PATH"): GitHubEvent {
+  if (!isSupportedEventName(eventName)) return { name: "unsupported", eventName };
+  const parsed = SCHEMAS[eventName].safeParse(doc);
+  if (!parsed.success) {
+    const first = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+    throw new ConfigurationError(
+      `The '${eventName}' event payload at ${source} is not what GitHub sends (${first.join("; ")}). Agent Runner reads the event the runner wrote there; do not replace it.`,
+    );
+  }
+  return { name: eventName, payload: parsed.data } as SupportedEvent;
+}
+
+/** The run's event, or undefined outside GitHub Actions (CLI, no GITHUB_EVENT_NAME). */
+export async function readEvent(host: HostContext): Promise<GitHubEvent | undefined> {
+  if (!host.eventName) return undefined;
+  if (!isSupportedEventName(host.eventName)) return { name: "unsupported", eventName: host.eventName };
+  if (!host.eventPath)
+    throw new ConfigurationError(`GITHUB_EVENT_PATH is not set although GITHUB_EVENT_NAME is '${host.eventName}'; the runner always sets both.`);
+  let text: string;
+  try {
+    text = await readFile(host.eventPath, "utf8");
+  } catch (e) {
+    throw new ConfigurationError(`GITHUB_EVENT_PATH (${host.eventPath}) cannot be read: ${(e as Error).message}`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigurationError(`GITHUB_EVENT_PATH (${host.eventPath}) is not valid JSON: ${(e as Error).message}`);
+  }
+  return parseEvent(host.eventName, doc, `GITHUB_EVENT_PATH (${host.eventPath})`);
+}

@@ -1,0 +1,289 @@
+/**
+ * Event → trigger decision, without any API call: irrelevant events (a
+ * comment without the phrase, an edited comment, an unsupported event) are
+ * skipped here before anything else happens.
+ */
+import { ConfigurationError } from "../errors.js";
+import { SUPPORTED_EVENTS, type EventUser, type GitHubEvent, type PullRequestPayload, type SupportedEvent } from "./event.js";
+import { matchTrigger, SLASH_COMMAND } from "./phrase.js";
+import { sanitizeLine, sanitizeUntrusted, stripInvisible } from "./sanitize.js";
+import type { Actor, PullRequestInfo, RepoRef, Thread, Trigger, TriggerComment, TriggerDecision } from "./types.js";
+
+export interface ResolveOptions {
+  triggerPhrase: string;
+  /** The `prompt` input (or prompt-file), empty when not given. */
+  prompt: string;
+  /** GITHUB_REPOSITORY: wins over the payload's repository. */
+  repository?: string;
+  /** GITHUB_ACTOR: the actor when the payload has no sender. */
+  hostActor?: string;
+  /** GITHUB_WORKFLOW: keeps two workflows on one thread from sharing a sticky comment. */
+  workflow?: string;
+}
+
+const ISSUE_ACTIONS = ["opened", "labeled", "assigned"];
+const DEFAULT_REQUEST = {
+  issue: "Resolve the issue described in the context below.",
+  pull_request: "Address the request on the pull request described in the context below.",
+};
+
+function actorOf(user: EventUser | undefined): Actor | undefined {
+  if (!user) return undefined;
+  return {
+    login: user.login,
+    ...(user.id !== undefined ? { id: user.id } : {}),
+    isBot: user.type === "Bot" || /\[bot\]$/i.test(user.login),
+  };
+}
+
+function repoOf(event: SupportedEvent, opts: ResolveOptions): RepoRef {
+  const full = opts.repository || event.payload.repository?.full_name;
+  if (!full || !/^[^/\s]+\/[^/\s]+$/.test(full))
+    throw new ConfigurationError("GITHUB_REPOSITORY is not set (or not owner/name) and the event has no repository; the runner always sets it.");
+  const [owner, name] = full.split("/") as [string, string];
+  return { owner, name, fullName: full };
+}
+
+export function pullRequestInfo(pr: PullRequestPayload, repo: RepoRef): PullRequestInfo {
+  const headRepo = pr.head.repo?.full_name;
+  return {
+    number: pr.number,
+    headRef: pr.head.ref,
+    headSha: pr.head.sha,
+    ...(headRepo ? { headRepo } : {}),
+    baseRef: pr.base.ref,
+    baseSha: pr.base.sha,
+    // A deleted fork (repo null) is still someone else's code.
+    isFork: !headRepo || headRepo.toLowerCase() !== repo.fullName.toLowerCase(),
+    ...(pr.html_url ? { url: pr.html_url } : {}),
+  };
+}
+
+function prThread(pr: PullRequestPayload): Thread {
+  return {
+    kind: "pull_request",
+    number: pr.number,
+    title: sanitizeLine(pr.title, 1000),
+    body: sanitizeUntrusted(pr.body),
+    ...(pr.html_url ? { url: pr.html_url } : {}),
+    ...(pr.user ? { author: pr.user.login } : {}),
+  };
+}
+
+/** The request from a comment: text after the trigger, else the prompt input, else the comment minus the phrase. */
+function commentRequest(body: string, opts: ResolveOptions, kind: Thread["kind"]): Pick<Trigger, "request" | "requestSource"> | undefined {
+  const m = matchTrigger(body, opts.triggerPhrase);
+  if (!m) return undefined;
+  if (m.after) return { request: m.after, requestSource: "comment" };
+  if (opts.prompt.trim()) return { request: opts.prompt, requestSource: "input" };
+  if (m.without) return { request: m.without, requestSource: "comment" };
+  return { request: DEFAULT_REQUEST[kind], requestSource: "default" };
+}
+
+function skip(reason: string): TriggerDecision {
+  return { kind: "skip", reason };
+}
+
+function notMentioned(what: string, opts: ResolveOptions): TriggerDecision {
+  return skip(`the ${what} does not start with ${SLASH_COMMAND} or mention ${opts.triggerPhrase}`);
+}
+
+export function resolveTrigger(event: GitHubEvent, opts: ResolveOptions): TriggerDecision {
+  if (event.name === "unsupported")
+    return skip(`event '${event.eventName}' is not one Agent Runner acts on (it handles: ${SUPPORTED_EVENTS.join(", ")})`);
+  const repo = repoOf(event, opts);
+  const key = (k: string) => `${opts.workflow ?? ""}|${event.name}|${k}`;
+  const base = {
+    eventName: event.name,
+    repo,
+    needsPullRequest: false,
+    ...(event.payload.repository?.default_branch ? { defaultBranch: event.payload.repository.default_branch } : {}),
+  };
+  const sender = actorOf(event.payload.sender);
+
+  switch (event.name) {
+    case "issue_comment": {
+      const p = event.payload;
+      // An edit fires its own event: acting on it would let anyone who can edit a
+      // comment after approval change what runs. Only new comments count.
+      if (p.action !== "created") return skip(`issue_comment action '${p.action}' does not trigger (only new comments do)`);
+      const isPr = Boolean(p.issue.pull_request);
+      const kind: Thread["kind"] = isPr ? "pull_request" : "issue";
+      const body = sanitizeUntrusted(p.comment.body);
+      const req = commentRequest(body, opts, kind);
+      if (!req) return notMentioned("comment", opts);
+      const comment: TriggerComment = {
+        kind: "issue_comment",
+        id: p.comment.id,
+        body,
+        author: p.comment.user.login,
+        ...(p.comment.html_url ? { url: p.comment.html_url } : {}),
+      };
+      const actor = sender ?? actorOf(p.comment.user);
+      return {
+        kind: "run",
+        trigger: {
+          ...base,
+          action: p.action,
+          ...(actor ? { actor, requester: actor } : {}),
+          thread: {
+            kind,
+            number: p.issue.number,
+            title: sanitizeLine(p.issue.title, 1000),
+            body: sanitizeUntrusted(p.issue.body),
+            ...(p.issue.html_url ? { url: p.issue.html_url } : {}),
+            ...(p.issue.user ? { author: p.issue.user.login } : {}),
+          },
+          comment,
+          needsPullRequest: isPr,
+          ...req,
+          stickyKey: key(`comment:${p.comment.id}`),
+        },
+      };
+    }
+    case "pull_request_review_comment": {
+      const p = event.payload;
+      if (p.action !== "created") return skip(`pull_request_review_comment action '${p.action}' does not trigger (only new comments do)`);
+      const body = sanitizeUntrusted(p.comment.body);
+      const req = commentRequest(body, opts, "pull_request");
+      if (!req) return notMentioned("review comment", opts);
+      const actor = sender ?? actorOf(p.comment.user);
+      return {
+        kind: "run",
+        trigger: {
+          ...base,
+          action: p.action,
+          ...(actor ? { actor, requester: actor } : {}),
+          thread: prThread(p.pull_request),
+          comment: {
+            kind: "review_comment",
+            id: p.comment.id,
+            body,
+            author: p.comment.user.login,
+            ...(p.comment.html_url ? { url: p.comment.html_url } : {}),
+            ...(p.comment.path ? { path: p.comment.path } : {}),
+            ...(p.comment.diff_hunk ? { diffHunk: stripInvisible(p.comment.diff_hunk) } : {}),
+          },
+          pullRequest: pullRequestInfo(p.pull_request, repo),
+          ...req,
+          stickyKey: key(`review-comment:${p.comment.id}`),
+        },
+      };
+    }
+    case "pull_request_review": {
+      const p = event.payload;
+      if (p.action !== "submitted") return skip(`pull_request_review action '${p.action}' does not trigger (only submitted reviews do)`);
+      const body = sanitizeUntrusted(p.review.body);
+      const req = commentRequest(body, opts, "pull_request");
+      if (!req) return notMentioned("review", opts);
+      const actor = sender ?? actorOf(p.review.user);
+      return {
+        kind: "run",
+        trigger: {
+          ...base,
+          action: p.action,
+          ...(actor ? { actor, requester: actor } : {}),
+          thread: prThread(p.pull_request),
+          comment: {
+            kind: "review",
+            id: p.review.id,
+            body,
+            author: p.review.user.login,
+            ...(p.review.html_url ? { url: p.review.html_url } : {}),
+          },
+          pullRequest: pullRequestInfo(p.pull_request, repo),
+          ...req,
+          stickyKey: key(`review:${p.review.id}`),
+        },
+      };
+    }
+    case "issues": {
+      const p = event.payload;
+      if (!ISSUE_ACTIONS.includes(p.action)) return skip(`issues action '${p.action}' does not trigger (only ${ISSUE_ACTIONS.join(", ")} do)`);
+      const thread: Thread = {
+        kind: "issue",
+        number: p.issue.number,
+        title: sanitizeLine(p.issue.title, 1000),
+        body: sanitizeUntrusted(p.issue.body),
+        ...(p.issue.html_url ? { url: p.issue.html_url } : {}),
+        ...(p.issue.user ? { author: p.issue.user.login } : {}),
+      };
+      let req: Pick<Trigger, "request" | "requestSource"> | undefined;
+      if (opts.prompt.trim()) req = { request: opts.prompt, requestSource: "input" };
+      else {
+        const m = matchTrigger(thread.body, opts.triggerPhrase) ?? matchTrigger(thread.title, opts.triggerPhrase);
+        if (m?.after) req = { request: m.after, requestSource: "event" };
+        // Labeling or assigning is a deliberate act by someone with triage rights: it asks for the issue itself.
+        else if (m || p.action !== "opened") req = { request: DEFAULT_REQUEST.issue, requestSource: "default" };
+      }
+      if (!req) return skip(`the new issue does not mention ${opts.triggerPhrase} and no 'prompt' is set`);
+      return {
+        kind: "run",
+        trigger: {
+          ...base,
+          action: p.action,
+          ...(sender ? { actor: sender, requester: sender } : {}),
+          thread,
+          ...req,
+          stickyKey: key(`issue:${p.issue.number}`),
+        },
+      };
+    }
+    case "pull_request":
+    case "pull_request_target": {
+      const p = event.payload;
+      const thread = prThread(p.pull_request);
+      let req: Pick<Trigger, "request" | "requestSource"> | undefined;
+      if (opts.prompt.trim()) req = { request: opts.prompt, requestSource: "input" };
+      else if (p.action === "opened" || p.action === "reopened" || p.action === "ready_for_review") {
+        const m = matchTrigger(thread.body, opts.triggerPhrase);
+        if (m) req = m.after ? { request: m.after, requestSource: "event" } : { request: DEFAULT_REQUEST.pull_request, requestSource: "default" };
+      }
+      if (!req) return skip(`the pull request event '${p.action}' has no 'prompt' and its description does not mention ${opts.triggerPhrase}`);
+      return {
+        kind: "run",
+        trigger: {
+          ...base,
+          action: p.action,
+          ...(sender ? { actor: sender, requester: sender } : {}),
+          thread,
+          pullRequest: pullRequestInfo(p.pull_request, repo),
+          ...req,
+          stickyKey: key(`pr:${p.pull_request.number}`),
+        },
+      };
+    }
+    case "workflow_dispatch":
+    case "repository_dispatch":
+    case "schedule": {
+      let request = opts.prompt;
+      let requestSource: Trigger["requestSource"] = "input";
+      if (!request.trim()) {
+        // The dispatcher holds write access (dispatch) or is the repository itself (schedule).
+        const fromEvent =
+          event.name === "workflow_dispatch" ? event.payload.inputs?.prompt : event.name === "repository_dispatch" ? event.payload.client_payload?.prompt : undefined;
+        if (typeof fromEvent === "string" && fromEvent.trim()) {
+          request = fromEvent;
+          requestSource = "event";
+        }
+      }
+      if (!request.trim())
+        throw new ConfigurationError(
+          `Input 'prompt': is required for '${event.name}' runs${event.name === "workflow_dispatch" ? " (or a workflow_dispatch input named 'prompt')" : event.name === "repository_dispatch" ? " (or client_payload.prompt)" : ""}.`,
+        );
+      const requester = sender ?? (opts.hostActor ? { login: opts.hostActor, isBot: /\[bot\]$/i.test(opts.hostActor) } : undefined);
+      return {
+        kind: "run",
+        trigger: {
+          ...base,
+          ...(event.name === "repository_dispatch" && event.payload.action ? { action: event.payload.action } : {}),
+          ...(requester ? { requester } : {}),
+          request,
+          requestSource,
+          stickyKey: key("automation"),
+        },
+      };
+    }
+  }
+}
+

@@ -1,0 +1,161 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { bridgeScript, buildBwrapArgs, orderMounts, type Mount } from "../../src/sandbox/bwrap.js";
+import { gitConfigFiles, hiddenHostDirs, sanitizeGitConfig } from "../../src/sandbox/hostfs.js";
+import { reachableUrl } from "../../src/sandbox/network.js";
+
+const CHECKOUT_CONFIG = `[core]
+\trepositoryformatversion = 0
+\tbare = false
+[remote "origin"]
+\turl = https://x-access-token:ghs_SECRETTOKEN1@github.com/o/r
+\tfetch = +refs/heads/*:refs/remotes/origin/*
+[http "https://github.com/"]
+\textraheader = AUTHORIZATION: basic U0VDUkVUVE9LRU4y
+\tsslVerify = true
+[http]
+\tExtraHeader = "AUTHORIZATION: bearer SECRETTOKEN3" \\
+continued
+[credential]
+\thelper = store --file /home/runner/.git-credentials-SECRET4
+[url "https://oauth2:SECRETTOKEN5@gitlab.com/"]
+\tinsteadOf = https://gitlab.com/
+[includeIf "gitdir:/home/runner/work/r/r/.git"]
+\tpath = /home/runner/work/_temp/git-credentials-SECRET6.config
+[include] path = /tmp/SECRET7
+[user]
+\tname = someone
+[branch "main"] remote = origin
+`;
+
+describe("sanitizeGitConfig", () => {
+  it("removes extraheaders, credential helpers, includes and URL userinfo, keeps the rest", () => {
+    const out = sanitizeGitConfig(CHECKOUT_CONFIG);
+    expect(out).not.toMatch(/SECRET/);
+    expect(out).not.toMatch(/extraheader\s*=/i);
+    expect(out).toContain("url = https://github.com/o/r");
+    expect(out).toContain('[url "https://gitlab.com/"]');
+    expect(out).toContain("insteadOf = https://gitlab.com/");
+    expect(out).toContain("sslVerify = true");
+    expect(out).toContain("name = someone");
+    expect(out).toMatch(/\[branch "main"\]\s+remote = origin/);
+    expect(out).toContain("fetch = +refs/heads/*:refs/remotes/origin/*");
+    // git itself still reads the result.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ar-gitcfg-"));
+    try {
+      fs.writeFileSync(path.join(dir, "config"), out);
+      const list = execFileSync("git", ["config", "--file", path.join(dir, "config"), "--list"], { encoding: "utf8" });
+      expect(list).toContain("remote.origin.url=https://github.com/o/r");
+      expect(list).toContain("branch.main.remote=origin");
+      expect(list).not.toMatch(/SECRET|extraheader/i);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("finds the config of a .git folder and of a worktree's .git file", () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "ar-git-"));
+    try {
+      fs.mkdirSync(path.join(root, "main/.git/worktrees/wt"), { recursive: true });
+      fs.writeFileSync(path.join(root, "main/.git/config"), "[core]\n");
+      fs.writeFileSync(path.join(root, "main/.git/worktrees/wt/config"), "[core]\n");
+      fs.writeFileSync(path.join(root, "main/.git/worktrees/wt/commondir"), "../..\n");
+      fs.mkdirSync(path.join(root, "wt"));
+      fs.writeFileSync(path.join(root, "wt/.git"), `gitdir: ${path.join(root, "main/.git/worktrees/wt")}\n`);
+      expect(gitConfigFiles(path.join(root, "main"))).toEqual([fs.realpathSync(path.join(root, "main/.git/config"))]);
+      expect(gitConfigFiles(path.join(root, "wt"))).toEqual([
+        fs.realpathSync(path.join(root, "main/.git/worktrees/wt/config")),
+        fs.realpathSync(path.join(root, "main/.git/config")),
+      ]);
+      expect(gitConfigFiles(root)).toEqual([]);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("hidden host folders", () => {
+  it("hides homes, RUNNER_TEMP, the runner's _work folder and root, /tmp and /run", () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "ar-runner-")));
+    try {
+      fs.mkdirSync(path.join(root, "_work/_temp"), { recursive: true });
+      fs.mkdirSync(path.join(root, "_work/repo/repo"), { recursive: true });
+      fs.writeFileSync(path.join(root, ".credentials"), "{}");
+      const hidden = hiddenHostDirs({ HOME: "/root", RUNNER_TEMP: path.join(root, "_work/_temp"), RUNNER_WORKSPACE: path.join(root, "_work/repo") });
+      for (const d of ["/root", "/tmp", "/run", root, path.join(root, "_work"), path.join(root, "_work/_temp")]) expect(hidden).toContain(d);
+      expect(hidden).not.toContain("/");
+      // Shortest first, so parents are laid before children.
+      expect(hidden.indexOf("/tmp")).toBeLessThan(hidden.indexOf(root));
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("bwrap argv", () => {
+  it("orders mounts parents first and lets a bind replace a hide at the same path", () => {
+    const mounts: Mount[] = [
+      { op: "rw", src: "/tmp/rt/ws", dest: "/tmp/rt/ws" },
+      { op: "hide", dest: "/tmp/rt/ws/secret" },
+      { op: "hide", dest: "/tmp" },
+      { op: "hide", dest: "/tmp/rt" },
+      { op: "rw", src: "/tmp/rt", dest: "/tmp/rt" },
+      { op: "ro", src: "/x/cfg", dest: "/tmp/rt/ws/.git/config" },
+    ];
+    expect(orderMounts(mounts).map((m) => `${m.op} ${m.dest}`)).toEqual([
+      "hide /tmp",
+      "rw /tmp/rt",
+      "rw /tmp/rt/ws",
+      "hide /tmp/rt/ws/secret",
+      "ro /tmp/rt/ws/.git/config",
+    ]);
+  });
+
+  it("isolates every namespace, drops capabilities and remounts the hiding tmpfs read-only", () => {
+    const args = buildBwrapArgs(
+      {
+        uid: 1000,
+        gid: 1000,
+        isolatedNetwork: true,
+        disableUserns: true,
+        mounts: orderMounts([
+          { op: "hide", dest: "/root" },
+          { op: "rw", src: "/root/ws", dest: "/root/ws" },
+        ]),
+        bridgeDir: "/tmp/agent-runner-net-x",
+      },
+      "/root/ws",
+    );
+    const joined = args.join(" ");
+    for (const flag of ["--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--disable-userns", "--die-with-parent", "--new-session", "--cap-drop ALL", "--proc /proc", "--dev /dev"]) {
+      expect(joined).toContain(flag);
+    }
+    expect(joined).toContain("--ro-bind / / --dev /dev --proc /proc --tmpfs /root --bind /root/ws /root/ws --ro-bind /tmp/agent-runner-net-x /run/agent-runner --remount-ro /root --chdir /root/ws");
+    expect(joined).not.toContain("--setenv");
+  });
+
+  it("the bridge prologue waits for socat and execs the agent through env -u", () => {
+    const script = bridgeScript(
+      [
+        { port: 8080, socket: "gateway.sock" },
+        { port: 3128, socket: "proxy.sock" },
+      ],
+      { socat: "/usr/bin/socat", sleep: "/usr/bin/sleep", env: "/usr/bin/env" },
+      ["PWD", "OLDPWD"],
+    );
+    expect(script).toContain("TCP4-LISTEN:8080,bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:/run/agent-runner/gateway.sock");
+    expect(script).toContain("0100007F:1F90|0100007F:0C38");
+    expect(script).toContain('exec /usr/bin/env -u PWD -u OLDPWD -- "$@"');
+  });
+
+  it("reachable() keeps the gateway's port and spells loopback 127.0.0.1", () => {
+    const plan = { mode: "model-only" as const, gatewayInside: { host: "127.0.0.1", port: 4100 } };
+    expect(reachableUrl("http://localhost:4100", plan)).toBe("http://127.0.0.1:4100");
+    expect(reachableUrl("http://127.0.0.1:4100/v1", plan)).toBe("http://127.0.0.1:4100/v1");
+    expect(reachableUrl("http://127.0.0.1:4100/", plan)).toBe("http://127.0.0.1:4100/");
+    expect(reachableUrl("https://api.example.com/v1", plan)).toBe("https://api.example.com/v1");
+  });
+});
