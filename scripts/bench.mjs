@@ -3,7 +3,7 @@
 // process end, peak RSS, and dist size. Later sections add per-backend and
 // sandbox numbers when those suites register here.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,7 +25,7 @@ function makeRepo(fileCount) {
 }
 
 /** Runs dist/main.js as the runner would and reports timings from result.json. */
-async function runAction(workspace, inputs) {
+async function runAction(workspace, inputs, { keepLog = true } = {}) {
   const temp = mkdtempSync(path.join(os.tmpdir(), "bench-runner-"));
   const files = Object.fromEntries(["GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_STEP_SUMMARY"].map((k) => [k, path.join(temp, k)]));
   for (const f of Object.values(files)) writeFileSync(f, "");
@@ -42,8 +42,9 @@ async function runAction(workspace, inputs) {
   const started = Date.now();
   const child = spawn(process.execPath, ["--import", preload, path.join(root, "dist/main.js")], { cwd: workspace, env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (out += d));
+  // A huge run's live log is drained, not kept: the bench must not hold it in memory.
+  child.stdout.on("data", (d) => (out = keepLog ? out + d : (out + d).slice(-4000)));
+  child.stderr.on("data", (d) => (out = keepLog ? out + d : (out + d).slice(-4000)));
   const code = await new Promise((r) => child.on("close", r));
   const ended = Date.now();
   const outputs = readFileSync(files.GITHUB_OUTPUT, "utf8");
@@ -52,6 +53,7 @@ async function runAction(workspace, inputs) {
   const result = JSON.parse(readFileSync(path.join(path.dirname(patchPath), "result.json"), "utf8"));
   const { spawnedAt, exitedAt } = result.metadata.timings;
   return {
+    resultsDir: path.dirname(patchPath),
     startToSpawn: spawnedAt - started,
     exitToEnd: ended - exitedAt,
     total: ended - started,
@@ -81,3 +83,48 @@ for (const sandbox of ["none"]) {
 console.log(`Agent Runner overhead (median of ${RUNS} runs, node ${process.version})`);
 console.table(rows);
 console.log(`dist size: ${(dirSize(path.join(root, "dist")) / 1024 / 1024).toFixed(2)} MB`);
+
+// --- Tracing a huge event stream in bounded memory (issue #6): an agent prints
+// BENCH_TRACE_MB (default 300) MB of output lines; the action traces them
+// (raw/stdout.jsonl, trace.jsonl), renders transcript.md/.html from trace.jsonl
+// and writes result.json. Peak RSS of the action process must stay under 200 MB.
+const TRACE_MB = Number(process.env.BENCH_TRACE_MB ?? 300);
+if (TRACE_MB > 0) {
+  const genDir = mkdtempSync(path.join(os.tmpdir(), "bench-trace-"));
+  const gen = path.join(genDir, "gen.mjs");
+  // 1 KiB lines shaped like a CLI's JSON events, written with back-pressure.
+  writeFileSync(
+    gen,
+    `const total = ${TRACE_MB} * 1024 * 1024; const pad = "x".repeat(900); let n = 0, bytes = 0;
+function pump() {
+  while (bytes < total) {
+    const line = JSON.stringify({ type: "assistant", seq: n++, text: "step " + n + " " + pad }).padEnd(1023, " ") + "\\n";
+    bytes += line.length;
+    if (!process.stdout.write(line)) return process.stdout.once("drain", pump);
+  }
+}
+pump();\n`,
+  );
+  const traceRepo = makeRepo(10);
+  const r = await runAction(traceRepo, { agent: "command", "agent-command": `${process.execPath} ${gen}`, prompt: "bench", sandbox: "none", "timeout-minutes": "30" }, { keepLog: false });
+  const size = (f) => statSync(path.join(r.resultsDir, f)).size / 1024 / 1024;
+  const traceRows = [
+    {
+      case: `${TRACE_MB} MB event stream, command agent, sandbox none`,
+      "agent wall s": ((r.total - r.startToSpawn - r.exitToEnd) / 1000).toFixed(1),
+      "total s": (r.total / 1000).toFixed(1),
+      "peak RSS MB": r.rssMb.toFixed(1),
+      "stdout.jsonl MB": size("raw/stdout.jsonl").toFixed(0),
+      "trace.jsonl MB": size("trace.jsonl").toFixed(0),
+      "transcript.html MB": size("transcript.html").toFixed(1),
+    },
+  ];
+  console.log(`Tracing a large event stream (peak RSS limit 200 MB)`);
+  console.table(traceRows);
+  if (r.rssMb >= 200) {
+    console.error(`FAIL: peak RSS ${r.rssMb.toFixed(1)} MB is not under 200 MB`);
+    process.exitCode = 1;
+  }
+  rmSync(genDir, { recursive: true, force: true });
+  rmSync(r.resultsDir, { recursive: true, force: true });
+}

@@ -26,6 +26,14 @@ import { validatePatch } from "./publish/validate-patch.js";
 import { prepareSessionCarry, type SessionCarry } from "./session/carry.js";
 import { ArtifactSessionStore, DirSessionStore, type SessionStore } from "./session/store.js";
 import { sessionKey, threadNumber } from "./session/thread.js";
+import type { ReactionTarget } from "./github/api.js";
+import { errorBody } from "./publish/comment.js";
+import { deliver, type DeliveryOutcome } from "./publish/deliver.js";
+import { deliveryOutputs, deliverySummary, renderFinalComment } from "./publish/deliver-report.js";
+import { Progress } from "./publish/progress.js";
+import type { TracedEvent } from "./trace/events.js";
+import { readEvent, type GitHubEvent } from "./trigger/event.js";
+import { eventMayProvidePrompt, prepareTrigger, prepareWorkspace, type GitHubRun } from "./trigger/stage.js";
 
 export interface ActionIO {
   inputs: RawInputs;
@@ -61,28 +69,49 @@ export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
   const log = filteredLogger(io.log, (s) => redactor.redact(s));
 
   try {
-    const settings = parseSettings(raw, { cwd: io.host.workspace });
+    // The event first: whether it can supply the prompt decides if `prompt` is required.
+    const event = await readEvent(io.host);
+    const parse = (configFile?: { text: string | undefined; source: string }) =>
+      parseSettings(raw, { cwd: io.host.workspace, eventProvidesPrompt: eventMayProvidePrompt(event), ...(configFile ? { configFile } : {}) });
+    const settings = parse();
     const runDir = path.join(io.host.runnerTemp, "agent-runner", randomUUID());
     const resultsDir = io.resultsDir ?? path.join(runDir, "results");
     io.saveState(STATE.runTemp, runDir);
     io.saveState(STATE.resultsDir, resultsDir);
-    const ctx: StageContext = { io, settings, log, redactor, resultsDir, runDir };
+    let ctx: StageContext = { io, settings, log, redactor, resultsDir, runDir };
 
-    let result: RunResult;
-    let artifact: RunArtifactRef | undefined;
-    if (settings.delivery.phase === "publish") {
-      ({ result, artifact } = await downloadStage(ctx));
-    } else {
-      const session = await sessionStage(ctx);
-      result = await runStage({ ...ctx, settings: { ...settings, run: session.run } }, session.hooks);
-      artifact = await uploadStage(ctx, result);
-      await sessionSaveStage(ctx, result, session);
+    let github: GitHubStage | undefined;
+    if (event) {
+      const triggered = await triggerStage(ctx, event, parse);
+      if (!triggered) return undefined;
+      ctx = { ...ctx, settings: triggered.settings };
+      github = { run: triggered.run, progress: await progressStage(ctx, triggered.run) };
     }
-    if (settings.delivery.phase !== "run") await validateStage(ctx, result, artifact);
 
-    const outputs: Outputs = { ...resultOutputs(result), ...artifactOutputs(artifact) };
-    await finish(ctx, result, outputs);
-    return result;
+    let result: RunResult | undefined;
+    try {
+      let artifact: RunArtifactRef | undefined;
+      if (ctx.settings.delivery.phase === "publish") {
+        ({ result, artifact } = await downloadStage(ctx));
+      } else {
+        if (github) ctx = await taskStage(ctx, github.run);
+        const session = await sessionStage(ctx);
+        result = await runStage({ ...ctx, settings: { ...ctx.settings, run: session.run } }, session.hooks, github?.progress.onEvent);
+        artifact = await uploadStage(ctx, result);
+        await sessionSaveStage(ctx, result, session);
+      }
+      if (ctx.settings.delivery.phase !== "run") await validateStage(ctx, result, artifact);
+      const delivered = github ? await deliveryStage(ctx, github, result) : undefined;
+
+      const outputs: Outputs = { ...resultOutputs(result), ...artifactOutputs(artifact), ...delivered?.outputs };
+      await finish(ctx, result, outputs);
+      // The result is saved and the outputs are set; a failed delivery still fails the step.
+      if (delivered?.error) io.setFailed(redactor.redact(delivered.error));
+      return result;
+    } catch (e) {
+      if (github) await failureCommentStage(ctx, github, e, result);
+      throw e;
+    }
   } catch (e) {
     if (isConfigurationError(e)) io.setFailed(redactor.redact(e.message));
     else {
@@ -94,7 +123,7 @@ export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
 }
 
 /** phase run/all: the agent itself. */
-async function runStage(ctx: StageContext, session?: SessionHooks): Promise<RunResult> {
+async function runStage(ctx: StageContext, session?: SessionHooks, onEvent?: (e: TracedEvent) => void): Promise<RunResult> {
   return runAgent(ctx.settings, {
     log: ctx.log,
     redactor: ctx.redactor,
@@ -103,7 +132,140 @@ async function runStage(ctx: StageContext, session?: SessionHooks): Promise<RunR
     searchPath: ctx.io.host.path,
     githubHosted: ctx.io.host.githubHosted,
     ...(session ? { session } : {}),
+    ...(onEvent ? { onEvent } : {}),
   });
+}
+
+// ---------------------------------------------------------------- GitHub stages
+
+/** A GitHub-triggered run: who asked and how it is delivered, and its progress comment. */
+interface GitHubStage {
+  run: GitHubRun;
+  progress: Progress;
+}
+
+/**
+ * Trigger and authorization: undefined when the run is skipped (irrelevant
+ * event, no trigger phrase, an actor without write access). A skip is a
+ * neutral ending: conclusion=skipped, one log line, exit 0, nothing posted.
+ */
+async function triggerStage(
+  ctx: StageContext,
+  event: GitHubEvent,
+  parse: (configFile?: { text: string | undefined; source: string }) => Settings,
+): Promise<{ run: GitHubRun; settings: Settings } | undefined> {
+  const { io, log } = ctx;
+  const outcome = await prepareTrigger({ event, settings: ctx.settings, raw: io.inputs, host: io.host, log, reparse: parse });
+  if (outcome.kind === "skip") {
+    log.info(`Agent Runner skipped: ${outcome.reason}.`);
+    io.setOutput("conclusion", "skipped");
+    io.saveState(STATE.finished, "true");
+    return undefined;
+  }
+  return { run: outcome.run, settings: outcome.settings };
+}
+
+/** 👀 on the trigger and the "working" comment (not in publish: the run job did that). */
+async function progressStage(ctx: StageContext, run: GitHubRun): Promise<Progress> {
+  const t = run.trigger;
+  const reactTo: ReactionTarget | undefined =
+    t.comment?.kind === "issue_comment"
+      ? { kind: "issue_comment", id: t.comment.id }
+      : t.comment?.kind === "review_comment"
+        ? { kind: "review_comment", id: t.comment.id }
+        : !t.comment && t.thread
+          ? { kind: "issue", number: t.thread.number }
+          : undefined;
+  const progress = new Progress({
+    api: run.api,
+    mode: ctx.settings.delivery.comment,
+    ...(t.thread ? { threadNumber: t.thread.number } : {}),
+    ...(reactTo && ctx.settings.delivery.phase !== "publish" ? { reactTo } : {}),
+    stickyKey: t.stickyKey,
+    ...(run.runUrl ? { runUrl: run.runUrl } : {}),
+    ...(t.requester ? { requester: t.requester.login } : {}),
+    log: ctx.log,
+    redactor: ctx.redactor,
+  });
+  await progress.start();
+  return progress;
+}
+
+/** Run phase, before the agent: PR-supplied agent config replaced, the task written from the thread. */
+async function taskStage(ctx: StageContext, run: GitHubRun): Promise<StageContext> {
+  const prompt = await prepareWorkspace(run, ctx.settings, ctx.resultsDir, ctx.io.host, ctx.log);
+  return { ...ctx, settings: { ...ctx.settings, run: { ...ctx.settings.run, prompt } } };
+}
+
+/**
+ * Publish/all: the patch becomes a commit, a pull request or stays in the
+ * comment; then the comment is finalized. Failures here never lose the
+ * result: they come back as `error` after the outputs are set.
+ */
+async function deliveryStage(ctx: StageContext, gh: GitHubStage, result: RunResult): Promise<{ outputs: Outputs; error?: string }> {
+  const { io, settings, log } = ctx;
+  const { run, progress } = gh;
+  let outcome: DeliveryOutcome | undefined;
+  let note: string | undefined;
+  if (settings.delivery.phase === "run") note = "The changes are delivered by the publish job.";
+  else {
+    outcome = await deliver(
+      {
+        plan: run.plan,
+        settings: settings.delivery,
+        trigger: run.trigger,
+        api: run.api,
+        token: settings.github.token,
+        serverUrl: io.host.serverUrl,
+        remoteUrl: run.remoteUrl,
+        ...(run.runUrl ? { runUrl: run.runUrl } : {}),
+        ...(io.host.workflow ? { workflowName: io.host.workflow } : {}),
+        ...(io.host.workflowRef ? { workflowRef: io.host.workflowRef } : {}),
+        workDir: ctx.runDir,
+        log,
+      },
+      result,
+    );
+    if (outcome.error) log.error(`Delivery: ${outcome.error} The results are in ${ctx.resultsDir}.`);
+  }
+  const errors: string[] = outcome?.error ? [outcome.error] : [];
+  try {
+    await progress.finish(
+      await renderFinalComment({
+        marker: progress.marker,
+        result,
+        ...(outcome ? { outcome } : {}),
+        ...(note ? { note } : {}),
+        showPatch: outcome ? outcome.showPatch : result.diff.changedFiles.length > 0,
+        ...(run.runUrl ? { runUrl: run.runUrl } : {}),
+        ...(run.trigger.requester ? { requester: run.trigger.requester.login } : {}),
+      }),
+    );
+  } catch (e) {
+    errors.push(`${errorMessage(e)}. The result is in the job summary and ${ctx.resultsDir}.`);
+    log.error(errors.at(-1)!);
+  }
+  if (outcome) await io.appendSummary(ctx.redactor.redact(deliverySummary(outcome, progress.commentUrl)));
+  return { outputs: deliveryOutputs(outcome, progress.commentUrl), ...(errors.length ? { error: `Delivery failed: ${errors.join(" ")}` } : {}) };
+}
+
+/** Something failed after the comment said "working": the comment ends with the reason. */
+async function failureCommentStage(ctx: StageContext, gh: GitHubStage, e: unknown, result: RunResult | undefined): Promise<void> {
+  const message = ctx.redactor.redact(errorMessage(e));
+  try {
+    const body = result
+      ? await renderFinalComment({
+          marker: gh.progress.marker,
+          result,
+          note: `❌ ${message}`,
+          showPatch: result.diff.changedFiles.length > 0,
+          ...(gh.run.runUrl ? { runUrl: gh.run.runUrl } : {}),
+        })
+      : errorBody({ marker: gh.progress.marker, message, ...(gh.run.runUrl ? { runUrl: gh.run.runUrl } : {}) });
+    await gh.progress.finish(body);
+  } catch (err) {
+    ctx.log.warning(`Could not write the failure into the comment: ${errorMessage(err)}`);
+  }
 }
 
 /** The run's artifact, once uploaded or downloaded. */
@@ -227,7 +389,7 @@ async function downloadStage(ctx: StageContext): Promise<{ result: RunResult; ar
       `Input 'artifact-name': no artifact '${name}' in this workflow run${list.length ? ` (it has: ${list.map((a) => a.name).join(", ")})` : ""}. ` +
         "'phase: publish' delivers what a 'phase: run' step uploaded in an earlier job of the same workflow run; give both steps the same 'artifact-name' and make the publish job 'needs:' the run job.",
     );
-  await service.downloadThisRun(found.id, ctx.resultsDir);
+  await service.downloadThisRun(found, ctx.resultsDir);
   const { result } = await readDownloadedRun(ctx.resultsDir, found.name);
   const url = io.host.repository && io.host.runId ? artifactUrl(io.host.serverUrl, io.host.repository, io.host.runId, found.id) : undefined;
   log.info(`Artifacts: downloaded '${found.name}' (id ${found.id}): ${result.agentName} run, conclusion ${result.conclusion}, ${result.diff.changedFiles.length} changed file(s).`);

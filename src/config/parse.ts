@@ -35,6 +35,19 @@ export interface ParseContext {
   cwd: string;
   /** True when the triggering event can supply the prompt (comment triggers). */
   eventProvidesPrompt?: boolean;
+  /**
+   * The config file's content from somewhere other than the working tree: on
+   * pull request events the base branch's version, because the PR's copy is
+   * written by whoever opened the PR. `text` undefined: the file does not exist there.
+   */
+  configFile?: { text: string | undefined; source: string };
+}
+
+/** The config file's path relative to `cwd` (the `config-file` input or the default), and whether it was given. */
+export function configFilePath(raw: RawInputs, cwd: string): { full: string; explicit: boolean } {
+  const explicit = raw["config-file"]?.trim();
+  const base = path.resolve(cwd, raw["working-directory"]?.trim() || ".");
+  return { full: path.resolve(base, explicit || DEFAULT_CONFIG_FILE), explicit: Boolean(explicit) };
 }
 
 const DEFAULT_CONFIG_FILE = ".github/agent-runner.yml";
@@ -242,13 +255,14 @@ function loadConfigFile(raw: RawInputs, ctx: ParseContext, problems: Problems): 
   const rel = explicit || DEFAULT_CONFIG_FILE;
   const base = path.resolve(ctx.cwd, raw["working-directory"]?.trim() || ".");
   const full = path.resolve(base, rel);
-  if (!existsSync(full)) {
-    if (explicit) problems.add("config-file", `file '${rel}' not found (looked in ${base}).`);
+  const override = ctx.configFile;
+  if (override ? override.text === undefined : !existsSync(full)) {
+    if (explicit) problems.add("config-file", `file '${rel}' not found (looked in ${override?.source ?? base}).`);
     return {};
   }
   let doc: unknown;
   try {
-    doc = YAML.parse(readFileSync(full, "utf8"));
+    doc = YAML.parse(override?.text ?? readFileSync(full, "utf8"));
   } catch (e) {
     problems.add("config-file", `'${rel}' is not valid YAML: ${(e as Error).message.split("\n")[0]}`);
     return {};

@@ -7,10 +7,14 @@
  * ACTIONS_RESULTS_URL and GITHUB_* itself. Cross-run lookups use the REST
  * API with the workflow token (`actions: read`).
  */
+import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
+import path from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
 import * as github from "@actions/github";
 import { z } from "zod";
 import { ConfigurationError, errorMessage } from "../errors.js";
+
+import { extractZipSafely, UnsafeArchiveError } from "./unzip.js";
 
 export { artifactNameProblem, artifactUrl } from "./artifact-name.js";
 
@@ -41,13 +45,36 @@ export interface ArtifactService {
   upload(name: string, rootDir: string, files: string[], opts: { retentionDays?: number }): Promise<UploadedArtifact>;
   /** Names of this workflow run's artifacts, newest first. */
   listThisRun(): Promise<{ id: number; name: string }[]>;
-  /** Download an artifact of this workflow run into `dir` (unzipped). */
-  downloadThisRun(id: number, dir: string): Promise<void>;
+  /** Download an artifact of this workflow run into `dir` (unzipped, safely). */
+  downloadThisRun(artifact: { id: number; name: string }, dir: string): Promise<void>;
   /** Newest non-expired artifact called `name` in the repository, from runs of the repository itself. */
   findNewest(name: string, access: RepositoryAccess): Promise<FoundArtifact | undefined>;
   /** Download an artifact of any run into `dir` (unzipped). */
   downloadFromRun(artifact: FoundArtifact, dir: string, access: RepositoryAccess): Promise<void>;
   deleteThisRun(name: string): Promise<void>;
+}
+
+/**
+ * The client saves the zip as it is (skipDecompress) into a private folder
+ * beside `dir`; our own extractor then unpacks it: the client's extractor
+ * would follow `../` in entry names.
+ */
+async function downloadSafely(name: string, dir: string, fetch: (tmp: string) => Promise<unknown>): Promise<void> {
+  await mkdir(path.dirname(dir), { recursive: true });
+  const tmp = await mkdtemp(`${dir}.download-`);
+  try {
+    await fetch(tmp);
+    const saved = await readdir(tmp);
+    if (saved.length !== 1) throw new Error(`expected one archive for '${name}', found ${saved.length} files`);
+    try {
+      await extractZipSafely(path.join(tmp, saved[0]!), dir);
+    } catch (e) {
+      if (e instanceof UnsafeArchiveError) throw new ConfigurationError(`The artifact '${name}' was refused: ${e.message}. Nothing from it was used.`);
+      throw e;
+    }
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
 }
 
 // REST answer for GET /repos/{o}/{r}/actions/artifacts: validated, it comes from the network.
@@ -83,8 +110,8 @@ export class ActionsArtifactService implements ArtifactService {
     return artifacts.map((a) => ({ id: a.id, name: a.name })).sort((a, b) => b.id - a.id);
   }
 
-  async downloadThisRun(id: number, dir: string): Promise<void> {
-    await this.client.downloadArtifact(id, { path: dir });
+  async downloadThisRun(artifact: { id: number; name: string }, dir: string): Promise<void> {
+    await downloadSafely(artifact.name, dir, (tmp) => this.client.downloadArtifact(artifact.id, { path: tmp, skipDecompress: true }));
   }
 
   async findNewest(name: string, access: RepositoryAccess): Promise<FoundArtifact | undefined> {
@@ -123,10 +150,13 @@ export class ActionsArtifactService implements ArtifactService {
   }
 
   async downloadFromRun(artifact: FoundArtifact, dir: string, access: RepositoryAccess): Promise<void> {
-    await this.client.downloadArtifact(artifact.id, {
-      path: dir,
-      findBy: { token: access.token, workflowRunId: artifact.runId, repositoryOwner: access.owner, repositoryName: access.repo },
-    });
+    await downloadSafely(artifact.name, dir, (tmp) =>
+      this.client.downloadArtifact(artifact.id, {
+        path: tmp,
+        skipDecompress: true,
+        findBy: { token: access.token, workflowRunId: artifact.runId, repositoryOwner: access.owner, repositoryName: access.repo },
+      }),
+    );
   }
 
   async deleteThisRun(name: string): Promise<void> {

@@ -162,7 +162,8 @@ export async function validatePatch(
   const bytes = (await stat(patchPath)).size;
   if (bytes === 0) return { changedFiles: [], bytes };
   const max = policy.maxBytes ?? MAX_PATCH_BYTES;
-  if (bytes > max) throw refuse([`it is ${(bytes / 1048576).toFixed(1)} MB, over the ${(max / 1048576).toFixed(0)} MB limit.`]);
+  const size = (n: number) => (n >= 1048576 ? `${(n / 1048576).toFixed(1)} MB` : `${n} bytes`);
+  if (bytes > max) throw refuse([`it is ${size(bytes)}, over the ${size(max)} limit.`]);
 
   let named: string[];
   try {

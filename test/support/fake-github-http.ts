@@ -44,6 +44,8 @@ export type FaultKind =
 export interface FaultOptions {
   /** How many matching requests fail (default 1). */
   times?: number;
+  /** Let this many matching requests through first (e.g. the first comment post succeeds, the next fails). */
+  skip?: number;
   kind?: FaultKind;
   /** Status for `error` (default 502), `rate-limit` (403), `secondary-rate-limit` (403). */
   status?: number;
@@ -63,6 +65,8 @@ export interface FaultRule extends Required<Pick<FaultOptions, "times">> {
   options: FaultOptions;
   /** How many requests this rule has answered so far. */
   hits: number;
+  /** How many matching requests it let through because of `skip`. */
+  skipped: number;
   /** Requests still to fail. */
   readonly remaining: number;
 }
@@ -107,6 +111,7 @@ export class FaultInjector {
       options,
       times: options.times ?? 1,
       hits: 0,
+      skipped: 0,
       get remaining() {
         return Math.max(0, this.times - this.hits);
       },
@@ -115,13 +120,21 @@ export class FaultInjector {
     return rule;
   }
 
-  /** The first rule with failures left that matches, consuming one. */
+  /**
+   * The first rule with failures left that matches, consuming one. A matching
+   * rule still in its `skip` phase counts the request and lets later rules see it.
+   */
   take(method: string, path: string): FaultRule | undefined {
-    const rule = this.rules.find(
-      (r) => r.remaining > 0 && (r.method === "*" || r.method === method) && r.pattern.test(path),
-    );
-    if (rule) rule.hits++;
-    return rule;
+    for (const r of this.rules) {
+      if (r.remaining === 0 || (r.method !== "*" && r.method !== method) || !r.pattern.test(path)) continue;
+      if (r.skipped < (r.options.skip ?? 0)) {
+        r.skipped++;
+        continue;
+      }
+      r.hits++;
+      return r;
+    }
+    return undefined;
   }
 
   clear(): void {
@@ -187,6 +200,14 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
     ...headers,
   });
   res.end(text);
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 export function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -262,7 +283,7 @@ export async function startLoopbackServer(
     const record: RecordedRequest = {
       seq: ++seq,
       method,
-      path: decodeURIComponent(u.pathname),
+      path: safeDecode(u.pathname),
       query: Object.fromEntries(u.searchParams),
       url: req.url ?? "/",
       headers: req.headers,

@@ -196,7 +196,7 @@ export async function readBranchFiles(repoDir: string, branch: string): Promise<
   return out;
 }
 
-/** One file of a branch (utf8), or null if absent. */
+/** One file of a branch (utf8); throws when the file is absent. */
 export async function readBranchFile(repoDir: string, branch: string, path: string): Promise<string> {
   return git(repoDir, ["show", `refs/heads/${branch}:${path}`]);
 }

@@ -63,6 +63,13 @@ export interface SetupOptions {
   /** Extra env merged last (proxy tripwire variables, retry limits…). */
   extraEnv?: Record<string, string>;
   apiKey?: string;
+  /**
+   * Cap the CLI's own retries of failed model calls (fast error tests). Undefined: CLI defaults.
+   * claude: CLAUDE_CODE_MAX_RETRIES; codex: request_max_retries / stream_max_retries;
+   * gemini: settings general.maxAttempts = retries + 1. opencode has no knob (5 session retries,
+   * 2 s doubling) but honours `retry-after-ms` / `retry-after` response headers.
+   */
+  retries?: number;
 }
 
 /** Minimal env every CLI gets: no inherited secrets, Node 24 first on PATH. */
@@ -96,6 +103,7 @@ export async function setupCli(cli: CliName, o: SetupOptions): Promise<Record<st
         // --dangerously-skip-permissions refuses to run as root without it.
         IS_SANDBOX: "1",
       });
+      if (o.retries !== undefined) env.CLAUDE_CODE_MAX_RETRIES = String(o.retries);
       break;
     case "codex": {
       const codexHome = path.join(home, ".codex");
@@ -111,8 +119,7 @@ export async function setupCli(cli: CliName, o: SetupOptions): Promise<Record<st
           `base_url = "${o.stubUrl}/v1"`,
           `env_key = "STUB_API_KEY"`,
           `wire_api = "responses"`,
-          `request_max_retries = 0`,
-          `stream_max_retries = 0`,
+          ...(o.retries !== undefined ? [`request_max_retries = ${o.retries}`, `stream_max_retries = ${o.retries}`] : []),
           ``,
           `[analytics]`,
           `enabled = false`,
@@ -130,7 +137,15 @@ export async function setupCli(cli: CliName, o: SetupOptions): Promise<Record<st
       await mkdir(dir, { recursive: true });
       await writeFile(
         path.join(dir, "settings.json"),
-        JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } }, privacy: { usageStatisticsEnabled: false } }, null, 2),
+        JSON.stringify(
+          {
+            security: { auth: { selectedType: "gemini-api-key" } },
+            privacy: { usageStatisticsEnabled: false },
+            ...(o.retries !== undefined ? { general: { maxAttempts: Math.max(1, o.retries + 1) } } : {}),
+          },
+          null,
+          2,
+        ),
       );
       Object.assign(env, {
         GOOGLE_GEMINI_BASE_URL: o.stubUrl,

@@ -1,0 +1,206 @@
+/**
+ * Extracts a downloaded artifact zip without trusting it. The artifact
+ * client's own extractor joins entry names onto the target folder as they
+ * come, so an entry named `../../.bashrc` would land outside it; an artifact
+ * can be made by a job that ran agent code, and the publish job that opens it
+ * holds a write token. Here every entry must be a plain relative path inside
+ * the folder, a regular file or a folder (no symlinks), unencrypted, stored
+ * or deflated, and exactly the size and CRC its directory entry declares.
+ *
+ * Reads the central directory, then streams each entry: memory does not grow
+ * with the archive.
+ */
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdir, open } from "node:fs/promises";
+import path from "node:path";
+import { Readable, Transform, type TransformCallback } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createInflateRaw } from "node:zlib";
+
+export interface ExtractLimits {
+  maxEntries?: number;
+  /** Sum of the declared (uncompressed) sizes. */
+  maxTotalBytes?: number;
+}
+
+const DEFAULT_LIMITS: Required<ExtractLimits> = { maxEntries: 100_000, maxTotalBytes: 20 * 1024 ** 3 };
+
+export class UnsafeArchiveError extends Error {
+  override name = "UnsafeArchiveError";
+}
+
+interface Entry {
+  name: string;
+  method: number;
+  flags: number;
+  crc32: number;
+  compressedSize: number;
+  size: number;
+  offset: number;
+  /** Unix mode from the external attributes (0 when made elsewhere). */
+  mode: number;
+}
+
+const CRC_TABLE = (() => {
+  const t = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    t[n] = c >>> 0;
+  }
+  return t;
+})();
+
+function crcUpdate(crc: number, buf: Uint8Array): number {
+  let c = crc ^ 0xffffffff;
+  for (let i = 0; i < buf.length; i++) c = CRC_TABLE[(c ^ buf[i]!) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+/** The problem with an entry name, or undefined when it is a plain relative path. */
+export function entryNameProblem(name: string): string | undefined {
+  if (!name || name.includes("\0") || name.includes("\\")) return "has an invalid name";
+  if (name.startsWith("/") || /^[A-Za-z]:/.test(name)) return "is an absolute path";
+  const parts = name.replace(/\/$/, "").split("/");
+  if (parts.some((p) => p === "" || p === "." || p === "..")) return "is not a plain relative path";
+  return undefined;
+}
+
+async function readAt(fh: Awaited<ReturnType<typeof open>>, position: number, length: number): Promise<Buffer> {
+  const buf = Buffer.alloc(length);
+  const { bytesRead } = await fh.read(buf, 0, length, position);
+  if (bytesRead !== length) throw new UnsafeArchiveError("the archive is truncated");
+  return buf;
+}
+
+async function centralDirectory(file: string): Promise<Entry[]> {
+  const fh = await open(file, "r");
+  try {
+    const { size } = await fh.stat();
+    if (size < 22) throw new UnsafeArchiveError("the file is not a zip archive");
+    const tailLen = Math.min(size, 22 + 0xffff);
+    const tail = await readAt(fh, size - tailLen, tailLen);
+    let eocd = -1;
+    for (let i = tail.length - 22; i >= 0; i--)
+      if (tail.readUInt32LE(i) === 0x06054b50) {
+        eocd = i;
+        break;
+      }
+    if (eocd < 0) throw new UnsafeArchiveError("the file is not a zip archive");
+    let count = tail.readUInt16LE(eocd + 10);
+    let cdSize = tail.readUInt32LE(eocd + 12);
+    let cdOffset = tail.readUInt32LE(eocd + 16);
+    if (count === 0xffff || cdSize === 0xffffffff || cdOffset === 0xffffffff) {
+      const locAt = size - tailLen + eocd - 20;
+      const loc = locAt >= 0 ? await readAt(fh, locAt, 20) : Buffer.alloc(20);
+      if (loc.readUInt32LE(0) !== 0x07064b50) throw new UnsafeArchiveError("the ZIP64 directory is missing");
+      const z64 = await readAt(fh, Number(loc.readBigUInt64LE(8)), 56);
+      if (z64.readUInt32LE(0) !== 0x06064b50) throw new UnsafeArchiveError("the ZIP64 directory is damaged");
+      count = Number(z64.readBigUInt64LE(32));
+      cdSize = Number(z64.readBigUInt64LE(40));
+      cdOffset = Number(z64.readBigUInt64LE(48));
+    }
+    if (cdOffset + cdSize > size || cdSize > 256 * 1024 * 1024) throw new UnsafeArchiveError("the central directory is damaged");
+    const cd = await readAt(fh, cdOffset, cdSize);
+    const entries: Entry[] = [];
+    let p = 0;
+    for (let i = 0; i < count; i++) {
+      if (p + 46 > cd.length || cd.readUInt32LE(p) !== 0x02014b50) throw new UnsafeArchiveError("the central directory is damaged");
+      const nameLen = cd.readUInt16LE(p + 28);
+      const extraLen = cd.readUInt16LE(p + 30);
+      const commentLen = cd.readUInt16LE(p + 32);
+      const e: Entry = {
+        flags: cd.readUInt16LE(p + 8),
+        method: cd.readUInt16LE(p + 10),
+        crc32: cd.readUInt32LE(p + 16),
+        compressedSize: cd.readUInt32LE(p + 20),
+        size: cd.readUInt32LE(p + 24),
+        mode: cd.readUInt32LE(p + 38) >>> 16,
+        offset: cd.readUInt32LE(p + 42),
+        name: cd.toString("utf8", p + 46, p + 46 + nameLen),
+      };
+      // ZIP64 extra field: only the values that overflowed, in this order.
+      let x = p + 46 + nameLen;
+      const extraEnd = x + extraLen;
+      while (x + 4 <= extraEnd) {
+        const id = cd.readUInt16LE(x);
+        const len = cd.readUInt16LE(x + 2);
+        if (id === 0x0001) {
+          let q = x + 4;
+          if (e.size === 0xffffffff) (e.size = Number(cd.readBigUInt64LE(q))), (q += 8);
+          if (e.compressedSize === 0xffffffff) (e.compressedSize = Number(cd.readBigUInt64LE(q))), (q += 8);
+          if (e.offset === 0xffffffff) e.offset = Number(cd.readBigUInt64LE(q));
+        }
+        x += 4 + len;
+      }
+      entries.push(e);
+      p = extraEnd + commentLen;
+    }
+    // Where each entry's data starts: after its local header.
+    for (const e of entries) {
+      const local = await readAt(fh, e.offset, 30);
+      if (local.readUInt32LE(0) !== 0x04034b50) throw new UnsafeArchiveError(`the entry '${e.name}' is damaged`);
+      e.offset += 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
+      if (e.offset + e.compressedSize > size) throw new UnsafeArchiveError(`the entry '${e.name}' is truncated`);
+    }
+    return entries;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Counts and checksums what passes through; refuses more bytes than declared. */
+class Checked extends Transform {
+  private bytes = 0;
+  private crc = 0;
+  constructor(private readonly entry: Entry) {
+    super();
+  }
+  override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.entry.size) return cb(new UnsafeArchiveError(`the entry '${this.entry.name}' is larger than it declares`));
+    this.crc = crcUpdate(this.crc, chunk);
+    cb(null, chunk);
+  }
+  override _flush(cb: TransformCallback): void {
+    if (this.bytes !== this.entry.size || this.crc !== this.entry.crc32) return cb(new UnsafeArchiveError(`the entry '${this.entry.name}' is corrupt`));
+    cb();
+  }
+}
+
+/** Extract `zipFile` into `dir` (created), refusing anything that could land outside it. Returns the files' relative paths. */
+export async function extractZipSafely(zipFile: string, dir: string, limits: ExtractLimits = {}): Promise<string[]> {
+  const lim = { ...DEFAULT_LIMITS, ...limits };
+  const entries = await centralDirectory(zipFile);
+  if (entries.length > lim.maxEntries) throw new UnsafeArchiveError(`it has ${entries.length} entries, more than ${lim.maxEntries}`);
+  if (entries.reduce((n, e) => n + e.size, 0) > lim.maxTotalBytes) throw new UnsafeArchiveError("it unpacks to more than the size limit");
+  const seen = new Set<string>();
+  for (const e of entries) {
+    const problem = entryNameProblem(e.name);
+    if (problem) throw new UnsafeArchiveError(`the entry '${e.name}' ${problem}`);
+    const type = e.mode & 0o170000;
+    if (type !== 0 && type !== 0o100000 && type !== 0o040000) throw new UnsafeArchiveError(`the entry '${e.name}' is not a regular file or folder (a symlink or device)`);
+    if (e.flags & 0x1) throw new UnsafeArchiveError(`the entry '${e.name}' is encrypted`);
+    if (e.method !== 0 && e.method !== 8) throw new UnsafeArchiveError(`the entry '${e.name}' uses an unsupported compression method`);
+    const key = e.name.replace(/\/$/, "").toLowerCase();
+    if (seen.has(key) && !e.name.endsWith("/")) throw new UnsafeArchiveError(`the entry '${e.name}' appears twice`);
+    seen.add(key);
+  }
+  await mkdir(dir, { recursive: true });
+  const files: string[] = [];
+  for (const e of entries) {
+    const target = path.join(dir, ...e.name.replace(/\/$/, "").split("/"));
+    if (e.name.endsWith("/")) {
+      await mkdir(target, { recursive: true });
+      continue;
+    }
+    await mkdir(path.dirname(target), { recursive: true });
+    const source = e.compressedSize ? createReadStream(zipFile, { start: e.offset, end: e.offset + e.compressedSize - 1 }) : Readable.from([]);
+    // 'wx': never write through something already there.
+    const out = createWriteStream(target, { flags: "wx" });
+    if (e.method === 8 && e.compressedSize) await pipeline(source, createInflateRaw(), new Checked(e), out);
+    else await pipeline(source, new Checked(e), out);
+    files.push(e.name);
+  }
+  return files;
+}
