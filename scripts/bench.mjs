@@ -69,7 +69,7 @@ const dirSize = (dir) =>
 
 const repo = makeRepo(10_000);
 const rows = [];
-for (const sandbox of ["none"]) {
+for (const sandbox of ["none", "bwrap"]) {
   const runs = [];
   for (let i = 0; i < RUNS; i++) runs.push(await runAction(repo, { agent: "command", "agent-command": "true", prompt: "bench", sandbox }));
   rows.push({

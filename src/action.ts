@@ -18,6 +18,7 @@ import { resultOutputs, type Outputs } from "./publish/outputs.js";
 import { summaryMarkdown } from "./publish/summary.js";
 import type { RunResult } from "./result.js";
 import { runAgent, type SessionHooks } from "./runner.js";
+import { hostInstallOptions } from "./agents/install.js";
 import { Redactor } from "./trace/redact.js";
 import { Git } from "./git/git.js";
 import { ActionsArtifactService, artifactUrl, type RepositoryAccess } from "./publish/artifacts.js";
@@ -105,6 +106,7 @@ export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
 
       const outputs: Outputs = { ...resultOutputs(result), ...artifactOutputs(artifact), ...delivered?.outputs };
       await finish(ctx, result, outputs);
+      if (delivered?.summary) await io.appendSummary(redactor.redact(delivered.summary));
       // The result is saved and the outputs are set; a failed delivery still fails the step.
       if (delivered?.error) io.setFailed(redactor.redact(delivered.error));
       return result;
@@ -131,6 +133,7 @@ async function runStage(ctx: StageContext, session?: SessionHooks, onEvent?: (e:
     scratchDir: path.join(ctx.runDir, "scratch"),
     searchPath: ctx.io.host.path,
     githubHosted: ctx.io.host.githubHosted,
+    install: hostInstallOptions(ctx.io.host),
     ...(session ? { session } : {}),
     ...(onEvent ? { onEvent } : {}),
   });
@@ -202,7 +205,7 @@ async function taskStage(ctx: StageContext, run: GitHubRun): Promise<StageContex
  * comment; then the comment is finalized. Failures here never lose the
  * result: they come back as `error` after the outputs are set.
  */
-async function deliveryStage(ctx: StageContext, gh: GitHubStage, result: RunResult): Promise<{ outputs: Outputs; error?: string }> {
+async function deliveryStage(ctx: StageContext, gh: GitHubStage, result: RunResult): Promise<{ outputs: Outputs; summary?: string; error?: string }> {
   const { io, settings, log } = ctx;
   const { run, progress } = gh;
   let outcome: DeliveryOutcome | undefined;
@@ -221,6 +224,7 @@ async function deliveryStage(ctx: StageContext, gh: GitHubStage, result: RunResu
         ...(run.runUrl ? { runUrl: run.runUrl } : {}),
         ...(io.host.workflow ? { workflowName: io.host.workflow } : {}),
         ...(io.host.workflowRef ? { workflowRef: io.host.workflowRef } : {}),
+        ...(io.host.ref ? { ref: io.host.ref } : {}),
         workDir: ctx.runDir,
         log,
       },
@@ -245,8 +249,11 @@ async function deliveryStage(ctx: StageContext, gh: GitHubStage, result: RunResu
     errors.push(`${errorMessage(e)}. The result is in the job summary and ${ctx.resultsDir}.`);
     log.error(errors.at(-1)!);
   }
-  if (outcome) await io.appendSummary(ctx.redactor.redact(deliverySummary(outcome, progress.commentUrl)));
-  return { outputs: deliveryOutputs(outcome, progress.commentUrl), ...(errors.length ? { error: `Delivery failed: ${errors.join(" ")}` } : {}) };
+  return {
+    outputs: deliveryOutputs(outcome, progress.commentUrl),
+    ...(outcome ? { summary: deliverySummary(outcome, progress.commentUrl) } : {}),
+    ...(errors.length ? { error: `Delivery failed: ${errors.join(" ")}` } : {}),
+  };
 }
 
 /** Something failed after the comment said "working": the comment ends with the reason. */

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { installAgent } from "./agents/install.js";
+import { installAgent, type InstallContext } from "./agents/install.js";
 import { agentBackend } from "./agents/registry.js";
 import { runContextText } from "./agents/run-context.js";
 import type { AgentBackend, AgentContext, AgentInvocation } from "./agents/types.js";
@@ -45,6 +45,8 @@ export interface RunnerDeps {
   onEvent?: (e: TracedEvent) => void;
   /** Carrying session state across runs (src/session). */
   session?: SessionHooks;
+  /** Where and how agent CLIs are installed (tool cache, npm's environment, Actions cache). */
+  install?: Pick<InstallContext, "toolCache" | "env" | "cache">;
 }
 
 /** Where the runner lets session carrying in: HOME is fresh before, intact after. */
@@ -81,7 +83,7 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   };
   await Promise.all([layout.home, layout.tmp, layout.outputsDir].map((d) => mkdir(d, { recursive: true })));
 
-  const installed = await installAgent(backend, settings.agent, { searchPath: deps.searchPath, cwd: settings.workspace });
+  const installed = await installAgent(backend, settings.agent, { searchPath: deps.searchPath, cwd: settings.workspace, log, ...deps.install });
   layout.readOnlyPaths.push(...installed.readOnlyPaths);
   const sandboxBackend = await chooseSandbox(settings.sandbox.choice, log, { githubHosted: deps.githubHosted === true });
 
@@ -140,7 +142,7 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   // --- run: from here on, failures become the result instead of exceptions.
   const trace = new TraceWriter(deps.resultsDir, redactor);
   const summary = new SummaryBuilder();
-  const parser = backend.createParser();
+  const parser = backend.createParser(ctx);
   let eventCount = 0;
   const emit = (e: Parameters<SummaryBuilder["add"]>[0], raw?: string) => {
     const traced = trace.event(e, raw);
@@ -226,6 +228,7 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
     artifacts: [],
     metadata: {
       leftoverProcessesKilled: outcome.leftoversKilled,
+      ...(installed.install ? { install: installed.install } : {}),
       ...(gateway ? { gateway: gateway.stats() } : {}),
       // Epoch ms, for the benchmark's overhead numbers.
       timings: { spawnedAt, exitedAt: spawnedAt + outcome.durationMs },

@@ -1,11 +1,15 @@
 /** Every agent backend, by the name users type in `agent`. One line per backend. */
 import type { AgentBackendName } from "../config/schema.js";
 import { NotSupportedError } from "../errors.js";
+import { claudeAgent } from "./claude.js";
+import { codexAgent } from "./codex.js";
 import { commandAgent } from "./command.js";
 import type { AgentBackend } from "./types.js";
 
 const BACKENDS: Partial<Record<AgentBackendName, AgentBackend>> = {
   command: commandAgent,
+  claude: claudeAgent,
+  codex: codexAgent,
 };
 
 export function agentBackend(name: AgentBackendName): AgentBackend {

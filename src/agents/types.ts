@@ -58,6 +58,8 @@ export interface InstalledAgent {
   version: string;
   /** Folders to make readable inside the sandbox. */
   readOnlyPaths: string[];
+  /** How the CLI was obtained and how long that took (for the log and result metadata). */
+  install?: { source: "path" | "tool-cache" | "actions-cache" | "npm"; durationMs: number };
 }
 
 /**
@@ -75,7 +77,11 @@ export interface AgentBackend {
   /** Write config files into the isolated HOME; never touch the user's repository. */
   materialise(ctx: AgentContext): Promise<Materialised>;
   command(ctx: AgentContext, installed: InstalledAgent): AgentInvocation;
-  createParser(): EventParser;
-  /** Files under HOME that make up session state, for carrying sessions across runs. */
+  /** The run's context lets a parser know what was asked (e.g. an output schema to parse the answer against). */
+  createParser(ctx: AgentContext): EventParser;
+  /**
+   * Files or folders under HOME (absolute, or relative to HOME) that make up
+   * session state, for carrying sessions across runs. They need not exist.
+   */
   sessionPaths(ctx: AgentContext): string[];
 }

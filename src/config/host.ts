@@ -25,6 +25,8 @@ export interface HostContext {
   /** GITHUB_WORKFLOW (name) and GITHUB_WORKFLOW_REF (`owner/repo/.github/workflows/x.yml@ref`): a stable branch per workflow. */
   workflow?: string;
   workflowRef?: string;
+  /** GITHUB_REF: the branch a dispatch/schedule run was started on (`refs/heads/<name>`). */
+  ref?: string;
   /**
    * Whether the Actions artifact service can be reached (ACTIONS_RUNTIME_TOKEN
    * and ACTIONS_RESULTS_URL set): false on a laptop, where uploads are skipped.
@@ -33,6 +35,22 @@ export interface HostContext {
   artifactService: boolean;
   /** RUNNER_ENVIRONMENT=github-hosted: we may fix the sandbox's prerequisites with sudo. */
   githubHosted: boolean;
+  /**
+   * Environment for `npm install` of the agent CLI: PATH, HOME, proxy, CA and
+   * npm_config_* settings of the runner, nothing else (no tokens but npm's own).
+   */
+  installEnv?: Record<string, string>;
+  /** Whether the Actions cache service is configured (@actions/cache reads the values itself). */
+  actionsCache?: boolean;
+}
+
+/** Runner variables `npm install` needs to reach the registry the way the runner is set up to. */
+const INSTALL_ENV = /^(PATH|HOME|USER|LANG|LC_ALL|SHELL|TMPDIR|TEMP|TMP|XDG_CACHE_HOME|XDG_CONFIG_HOME|NODE_AUTH_TOKEN|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|(HTTPS?|ALL|NO)_PROXY|npm_config_\w+)$/i;
+
+export function installEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && INSTALL_ENV.test(k)) out[k] = v;
+  return out;
 }
 
 /** `INPUT_<NAME>` as the runner sets it: upper case, spaces → `_`, hyphens kept. */
@@ -65,8 +83,12 @@ export function readHostContext(env: NodeJS.ProcessEnv = process.env): HostConte
     ...(env.GITHUB_ACTOR ? { actor: env.GITHUB_ACTOR } : {}),
     ...(env.GITHUB_WORKFLOW ? { workflow: env.GITHUB_WORKFLOW } : {}),
     ...(env.GITHUB_WORKFLOW_REF ? { workflowRef: env.GITHUB_WORKFLOW_REF } : {}),
+    ...(env.GITHUB_REF ? { ref: env.GITHUB_REF } : {}),
     artifactService: Boolean(env.ACTIONS_RUNTIME_TOKEN && env.ACTIONS_RESULTS_URL),
     githubHosted: env.RUNNER_ENVIRONMENT === "github-hosted",
+    installEnv: installEnv(env),
+    // Mirrors @actions/cache's isFeatureAvailable(): v2 talks to the results service, v1 to the cache URL.
+    actionsCache: Boolean(env.ACTIONS_RUNTIME_TOKEN && (env.ACTIONS_CACHE_SERVICE_V2 ? env.ACTIONS_RESULTS_URL : env.ACTIONS_CACHE_URL)),
   };
 }
 

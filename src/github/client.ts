@@ -9,7 +9,7 @@
  */
 import type { Octokit as CoreOctokit } from "@octokit/core";
 import type { GitHub } from "@actions/github/lib/utils";
-import { errorMessage } from "../errors.js";
+import { ConfigurationError, errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
 
 export type Octokit = InstanceType<typeof GitHub>;
@@ -98,6 +98,18 @@ export function apiErrorMessage(e: unknown): string {
     return `HTTP ${e.status}: ${msg}`;
   }
   return errorMessage(e);
+}
+
+/**
+ * A GitHub API call that failed after the retries: reported as one clear
+ * message without a stack (like a configuration problem: the token's
+ * permissions, an outage), not as a bug in Agent Runner.
+ */
+export class GitHubApiError extends ConfigurationError {
+  override name = "GitHubApiError";
+  constructor(what: string, cause: unknown) {
+    super(`${what} failed: ${apiErrorMessage(cause)}`);
+  }
 }
 
 export function isNotFound(e: unknown): boolean {

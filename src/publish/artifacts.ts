@@ -56,8 +56,8 @@ export interface ArtifactService {
 
 /**
  * The client saves the zip as it is (skipDecompress) into a private folder
- * beside `dir`; our own extractor then unpacks it: the client's extractor
- * would follow `../` in entry names.
+ * beside `dir`; our own extractor then unpacks it, refusing a tampered
+ * archive outright (see unzip.ts) instead of the client's silent rewriting.
  */
 async function downloadSafely(name: string, dir: string, fetch: (tmp: string) => Promise<unknown>): Promise<void> {
   await mkdir(path.dirname(dir), { recursive: true });

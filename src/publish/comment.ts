@@ -145,8 +145,3 @@ export function errorBody(opts: { marker: string; message: string; runUrl?: stri
     opts.runUrl ? `[Run](${opts.runUrl})` : "",
   ].join("\n").trim();
 }
-
-/** A skipped-by-policy note, for `comment` on e.g. fork PRs or refused workflow changes. */
-export function bullet(text: string): string {
-  return `> ${text.replace(/\n/g, "\n> ")}`;
-}

@@ -34,6 +34,8 @@ export interface DeliveryContext {
   /** Names the stable branch of schedule/dispatch runs. */
   workflowName?: string;
   workflowRef?: string;
+  /** GITHUB_REF: a dispatch run started on a branch delivers its pull request against that branch. */
+  ref?: string;
   /** Scratch folder for the delivery repository. */
   workDir: string;
   log: Logger;
@@ -62,6 +64,7 @@ const PUSH_ATTEMPTS = 3;
 export function slugify(text: string, max = 40): string {
   const slug = text
     .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "")
@@ -139,6 +142,11 @@ function refusedNote(files: string[]): string {
   ].join("\n");
 }
 
+/** Refusing is the safe default, but the requested delivery did not happen: the step fails, like a refused patch in validation. */
+function refusedError(files: string[]): string {
+  return `The patch changes workflow files (${files.join(", ")}); set 'allow-workflow-changes: true' to deliver changes to .github/workflows/.`;
+}
+
 async function newRepo(ctx: DeliveryContext): Promise<DeliveryRepo> {
   return DeliveryRepo.create({
     dir: path.join(ctx.workDir, "delivery.git"),
@@ -174,10 +182,11 @@ async function deliverCommit(ctx: DeliveryContext, result: RunResult, patchPath:
   for (let attempt = 1; attempt <= PUSH_ATTEMPTS; attempt++) {
     const tip = await repo.fetchBranch(branch);
     if (!tip) return { mode: "commit", showPatch: true, branch, error: `The pull request's branch '${branch}' no longer exists; nothing was pushed.` };
-    const moved = tip !== pr.headSha && tip !== result.diff.baseCommit;
-    if (moved && attempt === 1) ctx.log.info(`Branch '${branch}' moved since the event (${pr.headSha.slice(0, 7)} → ${tip.slice(0, 7)}); applying the changes on top of the new tip.`);
+    // The agent worked on result.diff.baseCommit; the branch may have moved since (or the run used a merge checkout).
+    const moved = tip !== result.diff.baseCommit;
+    if (moved && attempt === 1) ctx.log.info(`Branch '${branch}' is at ${tip.slice(0, 7)}, the agent started from ${result.diff.baseCommit.slice(0, 7)}: applying the changes on top of the branch.`);
     const prepared = await prepareCommit(ctx, repo, tip, result, patchPath);
-    if (prepared.kind === "refused") return { mode: "comment", showPatch: true, refusedFiles: prepared.files, note: refusedNote(prepared.files) };
+    if (prepared.kind === "refused") return { mode: "comment", showPatch: true, refusedFiles: prepared.files, note: refusedNote(prepared.files), error: refusedError(prepared.files) };
     if (prepared.kind === "same") return { mode: "comment", showPatch: false, note: `The branch \`${branch}\` already has these changes; nothing was pushed.` };
     if (prepared.kind === "conflict")
       return {
@@ -185,7 +194,7 @@ async function deliverCommit(ctx: DeliveryContext, result: RunResult, patchPath:
         showPatch: true,
         branch,
         error: moved
-          ? `Branch '${branch}' moved since the agent started (now at ${tip.slice(0, 7)}) and the agent's changes do not apply on top of it: ${prepared.detail}. Nothing was pushed; the patch is in the results.`
+          ? `The agent's changes conflict with branch '${branch}' as it is now (${tip.slice(0, 7)}; the agent started from ${result.diff.baseCommit.slice(0, 7)}): ${prepared.detail}. Nothing was pushed; the patch is in the results.`
           : `The agent's changes do not apply to branch '${branch}': ${prepared.detail}. Nothing was pushed; the patch is in the results.`,
       };
     const pushed = await repo.push(prepared.sha, branch, { force: false });
@@ -209,8 +218,11 @@ async function deliverCommit(ctx: DeliveryContext, result: RunResult, patchPath:
 async function deliverPullRequest(ctx: DeliveryContext, result: RunResult, patchPath: string): Promise<DeliveryOutcome> {
   const t = ctx.trigger;
   const pr = t.pullRequest;
+  const refBranch = !t.thread && ctx.ref?.startsWith("refs/heads/") ? ctx.ref.slice("refs/heads/".length) : undefined;
+  // On a same-repo PR the new PR stacks onto its branch; a dispatch run targets the branch it ran on.
   const base =
-    ctx.settings.baseBranch ?? (t.thread?.kind === "pull_request" && pr && !pr.isFork ? pr.headRef : t.defaultBranch ?? (await ctx.api.defaultBranch()));
+    ctx.settings.baseBranch ??
+    (t.thread?.kind === "pull_request" && pr && !pr.isFork ? pr.headRef : refBranch ?? t.defaultBranch ?? (await ctx.api.defaultBranch()));
   const branch = deliveryBranch(ctx);
   const repo = await newRepo(ctx);
   if (!(await validBranchName(repo.git, branch)))
@@ -279,6 +291,6 @@ export async function deliver(ctx: DeliveryContext, result: RunResult, patchPath
     return plan.mode === "commit" ? await deliverCommit(ctx, result, patchPath) : await deliverPullRequest(ctx, result, patchPath);
   } catch (e) {
     if (e instanceof ConfigurationError) return { mode: plan.mode, showPatch: true, error: e.message };
-    return { mode: plan.mode, showPatch: true, error: `Delivery failed: ${apiErrorMessage(e) || errorMessage(e)}` };
+    return { mode: plan.mode, showPatch: true, error: apiErrorMessage(e) || errorMessage(e) };
   }
 }

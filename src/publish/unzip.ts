@@ -1,11 +1,12 @@
 /**
- * Extracts a downloaded artifact zip without trusting it. The artifact
- * client's own extractor joins entry names onto the target folder as they
- * come, so an entry named `../../.bashrc` would land outside it; an artifact
- * can be made by a job that ran agent code, and the publish job that opens it
- * holds a write token. Here every entry must be a plain relative path inside
+ * Extracts a downloaded artifact zip without trusting it. An artifact can be
+ * made by a job that ran agent code, and the publish job that opens it holds
+ * a write token. The artifact client's own extractor quietly rewrites `..` in
+ * entry names and writes whatever else it finds; a tampered archive should be
+ * refused, not reshaped. Here every entry must be a plain relative path inside
  * the folder, a regular file or a folder (no symlinks), unencrypted, stored
- * or deflated, and exactly the size and CRC its directory entry declares.
+ * or deflated, named once, and exactly the size and CRC its directory entry
+ * declares, within entry-count and size limits.
  *
  * Reads the central directory, then streams each entry: memory does not grow
  * with the archive.

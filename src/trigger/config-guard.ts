@@ -172,7 +172,10 @@ async function restoreFromBase(git: Git, root: string, files: TreeEntry[], log: 
 
 export async function guardAgentConfig(req: GuardRequest): Promise<GuardResult> {
   const { git, log } = req;
-  const root = await git.text(["rev-parse", "--show-toplevel"]);
+  const top = await git.exec(["rev-parse", "--show-toplevel"], { okCodes: [128] });
+  // Not a repository: the runner reports that clearly when it takes its baseline.
+  if (top.exitCode !== 0) return { replaced: [] };
+  const root = top.stdout.trim();
   const relWorkspace = path.relative(root, req.workspace).split(path.sep).join("/");
   const anchors = [...new Set(["", relWorkspace.startsWith("..") ? "" : relWorkspace])];
   const opts = { isFork: req.isFork, anchors };

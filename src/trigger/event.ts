@@ -118,23 +118,38 @@ export function parseEvent(eventName: string, doc: unknown, source = "GITHUB_EVE
   return { name: eventName, payload: parsed.data } as SupportedEvent;
 }
 
+async function readEventJson(eventPath: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(eventPath, "utf8");
+  } catch (e) {
+    throw new ConfigurationError(`GITHUB_EVENT_PATH (${eventPath}) cannot be read: ${(e as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new ConfigurationError(`GITHUB_EVENT_PATH (${eventPath}) is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
 /** The run's event, or undefined outside GitHub Actions (CLI, no GITHUB_EVENT_NAME). */
 export async function readEvent(host: HostContext): Promise<GitHubEvent | undefined> {
   if (!host.eventName) return undefined;
   if (!isSupportedEventName(host.eventName)) return { name: "unsupported", eventName: host.eventName };
   if (!host.eventPath)
     throw new ConfigurationError(`GITHUB_EVENT_PATH is not set although GITHUB_EVENT_NAME is '${host.eventName}'; the runner always sets both.`);
-  let text: string;
+  return parseEvent(host.eventName, await readEventJson(host.eventPath), `GITHUB_EVENT_PATH (${host.eventPath})`);
+}
+
+/** Why an existing event file cannot be parsed as JSON (message for the user), or undefined. */
+export async function unreadableEvent(host: Pick<HostContext, "eventPath">): Promise<string | undefined> {
+  if (!host.eventPath) return undefined;
   try {
-    text = await readFile(host.eventPath, "utf8");
+    await readEventJson(host.eventPath);
+    return undefined;
   } catch (e) {
-    throw new ConfigurationError(`GITHUB_EVENT_PATH (${host.eventPath}) cannot be read: ${(e as Error).message}`);
+    // A missing file is @actions/github's warning, not a crash; readEvent reports it when it matters.
+    if ((e as { message?: string }).message?.includes("cannot be read")) return undefined;
+    return (e as Error).message;
   }
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (e) {
-    throw new ConfigurationError(`GITHUB_EVENT_PATH (${host.eventPath}) is not valid JSON: ${(e as Error).message}`);
-  }
-  return parseEvent(host.eventName, doc, `GITHUB_EVENT_PATH (${host.eventPath})`);
 }

@@ -12,7 +12,7 @@ import { ConfigurationError } from "../errors.js";
 import { Git } from "../git/git.js";
 import { GitHubApi } from "../github/api.js";
 import { authorize } from "../github/authorize.js";
-import { apiErrorMessage, createOctokit } from "../github/client.js";
+import { apiErrorMessage, createOctokit, GitHubApiError } from "../github/client.js";
 import { gitAuthEnv } from "../github/git-auth.js";
 import type { Logger } from "../logger.js";
 import { planDelivery, type DeliveryPlan } from "../publish/deliver-plan.js";
@@ -88,7 +88,7 @@ export async function prepareTrigger(input: TriggerInput): Promise<TriggerOutcom
     try {
       trigger = { ...trigger, pullRequest: (await api.pullRequest(number)).info, needsPullRequest: false };
     } catch (e) {
-      throw new Error(`Reading pull request #${number} failed: ${apiErrorMessage(e)}`);
+      throw new GitHubApiError(`Reading pull request #${number}`, e);
     }
   }
 
@@ -125,7 +125,7 @@ export async function prepareTrigger(input: TriggerInput): Promise<TriggerOutcom
     try {
       auth = await authorize(actor, settings.github, api);
     } catch (e) {
-      throw new Error(`Checking whether @${actor.login} may trigger the agent failed: ${apiErrorMessage(e)}`);
+      throw new GitHubApiError(`Checking whether @${actor.login} may trigger the agent (collaborator permission API)`, e);
     }
     if (!auth.allowed) return { kind: "skip", reason: auth.reason };
     log.info(`Triggered by @${actor.login} (${auth.via}) via ${trigger.eventName}${trigger.thread ? ` on #${trigger.thread.number}` : ""}.`);

@@ -2,7 +2,7 @@
  * Issue #6: `phase: run` in one job, `phase: publish` in a later job of the
  * same workflow run, compared with `phase: all`; tampered artifacts refused.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLoopbackServer, sendJson, type LoopbackServer } from "../support/fake-github-http.js";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
@@ -186,6 +186,27 @@ describe("two phases", () => {
         expect(git(ws, "status", "--porcelain")).toBe("");
       });
     }
+
+    it("with a zip entry that tries to climb out of the download folder", async () => {
+      const runId = RUN_ID + 32;
+      const ws = cloneRepo(origin);
+      const marker = `escaped-${process.pid}-${runId}.txt`;
+      results.addArtifact({
+        name: `agent-run-${runId}-1`,
+        runId,
+        repository: REPOSITORY,
+        files: { "result.json": resultJson([]), "patch.diff": "", [`../../../../../../../../../tmp/${marker}`]: "pwned", "../.bashrc": "evil" },
+      });
+      const publish = await runJob({
+        results,
+        workspace: ws,
+        runtime: { runId, job: "publish" },
+        inputs: { agent: "command", "agent-command": "false", phase: "publish" },
+      });
+      expect(publish.exitCode).toBe(1);
+      expect(errors(publish)[0]).toMatch(/The artifact 'agent-run-\d+-1' was refused: the entry '\.\.\/.*' is not a plain relative path/);
+      expect(existsSync(`/tmp/${marker}`)).toBe(false);
+    });
 
     it("with a result.json of the wrong shape", async () => {
       const runId = RUN_ID + 30;

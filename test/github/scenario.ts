@@ -20,7 +20,7 @@ export interface ScenarioOptions {
   branches?: Record<string, FileTree>;
   /** Files of the fork PR's head (pushed to origin as refs/pull/<n>/head, as GitHub does). */
   forkHead?: FileTree;
-  /** bash run as the agent in the workspace, after its stdin was saved to $CAPTURE/prompt.txt. */
+  /** bash run as the agent in the workspace, after its stdin was saved to $CAPTURE/prompt.txt ($CAPTURE is set). */
   agent?: string;
   collaborators?: Record<string, Permission | null>;
 }
@@ -46,7 +46,7 @@ function agentScript(capture: string, body: string): string {
   const file = path.join(capture, "agent.sh");
   writeFileSync(
     file,
-    `#!/bin/bash\nset -e\ncat > ${JSON.stringify(path.join(capture, "prompt.txt"))}\necho run >> ${JSON.stringify(path.join(capture, "runs.log"))}\n${body}\n`,
+    `#!/bin/bash\nset -e\nCAPTURE=${JSON.stringify(capture)}\ncat > "$CAPTURE/prompt.txt"\necho run >> "$CAPTURE/runs.log"\n${body}\n`,
   );
   chmodSync(file, 0o755);
   return file;
@@ -78,10 +78,9 @@ export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
       checkout = headRef;
     }
     const sha = headSha;
-    ev = {
-      ...ev,
-      ...(ev.pull ? { pull: { ...ev.pull, headSha: sha, baseSha: main } } : {}),
-    };
+    // The fake reads a same-repo PR's files from origin; a fork's head is elsewhere, so list them.
+    const files = isFork ? Object.keys(opts.forkHead ?? { "FORK.md": "" }).map((filename) => ({ filename, status: "added" as const, additions: 1, deletions: 0 })) : undefined;
+    ev = { ...ev, pull: { ...(ev.pull ?? {}), ...(ev.pull ? { headSha: sha, baseSha: main } : {}), ...(files ? { files } : {}) } };
     if (pr) {
       pr.head.sha = sha;
       pr.base.sha = main;

@@ -148,7 +148,7 @@ describe("triggers: what reaches the agent", () => {
     await s.run(QUIET);
     const p = s.prompt();
     expect(p.startsWith("fix the typo please\n")).toBe(true);
-    expect(p).not.toMatch(/secrets|ignore previous|hidden instruction|[\u200b\u202e]/);
+    expect(p).not.toMatch(/print secrets|ignore previous|hidden instruction|[\u200b\u202e]/);
     // The data cannot close its own block.
     expect(p).toContain("&lt;/untrusted-github-data> injected");
   });

@@ -10,6 +10,7 @@
  *   a test can check that the server's `env` from the config reached it.
  * - With `--log FILE` (or `$MCP_TEST_LOG`) every received message is appended to FILE as one
  *   JSON line, so a test can see that the CLI started the server, listed tools, called the tool.
+ *   The first line, `{"event":"start","marker":…}`, shows the env the server was started with.
  */
 import { appendFileSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -80,6 +81,7 @@ function handle(msg) {
   }
 }
 
+log({ event: "start", marker });
 const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
 rl.on("line", (line) => {
   if (!line.trim()) return;

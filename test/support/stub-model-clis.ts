@@ -210,44 +210,58 @@ export interface ArgsOptions {
   prompt: string;
   /** Resume this session id. */
   resume?: string;
-  /** Fork instead of continuing the resumed session (claude, opencode). */
+  /** Fork the resumed session into a new id (claude, codex, opencode; gemini has no fork). */
   fork?: boolean;
 }
 
-/** argv (without the binary) for one headless run. */
-export function cliArgs(cli: CliName, o: ArgsOptions): string[] {
+export interface Invocation {
+  /** argv without the binary. */
+  args: string[];
+  /** Written to stdin, then stdin is closed. Undefined: stdin is /dev/null. */
+  stdin?: string;
+}
+
+/** argv (and stdin) for one headless run. */
+export function cliArgs(cli: CliName, o: ArgsOptions): Invocation {
   switch (cli) {
     case "claude":
-      return [
-        "-p",
-        o.prompt,
-        "--output-format",
-        "stream-json",
-        "--verbose",
-        "--model",
-        STUB_MODELS.claude,
-        "--dangerously-skip-permissions",
-        ...(o.resume ? ["--resume", o.resume] : []),
-        ...(o.resume && o.fork ? ["--fork-session"] : []),
-      ];
+      return {
+        args: [
+          "-p",
+          o.prompt,
+          "--output-format",
+          "stream-json",
+          "--verbose",
+          "--model",
+          STUB_MODELS.claude,
+          "--dangerously-skip-permissions",
+          ...(o.resume ? ["--resume", o.resume] : []),
+          ...(o.resume && o.fork ? ["--fork-session"] : []),
+        ],
+      };
     case "codex": {
       const flags = ["--json", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check"];
-      return o.resume ? ["exec", ...flags, "resume", o.resume, o.prompt] : ["exec", ...flags, o.prompt];
+      if (!o.resume) return { args: ["exec", ...flags, o.prompt] };
+      return { args: ["exec", ...flags, o.fork ? "fork" : "resume", o.resume, o.prompt] };
     }
     case "gemini":
-      return ["-p", o.prompt, "--output-format", "stream-json", "-m", STUB_MODELS.gemini, "--yolo", ...(o.resume ? ["--resume", o.resume] : [])];
+      return { args: ["-p", o.prompt, "--output-format", "stream-json", "-m", STUB_MODELS.gemini, "--yolo", ...(o.resume ? ["--resume", o.resume] : [])] };
     case "opencode":
-      return [
-        "run",
-        "--format",
-        "json",
-        "--pure",
-        "--title",
-        "stub run",
-        ...(o.resume ? ["--session", o.resume] : []),
-        ...(o.resume && o.fork ? ["--fork"] : []),
-        o.prompt,
-      ];
+      // The prompt goes on stdin: `opencode run` wraps every argv word that contains a space in
+      // literal double quotes before sending it to the model ("fix it" → "\"fix it\"").
+      return {
+        args: [
+          "run",
+          "--format",
+          "json",
+          "--pure",
+          "--title",
+          "stub run",
+          ...(o.resume ? ["--session", o.resume] : []),
+          ...(o.resume && o.fork ? ["--fork"] : []),
+        ],
+        stdin: o.prompt,
+      };
   }
 }
 
@@ -264,22 +278,27 @@ export interface CliRun {
 
 export function runCli(
   cli: CliName,
-  args: string[],
+  invocation: Invocation,
   opts: { cwd: string; env: Record<string, string>; timeoutMs?: number },
 ): Promise<CliRun> {
+  const { args, stdin } = invocation;
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(path.join(binDir, cli), args, {
       cwd: opts.cwd,
       env: opts.env,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       detached: true, // own process group, so a timeout kills the CLI's children too
     });
+    if (stdin !== undefined && child.stdin) {
+      child.stdin.on("error", () => {});
+      child.stdin.end(stdin);
+    }
     let stdout = "";
     let stderr = "";
     let timedOut = false;
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     const timer = setTimeout(() => {
       timedOut = true;
       try {

@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{j as t,n as e,p as i}from"./chunks/chunk-57DGH5LL.js";import"./chunks/chunk-IL65KVGC.js";import"./chunks/chunk-VIKEAWRE.js";import{rm as n}from"node:fs/promises";import a from"node:path";var r=e(i.runTemp);r&&(await n(a.join(r,"scratch"),{recursive:!0,force:!0}).catch(o=>t(`Could not remove the agent's scratch space ${r}: ${String(o)}`)),e(i.finished)!=="true"&&t("The main step did not finish; partial results may be in "+r));

@@ -1,0 +1,335 @@
+/**
+ * `agent: claude` — Claude Code, headless: `claude -p --output-format stream-json`.
+ *
+ * Everything it reads lives in the isolated HOME: CLAUDE_CONFIG_DIR holds the
+ * skills and the session files; instructions go in as an appended system
+ * prompt (a file, so nothing long or private is on the command line); MCP
+ * servers come only from our --mcp-config. The prompt arrives on stdin.
+ * Permissions use `dontAsk` mode plus allow/deny lists, which needs no
+ * permission bypass (and so no IS_SANDBOX=1 as root).
+ */
+import path from "node:path";
+import type { Agent, RunConfig } from "../config/schema.js";
+import type { AgentEvent, Usage } from "../trace/events.js";
+import {
+  BoundedMap,
+  GENERIC_TOOLS,
+  arr,
+  clip,
+  contentText,
+  copySkills,
+  describeModelFailure,
+  headlessPolicy,
+  instructionsText,
+  mcpEntries,
+  num,
+  oneLine,
+  parseJsonLine,
+  parseMcpToolName,
+  promptUsage,
+  rec,
+  ruleText,
+  runnerFilesDir,
+  SecretVariables,
+  str,
+  writePrivateFile,
+  type JsonObject,
+} from "./common.js";
+import type { AgentBackend, AgentContext, EventParser } from "./types.js";
+
+/** Our tool vocabulary → Claude Code's tool names. */
+const CLAUDE_TOOL: Record<(typeof GENERIC_TOOLS)[number], string> = {
+  bash: "Bash",
+  write: "Write",
+  edit: "Edit",
+  read: "Read",
+  webfetch: "WebFetch",
+  websearch: "WebSearch",
+};
+
+/**
+ * Built-in tools that ask for permission. With `default: allow` they are all
+ * pre-approved; anything not listed is refused by `dontAsk` mode.
+ */
+const PERMISSIONED_TOOLS = ["Bash", "Edit", "Write", "NotebookEdit", "Read", "Glob", "Grep", "WebFetch", "WebSearch"];
+
+export interface ClaudePermissions {
+  allowed: string[];
+  disallowed: string[];
+  problems: string[];
+}
+
+/**
+ * PermissionPolicy → `--allowedTools` / `--disallowedTools` under
+ * `--permission-mode dontAsk`. Claude applies deny rules before allow rules,
+ * so a deny always wins and the lists need no subtraction. Patterns pass
+ * through in Claude's own syntax (`Bash(git push:*)`, `Edit(src/**)`).
+ */
+export function claudePermissions(agent: Agent): ClaudePermissions {
+  const policy = headlessPolicy(agent.permission);
+  const problems: string[] = [];
+  const allowed = new Set<string>();
+  const disallowed = new Set<string>();
+  if (policy.default === "allow") {
+    for (const t of PERMISSIONED_TOOLS) allowed.add(t);
+    for (const name of Object.keys(agent.mcpServers)) allowed.add(`mcp__${name}`);
+  }
+  for (const rule of policy.rules) {
+    const tool = claudeToolName(rule.tool);
+    if (!tool) {
+      problems.push(
+        `Input 'permissions': '${ruleText(rule)}' names no tool agent 'claude' knows; use ${GENERIC_TOOLS.join(", ")}, mcp__<server>[__<tool>] or a Claude Code tool name such as NotebookEdit.`,
+      );
+      continue;
+    }
+    const entry = rule.pattern !== undefined ? `${tool}(${rule.pattern})` : tool;
+    (rule.action === "allow" ? allowed : disallowed).add(entry);
+  }
+  return { allowed: [...allowed], disallowed: [...disallowed], problems };
+}
+
+function claudeToolName(tool: string): string | undefined {
+  if (tool in CLAUDE_TOOL) return CLAUDE_TOOL[tool as keyof typeof CLAUDE_TOOL];
+  if (parseMcpToolName(tool)) return tool;
+  // Claude Code's own names (Bash, NotebookEdit, …) are accepted as written.
+  if (/^[A-Z][A-Za-z]+$/.test(tool)) return tool;
+  return undefined;
+}
+
+function configDir(ctx: AgentContext): string {
+  return path.join(ctx.layout.home, ".claude");
+}
+
+function files(ctx: AgentContext) {
+  const dir = runnerFilesDir(ctx.layout.home);
+  return { instructions: path.join(dir, "claude-instructions.md"), mcp: path.join(dir, "claude-mcp.json") };
+}
+
+export const claudeAgent: AgentBackend = {
+  name: "claude",
+  npmPackage: { name: "@anthropic-ai/claude-code", bin: "claude", defaultVersion: "2.1.197" },
+  provider: "anthropic",
+  keyNames: ["ANTHROPIC_API_KEY"],
+
+  unsupported(agent: Agent, _run: RunConfig) {
+    return claudePermissions(agent).problems;
+  },
+
+  async materialise(ctx) {
+    const { agent } = ctx;
+    const f = files(ctx);
+    await writePrivateFile(f.instructions, instructionsText(ctx));
+    // Claude expands ${VAR} in MCP settings: a secret stays in the environment, not in the file.
+    const hidden = new SecretVariables(ctx.run.secrets);
+    const ref = (v: string) => {
+      const name = hidden.hide(v);
+      return name ? `\${${name}}` : v;
+    };
+    const refs = (m: Record<string, string>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, ref(v)]));
+    const servers: Record<string, JsonObject> = {};
+    for (const s of mcpEntries(agent.mcpServers))
+      servers[s.name] =
+        s.kind === "stdio"
+          ? { type: "stdio", command: s.command, args: s.args.map(ref), env: refs(s.env) }
+          : { type: "http", url: ref(s.url), headers: refs(s.headers) };
+    await writePrivateFile(f.mcp, JSON.stringify({ mcpServers: servers }, null, 2) + "\n");
+    if (agent.skills.length) await copySkills(agent.skills, path.join(configDir(ctx), "skills"));
+    return {
+      env: {
+        ...hidden.env,
+        CLAUDE_CONFIG_DIR: configDir(ctx),
+        ...(ctx.endpoint ? { ANTHROPIC_BASE_URL: ctx.endpoint.baseUrl } : {}),
+        ...(ctx.endpoint?.apiKey ? { ANTHROPIC_API_KEY: ctx.endpoint.apiKey } : {}),
+        // No telemetry, error reports, feature-flag fetches, title requests or self-updates:
+        // the model endpoint is the only host a run talks to.
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_TELEMETRY: "1",
+        DISABLE_ERROR_REPORTING: "1",
+        DISABLE_AUTOUPDATER: "1",
+        DISABLE_BUG_COMMAND: "1",
+      },
+    };
+  },
+
+  command(ctx, installed) {
+    const { agent, run } = ctx;
+    const f = files(ctx);
+    const perms = claudePermissions(agent);
+    // --allowedTools, --disallowedTools and --mcp-config take several values: each gets
+    // exactly one (comma-joined) and is followed by another flag, so nothing else is swallowed.
+    const args = [
+      "-p",
+      ...(perms.allowed.length ? ["--allowedTools", perms.allowed.join(",")] : []),
+      ...(perms.disallowed.length ? ["--disallowedTools", perms.disallowed.join(",")] : []),
+      "--mcp-config",
+      f.mcp,
+      "--strict-mcp-config",
+      "--permission-mode",
+      "dontAsk",
+      "--append-system-prompt-file",
+      f.instructions,
+      ...(agent.model ? ["--model", agent.model] : []),
+      ...(agent.maxTurns ? ["--max-turns", String(agent.maxTurns)] : []),
+      ...(run.outputSchema ? ["--json-schema", JSON.stringify(run.outputSchema)] : []),
+      ...(run.resumeSessionId ? ["--resume", run.resumeSessionId] : run.continueLast ? ["--continue"] : []),
+      ...(run.forkSession && (run.resumeSessionId || run.continueLast) ? ["--fork-session"] : []),
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      ...run.extraArgs,
+    ];
+    // The prompt goes on stdin: no argv length limit, and not visible in `ps`.
+    return { file: installed.binPath, args, stdin: run.prompt };
+  },
+
+  createParser: (ctx) => new ClaudeParser(ctx.agent.maxTurns),
+
+  // Session files live under projects/<cwd with / → ->/<id>.jsonl (subagents in <id>/).
+  sessionPaths: (ctx) => [path.join(configDir(ctx), "projects")],
+};
+
+/**
+ * stream-json → normalized events. One `result` line ends a run and carries
+ * the totals (usage, cost, turns, denials), so per-message usage is not summed.
+ */
+export class ClaudeParser implements EventParser {
+  private sessionId: string | undefined;
+  private toolNames = new BoundedMap<string, string>();
+  private sawResult = false;
+
+  constructor(private readonly maxTurns?: number) {}
+
+  push(line: string): AgentEvent[] {
+    const e = parseJsonLine(line);
+    if (!e) return [];
+    switch (e.type) {
+      case "system":
+        return this.system(e);
+      case "assistant":
+        return this.assistant(e);
+      case "user":
+        return this.user(e);
+      case "result":
+        return this.result(e);
+      default:
+        return this.session(e);
+    }
+  }
+
+  end(): AgentEvent[] {
+    // Without a result line the exit code and stderr tell the story (see conclude()).
+    return [];
+  }
+
+  /** Every line carries session_id; the first one seen starts the session. */
+  private session(e: JsonObject, model?: string): AgentEvent[] {
+    const id = str(e.session_id);
+    if (!id || id === this.sessionId) return [];
+    this.sessionId = id;
+    return [{ type: "session", sessionId: id, ...(model ? { model } : {}) }];
+  }
+
+  private system(e: JsonObject): AgentEvent[] {
+    if (e.subtype === "init") {
+      if (str(e.session_id) === this.sessionId) return [];
+      return this.session(e, str(e.model));
+    }
+    const out = this.session(e);
+    if (e.subtype === "api_retry") {
+      const status = num(e.error_status);
+      const detail = [status ? `HTTP ${status}` : "", str(e.error) ?? ""].filter(Boolean).join(" ");
+      out.push({ type: "error", message: `Model request failed (${detail || "unknown error"}); retry ${num(e.attempt) ?? "?"} of ${num(e.max_retries) ?? "?"}.` });
+    }
+    return out;
+  }
+
+  private assistant(e: JsonObject): AgentEvent[] {
+    const out = this.session(e);
+    const message = rec(e.message);
+    // A synthetic message with `error` is Claude Code reporting a failed API call, not the model speaking.
+    if (str(e.error) && message.model === "<synthetic>") {
+      const text = contentText(message.content);
+      out.push({ type: "error", message: clip(text || String(e.error)) });
+      return out;
+    }
+    for (const block of arr(message.content).map(rec)) {
+      if (block.type === "text" && str(block.text)) out.push({ type: "text", text: clip(block.text as string) });
+      else if (block.type === "thinking" && str(block.thinking)) out.push({ type: "reasoning", text: clip(block.thinking as string) });
+      else if (block.type === "tool_use") {
+        const id = str(block.id);
+        const name = str(block.name) ?? "unknown";
+        if (id) this.toolNames.set(id, name);
+        out.push({ type: "tool_call", ...(id ? { id } : {}), name, input: block.input ?? {} });
+      }
+    }
+    return out;
+  }
+
+  private user(e: JsonObject): AgentEvent[] {
+    const out = this.session(e);
+    for (const block of arr(rec(e.message).content).map(rec)) {
+      if (block.type !== "tool_result") continue;
+      const id = str(block.tool_use_id);
+      const name = id ? this.toolNames.get(id) : undefined;
+      out.push({
+        type: "tool_result",
+        ...(id ? { id } : {}),
+        ...(name ? { name } : {}),
+        output: clip(contentText(block.content)),
+        isError: block.is_error === true,
+      });
+    }
+    return out;
+  }
+
+  private result(e: JsonObject): AgentEvent[] {
+    if (this.sawResult) return [];
+    this.sawResult = true;
+    const out = this.session(e);
+    for (const d of arr(e.permission_denials).map(rec)) {
+      const input = rec(d.tool_input);
+      const detail = str(input.command) ?? str(input.file_path) ?? str(input.url) ?? (Object.keys(input).length ? JSON.stringify(input) : undefined);
+      out.push({ type: "permission_denied", tool: str(d.tool_name) ?? "unknown", ...(detail ? { detail: oneLine(detail, 200) } : {}) });
+    }
+    const usage = claudeUsage(e);
+    if (usage) out.push({ type: "usage", usage, cumulative: true });
+    const isError = e.is_error === true || (str(e.subtype) ?? "success") !== "success";
+    const text = str(e.result);
+    const numTurns = num(e.num_turns);
+    out.push({
+      type: "result",
+      ...(text !== undefined && !isError ? { text } : {}),
+      isError,
+      ...(isError ? { reason: this.reason(e) } : {}),
+      ...(usage ? { usage } : {}),
+      ...(numTurns !== undefined ? { numTurns } : {}),
+      ...(e.structured_output !== undefined ? { structuredOutput: e.structured_output } : {}),
+    });
+    return out;
+  }
+
+  private reason(e: JsonObject): string {
+    const subtype = str(e.subtype) ?? "";
+    const errors = arr(e.errors).map((x) => (typeof x === "string" ? x : JSON.stringify(x)));
+    if (subtype === "error_max_turns")
+      return `The agent stopped at the 'max-turns' limit${this.maxTurns ? ` (${this.maxTurns})` : ""} before finishing.`;
+    if (subtype === "error_max_budget_usd") return "The agent stopped at its spending limit before finishing.";
+    if (subtype === "error_max_structured_output_retries") return "The agent could not produce output matching 'output-schema'.";
+    const message = str(e.result) ?? errors.at(-1) ?? subtype;
+    return describeModelFailure(message || "Claude Code reported an error.", num(e.api_error_status));
+  }
+}
+
+/** Claude's result usage (cache reads and writes counted apart from input) → ours. */
+function claudeUsage(e: JsonObject): Usage | undefined {
+  const u = rec(e.usage);
+  if (!Object.keys(u).length) return undefined;
+  const cost = num(e.total_cost_usd);
+  return promptUsage({
+    uncached: num(u.input_tokens),
+    cacheWrite: num(u.cache_creation_input_tokens),
+    cacheRead: num(u.cache_read_input_tokens),
+    output: num(u.output_tokens),
+    ...(cost !== undefined ? { costUsd: cost } : {}),
+  });
+}

@@ -1,0 +1,250 @@
+/**
+ * Helpers every CLI backend needs, kept generic (nothing here knows a CLI's
+ * flags or event names): reading JSON lines safely, bounding event payloads,
+ * one-line failure reasons, the PermissionPolicy reduced to what a headless
+ * run can do, and writing instructions, skills and MCP servers into HOME.
+ */
+import { cp, mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { McpServer, PermissionPolicy, Skill } from "../config/schema.js";
+import type { Usage } from "../trace/events.js";
+import type { AgentContext } from "./types.js";
+
+// ------------------------------------------------------------------ JSON lines
+
+export type JsonObject = Record<string, unknown>;
+
+/**
+ * A line longer than this is not parsed (it stays in raw/stdout.jsonl): one
+ * runaway tool output must not make the runner hold several copies of it.
+ */
+export const MAX_PARSED_LINE = 4 * 1024 * 1024;
+
+/** Text kept in one event (tool output, message); the raw line keeps everything. */
+export const EVENT_TEXT_LIMIT = 16 * 1024;
+
+/** The object on a stdout line, or undefined for anything else (banners, blank lines, arrays, broken JSON). */
+export function parseJsonLine(line: string): JsonObject | undefined {
+  const t = line.trim();
+  if (!t.startsWith("{") || t.length > MAX_PARSED_LINE) return undefined;
+  try {
+    const v: unknown = JSON.parse(t);
+    return v && typeof v === "object" && !Array.isArray(v) ? (v as JsonObject) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function rec(v: unknown): JsonObject {
+  return v && typeof v === "object" && !Array.isArray(v) ? (v as JsonObject) : {};
+}
+
+export function str(v: unknown): string | undefined {
+  return typeof v === "string" ? v : undefined;
+}
+
+export function num(v: unknown): number | undefined {
+  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
+}
+
+export function arr(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+/** Cut to `max` characters, saying how much was left out. */
+export function clip(text: string, max = EVENT_TEXT_LIMIT): string {
+  return text.length > max ? `${text.slice(0, max)}… [${text.length - max} more characters]` : text;
+}
+
+/** Text of a message content that is a string or a list of `{text}` parts. */
+export function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  return arr(content)
+    .map((c) => (typeof c === "string" ? c : (str(rec(c).text) ?? "")))
+    .filter(Boolean)
+    .join("\n");
+}
+
+/**
+ * A map that forgets its oldest entries past `limit`: parsers remember tool
+ * call ids to name their results, and a long run must not grow it forever.
+ */
+export class BoundedMap<K, V> {
+  private readonly map = new Map<K, V>();
+  constructor(private readonly limit = 2000) {}
+  set(key: K, value: V): void {
+    this.map.delete(key);
+    this.map.set(key, value);
+    if (this.map.size > this.limit) this.map.delete(this.map.keys().next().value as K);
+  }
+  get(key: K): V | undefined {
+    return this.map.get(key);
+  }
+  has(key: K): boolean {
+    return this.map.has(key);
+  }
+}
+
+// ------------------------------------------------------------------ usage
+
+/**
+ * Usage in the one convention every backend reports: `inputTokens` counts
+ * every prompt token (uncached, cache writes and cache reads alike) and
+ * `cachedTokens` is the cache-read part of it, as OpenAI-style APIs count.
+ * Anthropic-style counts (cache reads and writes apart from input) are added up here.
+ */
+export function promptUsage(u: { uncached?: number; cacheWrite?: number; cacheRead?: number; output?: number; costUsd?: number }): Usage {
+  const cached = u.cacheRead ?? 0;
+  return {
+    inputTokens: (u.uncached ?? 0) + (u.cacheWrite ?? 0) + cached,
+    outputTokens: u.output ?? 0,
+    cachedTokens: cached,
+    ...(u.costUsd !== undefined ? { costUsd: u.costUsd } : {}),
+  };
+}
+
+// ------------------------------------------------------------------ failure reasons
+
+/** First line, whitespace collapsed, cut: reasons end up in a one-line output. */
+export function oneLine(s: string, max = 300): string {
+  const flat = s.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** A model API failure as a reason a person can act on: auth failures are named as such. */
+export function describeModelFailure(message: string, status?: number): string {
+  const m = oneLine(message);
+  if (status === 401 || /\b401\b|unauthori[sz]ed|authentication|invalid[ _-]?api[ _-]?key/i.test(m))
+    return `The model API refused the credentials (authentication failed): ${m}`;
+  return m;
+}
+
+// ------------------------------------------------------------------ permissions
+
+/** The tool names users write in `permissions`, the same for every backend. */
+export const GENERIC_TOOLS = ["bash", "write", "edit", "read", "webfetch", "websearch"] as const;
+
+export type HeadlessAction = "allow" | "deny";
+
+export interface HeadlessRule {
+  tool: string;
+  pattern?: string;
+  action: HeadlessAction;
+  /** Written as `ask`: there is nobody to ask in a headless run, so it is refused. */
+  asked: boolean;
+}
+
+export interface HeadlessPolicy {
+  default: HeadlessAction;
+  rules: HeadlessRule[];
+}
+
+/**
+ * The policy as a headless run can apply it: `ask` becomes `deny`, because
+ * no one is there to answer (every CLI here refuses an unanswerable prompt).
+ * No policy means allow: the sandbox is the boundary.
+ */
+export function headlessPolicy(policy: PermissionPolicy | undefined): HeadlessPolicy {
+  const toHeadless = (a: PermissionPolicy["default"]): HeadlessAction => (a === "allow" ? "allow" : "deny");
+  return {
+    default: toHeadless(policy?.default ?? "allow"),
+    rules: (policy?.rules ?? []).map((r) => ({
+      tool: r.tool,
+      ...(r.pattern !== undefined ? { pattern: r.pattern } : {}),
+      action: toHeadless(r.action),
+      asked: r.action === "ask",
+    })),
+  };
+}
+
+/**
+ * Whether a whole tool (no pattern) is allowed: a rule naming it decides,
+ * deny winning over allow; otherwise the default.
+ */
+export function decideTool(policy: HeadlessPolicy, matches: (tool: string) => boolean): HeadlessAction {
+  const rules = policy.rules.filter((r) => r.pattern === undefined && matches(r.tool));
+  if (rules.some((r) => r.action === "deny")) return "deny";
+  if (rules.length) return "allow";
+  return policy.default;
+}
+
+/** `mcp__server` or `mcp__server__tool` → its parts; anything else → undefined. */
+export function parseMcpToolName(name: string): { server: string; tool?: string } | undefined {
+  const m = /^mcp__(.+?)(?:__(.+))?$/.exec(name);
+  if (!m) return undefined;
+  return { server: m[1]!, ...(m[2] ? { tool: m[2] } : {}) };
+}
+
+/** How a permission rule reads in the input, for messages: `bash(rm *)`. */
+export function ruleText(r: { tool: string; pattern?: string }): string {
+  return r.pattern !== undefined ? `${r.tool}(${r.pattern})` : r.tool;
+}
+
+// ------------------------------------------------------------------ materialisation
+
+/** Our own files inside the agent's HOME (instructions, MCP config, schemas). */
+export function runnerFilesDir(home: string): string {
+  return path.join(home, ".agent-runner");
+}
+
+/** The runner's context, then the user's standing instructions. */
+export function instructionsText(ctx: AgentContext): string {
+  return [ctx.runContext, ctx.agent.instructions ?? ""].map((s) => s.trim()).filter(Boolean).join("\n\n") + "\n";
+}
+
+/** Config may name MCP server env values: readable by the agent's user only. */
+export async function writePrivateFile(file: string, content: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, content, { mode: 0o600 });
+}
+
+/**
+ * Copies each skill folder to `<destDir>/<name>/`. Symlinks are followed so
+ * the copy works inside a sandbox that cannot see where they pointed.
+ */
+export async function copySkills(skills: Skill[], destDir: string): Promise<string[]> {
+  await mkdir(destDir, { recursive: true });
+  for (const s of skills) await cp(s.path, path.join(destDir, s.name), { recursive: true, dereference: true, force: true });
+  return skills.map((s) => s.name);
+}
+
+/**
+ * Values that hold a secret (from `secrets`) stay out of config files: each
+ * moves to an environment variable of the CLI process, and the config names
+ * the variable instead (`${VAR}` for CLIs that expand it, an env-var setting
+ * for those that have one).
+ */
+export class SecretVariables {
+  /** Variables to add to the CLI's environment. */
+  readonly env: Record<string, string> = {};
+  private count = 0;
+  private readonly secrets: string[];
+  constructor(secrets: Record<string, string>) {
+    this.secrets = Object.values(secrets).filter((v) => v.length > 0);
+  }
+  holdsSecret(value: string): boolean {
+    return this.secrets.some((s) => value.includes(s));
+  }
+  /** The variable now holding `value` (named `name`, or a fresh one), or undefined when it holds no secret. */
+  hide(value: string, name?: string): string | undefined {
+    if (!this.holdsSecret(value)) return undefined;
+    const variable = name ?? `AGENT_RUNNER_SECRET_${this.count++}`;
+    this.env[variable] = value;
+    return variable;
+  }
+}
+
+export type McpEntry =
+  | { name: string; kind: "stdio"; command: string; args: string[]; env: Record<string, string> }
+  | { name: string; kind: "http"; url: string; headers: Record<string, string> };
+
+/** The `mcp-servers` input as a tagged list, in a stable order. */
+export function mcpEntries(servers: Record<string, McpServer>): McpEntry[] {
+  return Object.entries(servers)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, s]) =>
+      "command" in s
+        ? { name, kind: "stdio" as const, command: s.command, args: s.args, env: s.env }
+        : { name, kind: "http" as const, url: s.url, headers: s.headers },
+    );
+}
