@@ -168,8 +168,13 @@ async function triggerStage(
   return { run: outcome.run, settings: outcome.settings };
 }
 
-/** 👀 on the trigger and the "working" comment (not in publish: the run job did that). */
+/**
+ * 👀 on the trigger and the "working" comment. Not in `phase: run`: that job
+ * holds a read-only token and writes nothing to GitHub; its publish job
+ * reacts and comments instead.
+ */
 async function progressStage(ctx: StageContext, run: GitHubRun): Promise<Progress> {
+  const writes = ctx.settings.delivery.phase !== "run";
   const t = run.trigger;
   const reactTo: ReactionTarget | undefined =
     t.comment?.kind === "issue_comment"
@@ -181,9 +186,9 @@ async function progressStage(ctx: StageContext, run: GitHubRun): Promise<Progres
           : undefined;
   const progress = new Progress({
     api: run.api,
-    mode: ctx.settings.delivery.comment,
+    mode: writes ? ctx.settings.delivery.comment : "none",
     ...(t.thread ? { threadNumber: t.thread.number } : {}),
-    ...(reactTo && ctx.settings.delivery.phase !== "publish" ? { reactTo } : {}),
+    ...(reactTo && writes ? { reactTo } : {}),
     stickyKey: t.stickyKey,
     ...(run.runUrl ? { runUrl: run.runUrl } : {}),
     ...(t.requester ? { requester: t.requester.login } : {}),

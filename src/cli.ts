@@ -78,7 +78,9 @@ async function main(argv: string[]): Promise<number> {
   // Locally there is no workflow token, and the agent never gets one anyway.
   inputs["github-token"] ??= "";
 
-  const host = readHostContext();
+  // The CLI runs the pipeline on its own: inside a workflow it does not act on the
+  // workflow's event (no trigger check, no comments, no delivery).
+  const { eventName: _eventName, eventPath: _eventPath, ...host } = readHostContext();
   const resultsDir = path.resolve(
     typeof values["results-dir"] === "string"
       ? values["results-dir"]

@@ -13,6 +13,7 @@ import type { Agent, RunConfig } from "../config/schema.js";
 import type { AgentEvent, Usage } from "../trace/events.js";
 import {
   BoundedMap,
+  FINAL_TEXT_LIMIT,
   GENERIC_TOOLS,
   arr,
   clip,
@@ -31,6 +32,7 @@ import {
   ruleText,
   runnerFilesDir,
   SecretVariables,
+  sessionIdProblems,
   str,
   writePrivateFile,
   type JsonObject,
@@ -111,8 +113,8 @@ export const claudeAgent: AgentBackend = {
   provider: "anthropic",
   keyNames: ["ANTHROPIC_API_KEY"],
 
-  unsupported(agent: Agent, _run: RunConfig) {
-    return claudePermissions(agent).problems;
+  unsupported(agent: Agent, run: RunConfig) {
+    return [...claudePermissions(agent).problems, ...sessionIdProblems(run)];
   },
 
   async materialise(ctx) {
@@ -294,7 +296,8 @@ export class ClaudeParser implements EventParser {
     const usage = claudeUsage(e);
     if (usage) out.push({ type: "usage", usage, cumulative: true });
     const isError = e.is_error === true || (str(e.subtype) ?? "success") !== "success";
-    const text = str(e.result);
+    const result = str(e.result);
+    const text = result !== undefined ? clip(result, FINAL_TEXT_LIMIT) : undefined;
     const numTurns = num(e.num_turns);
     out.push({
       type: "result",

@@ -13,6 +13,7 @@ import type { Agent, RunConfig } from "../config/schema.js";
 import type { AgentEvent, Usage } from "../trace/events.js";
 import {
   BoundedMap,
+  FINAL_TEXT_LIMIT,
   arr,
   clip,
   contentText,
@@ -30,6 +31,7 @@ import {
   ruleText,
   runnerFilesDir,
   SecretVariables,
+  sessionIdProblems,
   str,
   writePrivateFile,
   type JsonObject,
@@ -261,7 +263,7 @@ export const codexAgent: AgentBackend = {
   keyNames: ["OPENAI_API_KEY", "CODEX_API_KEY"],
 
   unsupported(agent: Agent, run: RunConfig) {
-    const problems = codexPermissions(agent).problems;
+    const problems = [...codexPermissions(agent).problems, ...sessionIdProblems(run)];
     if (agent.maxTurns) problems.push("Input 'max-turns' is not supported by agent 'codex': codex exec has no turn limit (use timeout-minutes).");
     const hidden = new SecretVariables(run.secrets);
     for (const s of mcpEntries(agent.mcpServers))
@@ -326,11 +328,14 @@ export const codexAgent: AgentBackend = {
 export class CodexParser implements EventParser {
   private started = new BoundedMap<string, true>();
   private lastMessage: string | undefined;
+  private lastAnswer: string | undefined;
   private usage: Usage | undefined;
   private turns = 0;
   private turnFailed: string | undefined;
   /** A stream error that no later completed turn recovered from. */
   private pendingError: string | undefined;
+  /** The last error naming an HTTP status: Codex's final message for a 5xx does not. */
+  private statusError: string | undefined;
 
   constructor(private readonly wantsStructuredOutput: boolean) {}
 
@@ -365,6 +370,8 @@ export class CodexParser implements EventParser {
       case "error": {
         const message = str(e.message) ?? "Codex reported an error.";
         this.pendingError = message;
+        const status = /unexpected status \d{3}[^,]*/.exec(message);
+        if (status) this.statusError = status[0];
         return [{ type: "error", message: clip(message) }];
       }
       default:
@@ -375,9 +382,9 @@ export class CodexParser implements EventParser {
   end(): AgentEvent[] {
     const failure = this.turnFailed ?? this.pendingError;
     let structuredOutput: unknown;
-    if (this.wantsStructuredOutput && this.lastMessage !== undefined && !failure) {
+    if (this.lastAnswer !== undefined && !failure) {
       try {
-        structuredOutput = JSON.parse(this.lastMessage);
+        structuredOutput = JSON.parse(this.lastAnswer);
       } catch {
         /* not JSON: the final message is still reported as text */
       }
@@ -387,12 +394,16 @@ export class CodexParser implements EventParser {
         type: "result",
         ...(this.lastMessage !== undefined && !failure ? { text: this.lastMessage } : {}),
         isError: failure !== undefined,
-        ...(failure !== undefined ? { reason: describeModelFailure(failure) } : {}),
+        ...(failure !== undefined ? { reason: describeModelFailure(this.withStatus(failure)) } : {}),
         ...(this.usage ? { usage: this.usage } : {}),
         numTurns: this.turns,
         ...(structuredOutput !== undefined ? { structuredOutput } : {}),
       },
     ];
+  }
+
+  private withStatus(failure: string): string {
+    return this.statusError && !/\b\d{3}\b/.test(failure) ? `${failure} (${this.statusError})` : failure;
   }
 
   private itemStarted(item: JsonObject): AgentEvent[] {
@@ -408,7 +419,9 @@ export class CodexParser implements EventParser {
     switch (item.type) {
       case "agent_message": {
         const text = str(item.text) ?? "";
-        this.lastMessage = text;
+        this.lastMessage = clip(text, FINAL_TEXT_LIMIT);
+        // The answer to an output schema is parsed whole (the line itself is bounded).
+        this.lastAnswer = this.wantsStructuredOutput ? text : undefined;
         return text ? [{ type: "text", text: clip(text) }] : [];
       }
       case "reasoning": {

@@ -6,7 +6,7 @@
  */
 import { cp, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { McpServer, PermissionPolicy, Skill } from "../config/schema.js";
+import type { McpServer, PermissionPolicy, RunConfig, Skill } from "../config/schema.js";
 import type { Usage } from "../trace/events.js";
 import type { AgentContext } from "./types.js";
 
@@ -22,6 +22,9 @@ export const MAX_PARSED_LINE = 4 * 1024 * 1024;
 
 /** Text kept in one event (tool output, message); the raw line keeps everything. */
 export const EVENT_TEXT_LIMIT = 16 * 1024;
+
+/** The final message is an output and a comment: long, but not unbounded. */
+export const FINAL_TEXT_LIMIT = 64 * 1024;
 
 /** The object on a stdout line, or undefined for anything else (banners, blank lines, arrays, broken JSON). */
 export function parseJsonLine(line: string): JsonObject | undefined {
@@ -175,6 +178,14 @@ export function parseMcpToolName(name: string): { server: string; tool?: string 
   return { server: m[1]!, ...(m[2] ? { tool: m[2] } : {}) };
 }
 
+/** A session id goes on a command line: it must not read as an option or carry shell-ish text. */
+export function sessionIdProblems(run: RunConfig): string[] {
+  const id = run.resumeSessionId;
+  return id !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/.test(id)
+    ? [`Input 'session': '${oneLine(id, 80)}' is not a session id (letters, digits, '.', '_', ':' and '-', not starting with '-').`]
+    : [];
+}
+
 /** How a permission rule reads in the input, for messages: `bash(rm *)`. */
 export function ruleText(r: { tool: string; pattern?: string }): string {
   return r.pattern !== undefined ? `${r.tool}(${r.pattern})` : r.tool;
@@ -247,4 +258,33 @@ export function mcpEntries(servers: Record<string, McpServer>): McpEntry[] {
         ? { name, kind: "stdio" as const, command: s.command, args: s.args, env: s.env }
         : { name, kind: "http" as const, url: s.url, headers: s.headers },
     );
+}
+
+// ------------------------------------------------------------------ config formats
+
+/**
+ * A TOML basic string. JSON's escapes are a subset of TOML's; TOML also
+ * forbids a raw DEL and escaped lone surrogates, so those are fixed first.
+ */
+export function tomlString(s: string): string {
+  const wellFormed = s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+  return JSON.stringify(wellFormed).replace(/\u007f/g, "\\u007F");
+}
+
+/** Characters with a meaning in a regular expression, escaped. */
+export function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * A shell-command permission pattern as leading words, when it is one:
+ * `rm *`, `git push:*` (Claude's form), `git push *` → the words before the
+ * wildcard. Anything with another wildcard or quoting → undefined.
+ */
+export function commandPrefixWords(pattern: string): string[] | undefined {
+  const m = /^(.*?)(?::\*|\s+\*)$/.exec(pattern.trim());
+  if (!m) return undefined;
+  const words = m[1]!.trim().split(/\s+/).filter(Boolean);
+  if (!words.length || words.some((w) => /[*?[\]{}'"`$\\]/.test(w))) return undefined;
+  return words;
 }

@@ -82,11 +82,21 @@ export async function installAgent(backend: AgentBackend, agent: Agent, ctx: Ins
     return {
       binPath: found,
       version: "preinstalled",
-      readOnlyPaths: [path.dirname(path.dirname(realpathSync(found)))],
+      readOnlyPaths: [installRoot(realpathSync(found))],
       install: { source: "path", durationMs: Date.now() - started },
     };
   }
   return installFromNpm(backend.name, pkg, agent.version || pkg.defaultVersion, ctx);
+}
+
+/**
+ * What the sandbox must let the CLI read: the whole node_modules it lives in
+ * (launchers like codex.js load a platform package next to their own), else
+ * the folder above its bin/.
+ */
+function installRoot(realBin: string): string {
+  const i = realBin.lastIndexOf(`${path.sep}node_modules${path.sep}`);
+  return i >= 0 ? realBin.slice(0, i + `${path.sep}node_modules`.length) : path.dirname(path.dirname(realBin));
 }
 
 /** npm versions and dist-tags; nothing that could read as an option or a path. */

@@ -90,7 +90,7 @@ function patchBlock(patch: NonNullable<FinalCommentInput["patch"]>, budget: numb
   const where = artifactUrl ? `[the run's artifact](${artifactUrl}) (\`patch.diff\`)` : `the run's artifact and on the runner at \`${patch.path}\``;
   const head = (note: string) => `<details><summary>Patch (${kb(patch.bytes)})</summary>\n\n${note}`;
   const tail = "\n\n</details>";
-  const text = readablePatch(patch.text);
+  const text = readablePatch(patch.text).replace(/\n+$/, "");
   const whole = head("") + fenced(text, "diff") + tail;
   if (whole.length <= budget) return whole;
   const note = `⚠️ The patch is too long for a comment: the start is shown below. The full patch is in ${where}.\n\n`;
@@ -129,7 +129,7 @@ export function finalBody(input: FinalCommentInput): string {
   const footerText = "\n" + footer.join("\n");
   if (input.patch && input.patch.text.trim()) {
     const budget = SAFE_LIMIT - body.length - footerText.length - 2;
-    body += patchBlock(input.patch, budget, input.links.artifactUrl) + "\n";
+    body += "\n" + patchBlock(input.patch, budget, input.links.artifactUrl) + "\n";
   }
   return (body + footerText).slice(0, SAFE_LIMIT);
 }

@@ -132,7 +132,7 @@ export class DeliveryRepo {
   }
 }
 
-/** A branch name git accepts, or undefined. */
+/** Whether git accepts `name` as a branch name. */
 export async function validBranchName(git: Git, name: string): Promise<boolean> {
   return (await git.exec(["check-ref-format", "--branch", name], { okCodes: [1, 128] })).exitCode === 0;
 }

@@ -164,7 +164,7 @@ async function prepareCommit(ctx: DeliveryContext, repo: DeliveryRepo, tip: stri
   const changed = await repo.changedPaths(await repo.treeOf(tip), applied.tree);
   if (!changed.length) return { kind: "same" };
   // Checked on what git will actually commit, not on the run's own list of files.
-  const workflows = changed.filter((f) => f.startsWith(WORKFLOWS_DIR));
+  const workflows = changed.filter((f) => f.toLowerCase().startsWith(WORKFLOWS_DIR));
   if (workflows.length && !ctx.settings.allowWorkflowChanges) return { kind: "refused", files: workflows };
   const author: Identity = BOT_IDENTITY;
   const sha = await repo.commit(applied.tree, tip, commitMessage(ctx), author);

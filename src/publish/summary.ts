@@ -28,14 +28,16 @@ export function fenced(text: string, lang = ""): string {
 }
 
 export function summaryMarkdown(result: RunResult): string {
+  // The transcript's header, as a table: agent, model, duration, tokens, cost, conclusion.
   const u = result.usage;
   const rows: [string, string][] = [
     ["Conclusion", `${ICON[result.conclusion]} ${result.conclusion}${result.reason ? ` — ${escapeCell(result.reason)}` : ""}`],
-    ["Agent", `${result.agentName}${result.agentVersion && result.agentVersion !== "n/a" ? ` ${result.agentVersion}` : ""}${result.model ? ` (${result.model})` : ""}`],
+    ["Agent", `${result.agentName}${result.agentVersion && result.agentVersion !== "n/a" ? ` ${result.agentVersion}` : ""}`],
+    ["Model", result.model ? `\`${escapeCell(result.model)}\`` : "default"],
     ["Sandbox", result.sandboxBackend],
     ["Duration", formatDuration(result.durationMs)],
-    ["Tokens", `${u.inputTokens} in · ${u.outputTokens} out · ${u.cachedTokens} cached${u.costUsd !== undefined ? ` · $${u.costUsd.toFixed(4)}` : ""}`],
-    ["Tool calls", String(result.toolCalls)],
+    ["Tokens", `${u.inputTokens} in · ${u.outputTokens} out · ${u.cachedTokens} cached`],
+    ["Cost", u.costUsd !== undefined ? `$${u.costUsd.toFixed(4)}` : "unknown"],
   ];
   if (result.sessionId) rows.push(["Session", `\`${result.sessionId}\``]);
   if (result.networkBlocked) rows.push(["Network attempts blocked", String(result.networkBlocked)]);
@@ -64,15 +66,15 @@ export function summaryMarkdown(result: RunResult): string {
 
 const int = (n: number) => n.toLocaleString("en-US");
 
-/** Tokens and cost in one table: what a reviewer checks against a budget. */
+/** What the run consumed, in one row: what a reviewer checks against a budget. */
 function usageTable(result: RunResult): string[] {
   const u = result.usage;
   return [
     "### Usage",
     "",
-    "| Input tokens | Output tokens | Cached tokens | Turns | Tool calls | Cost |",
-    "|---:|---:|---:|---:|---:|---:|",
-    `| ${int(u.inputTokens)} | ${int(u.outputTokens)} | ${int(u.cachedTokens)} | ${int(result.numTurns)} | ${int(result.toolCalls)} | ${u.costUsd !== undefined ? `$${u.costUsd.toFixed(4)}` : "unknown"} |`,
+    "| Input tokens | Output tokens | Cached tokens | Cost | Turns | Tool calls | Events |",
+    "|---:|---:|---:|---:|---:|---:|---:|",
+    `| ${int(u.inputTokens)} | ${int(u.outputTokens)} | ${int(u.cachedTokens)} | ${u.costUsd !== undefined ? `$${u.costUsd.toFixed(4)}` : "unknown"} | ${int(result.numTurns)} | ${int(result.toolCalls)} | ${int(result.eventCount)} |`,
     "",
   ];
 }

@@ -119,6 +119,12 @@ describe("claude permission mapping", () => {
     ]);
   });
 
+  it("refuses a session id that could read as an option", () => {
+    expect(claudeAgent.unsupported(agent(undefined), testContext({ run: { resumeSessionId: "--dangerously-skip-permissions" } }).run)).toEqual([
+      expect.stringContaining("Input 'session': '--dangerously-skip-permissions' is not a session id"),
+    ]);
+  });
+
   it("builds the command line: prompt on stdin, dontAsk mode, resume and fork, schema and turn limit", () => {
     const ctx = testContext({
       agent: { backend: "claude", model: "claude-sonnet-4-5", maxTurns: 7 },
@@ -190,6 +196,22 @@ describe("claude run by the action against the stub model", () => {
     expect(r.main.log).not.toContain(KEY);
     // Nothing tried to leave 127.0.0.1 through the proxy the agent was given.
     expect(tripwire.hits).toEqual([]);
+  });
+
+  it("works the same inside the bwrap sandbox with network model-only, attempting no other host", async () => {
+    const ws = makeWorkspace();
+    stub.setScript([
+      { tool: "Write", args: { file_path: path.join(ws, "hello.txt"), content: "hello from claude\n" } },
+      { tool: "Bash", args: { command: "echo made-by-shell > shell.txt" } },
+      { text: "done in the sandbox" },
+    ]);
+    const r = await runAgentAction({ workspace: ws, stub, inputs: { ...claudeInputs(stub), prompt: "Create hello.txt and shell.txt", sandbox: "bwrap", network: "model-only" } });
+    note("bwrap", r);
+    expect(r.main.outputs.conclusion, r.main.log).toBe("success");
+    expect(r.result.sandboxBackend).toBe("bwrap");
+    expect(JSON.parse(r.main.outputs["changed-files"]!).sort()).toEqual(["hello.txt", "shell.txt"]);
+    expect(r.main.outputs["final-message"]).toBe("done in the sandbox");
+    expect(r.result.networkBlocked).toBe(0);
   });
 
   it("resumes the session given by id (the model sees the earlier turns), and fork-session starts a new id", async () => {

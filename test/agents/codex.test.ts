@@ -74,6 +74,15 @@ describe("codex exec --json parser", () => {
     expect(events.at(-1)).toMatchObject({ type: "result", isError: true, reason: expect.stringMatching(/^The model API refused the credentials \(authentication failed\): unexpected status 401/) });
   });
 
+  it("names the HTTP status of the retries when Codex's final message does not", () => {
+    const retry = `{"type":"error","message":"Reconnecting... 1/5 (unexpected status 500 Internal Server Error: stub error 500, url: http://127.0.0.1:1/v1/responses)"}`;
+    const failed = `{"type":"turn.failed","error":{"message":"We’re currently experiencing high demand, which may cause temporary errors."}}`;
+    expect(parseAll(new CodexParser(false), [STARTED, retry, failed]).at(-1)).toMatchObject({
+      isError: true,
+      reason: "We’re currently experiencing high demand, which may cause temporary errors. (unexpected status 500 Internal Server Error: stub error 500)",
+    });
+  });
+
   it("does not fail a run that recovered from a stream error", () => {
     expect(parseAll(new CodexParser(false), [STARTED, RECONNECT, MESSAGE, DONE]).at(-1)).toMatchObject({ isError: false, text: "all done" });
     expect(parseAll(new CodexParser(false), [STARTED, RECONNECT]).at(-1)).toMatchObject({ isError: true });
@@ -258,6 +267,18 @@ describe("codex run by the action against the stub model", () => {
     expect(tripwire.hits).toEqual([]);
   });
 
+  it("works the same inside the bwrap sandbox with network model-only, attempting no other host", async () => {
+    const ws = makeWorkspace();
+    stub.setScript([addFile("hello.txt", "hello from codex"), { tool: "exec_command", args: { cmd: "echo made-by-shell > shell.txt" } }, { text: "done in the sandbox" }]);
+    const r = await runAgentAction({ workspace: ws, stub, inputs: { ...codexInputs(stub), prompt: "Create hello.txt and shell.txt", sandbox: "bwrap", network: "model-only" } });
+    note("bwrap", r);
+    expect(r.main.outputs.conclusion, r.main.log).toBe("success");
+    expect(r.result.sandboxBackend).toBe("bwrap");
+    expect(JSON.parse(r.main.outputs["changed-files"]!).sort()).toEqual(["hello.txt", "shell.txt"]);
+    expect(r.main.outputs["final-message"]).toBe("done in the sandbox");
+    expect(r.result.networkBlocked).toBe(0);
+  });
+
   it("resumes the session given by id (the model sees the earlier turns), and fork-session starts a new id", async () => {
     const w = makeWorkspace();
     const stateDir = mkdtempSync(path.join(os.tmpdir(), "agent-state-"));
@@ -344,7 +365,7 @@ describe("codex run by the action against the stub model", () => {
   });
 
   const failures: [string, Parameters<StubModel["setScript"]>[0], RegExp][] = [
-    ["server errors (500)", Array(5).fill({ status: 500 }), /./],
+    ["server errors (500)", Array(5).fill({ status: 500 }), /high demand|500/],
     ["a malformed stream", Array(5).fill({ malformed: true }), /stream/],
     ["an authentication error (401)", Array(5).fill({ status: 401 }), /authentication failed.*401/],
   ];

@@ -147,6 +147,33 @@ describe("a real CLI on an issue, run by the action", () => {
   });
 });
 
+describe("structured output in the artifact", () => {
+  it("a run with output-schema uploads structured-output.json with the rest", async () => {
+    stub.setScript([{ tool: "StructuredOutput", args: { answer: "42" } }, { text: "ok" }]);
+    const other = makeRepo({ "README.md": "# other\n" });
+    const main = await runStep("main", {
+      workspace: other,
+      githubToken: TOKEN,
+      inputs: {
+        ...claudeInputs(),
+        "agent-version": "preinstalled",
+        sandbox: "none",
+        prompt: "answer",
+        "output-schema": JSON.stringify({ type: "object", properties: { answer: { type: "string" } }, required: ["answer"] }),
+      },
+      env: { ...results.runtimeEnv({ runId: 6100, repository: FIXTURE_REPO, github: { url: gh.url, serverUrl: gh.serverUrl }, workspace: other }), PATH: AGENT_PATH },
+      timeoutMs: 120_000,
+    });
+    expect(errors(main), main.log).toEqual([]);
+    expect(JSON.parse(main.outputs["structured-output"]!)).toEqual({ answer: "42" });
+    const files = results.artifactFiles("agent-run-6100-1");
+    expect(files).toContain("structured-output.json");
+    expect(JSON.parse(results.readArtifactFile("agent-run-6100-1", "structured-output.json").toString())).toEqual({ answer: "42" });
+    // Not on an issue or PR: no session artifact.
+    expect(results.artifacts({ runId: 6100 }).map((a) => a.name)).toEqual(["agent-run-6100-1"]);
+  });
+});
+
 /**
  * The other backends carry their sessions the same way; each is proven here
  * once it is registered (a backend still being built is skipped).

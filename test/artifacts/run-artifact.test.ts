@@ -44,8 +44,8 @@ describe("the run artifact", () => {
       workspace: ws,
       inputs: { agent: "command", "agent-command": agent, prompt: "do it", sandbox: "none", secrets: `MY_SECRET=${SECRET}`, "retention-days": "5" },
     });
-    expect(errors(main)).toEqual([]);
-    expect(main.exitCode).toBe(0);
+    expect(errors(main), main.log + main.stderr).toEqual([]);
+    expect(main.exitCode, main.log + main.stderr).toBe(0);
     expect(main.outputs.conclusion).toBe("success");
 
     // One artifact, named after the run, with exactly the listed files.

@@ -6,6 +6,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLoopbackServer, sendJson, type LoopbackServer } from "../support/fake-github-http.js";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
+import { FIXTURE_REPO } from "../support/events.js";
+import { scenario, type Scenario } from "../github/scenario.js";
 import { agentScript, cloneRepo, errors, git, makeRepo, REPOSITORY, RUN_ID, runJob } from "./helpers.js";
 
 let results: FakeActionsResults;
@@ -51,14 +53,14 @@ describe("two phases", () => {
     // Workflow run A: one job, phase all.
     const allWs = cloneRepo(origin);
     const all = await runJob({ results, workspace: allWs, runtime: { runId: RUN_ID + 10, job: "agent" }, env, inputs });
-    expect(errors(all)).toEqual([]);
+    expect(errors(all), all.log + all.stderr).toEqual([]);
 
     // Workflow run B: job "agent" runs, job "publish" (fresh checkout) delivers.
     const requestsBefore = api.requests.length;
     const runWs = cloneRepo(origin);
     const run = await runJob({ results, workspace: runWs, runtime: { runId: RUN_ID + 11, job: "agent" }, env, inputs: { ...inputs, phase: "run" } });
-    expect(errors(run)).toEqual([]);
-    expect(run.exitCode).toBe(0);
+    expect(errors(run), run.log + run.stderr).toEqual([]);
+    expect(run.exitCode, run.log + run.stderr).toBe(0);
     // phase run writes nothing to GitHub: the only thing it sends anywhere is the artifact.
     expect(api.requests.slice(requestsBefore).filter((r) => r.method !== "GET")).toEqual([]);
     const [uploaded] = results.artifacts({ runId: RUN_ID + 11 });
@@ -74,8 +76,8 @@ describe("two phases", () => {
       // A publish step gets no agent settings beyond what it needs: no prompt, no command.
       inputs: { agent: "command", "agent-command": "false", phase: "publish" },
     });
-    expect(errors(publish)).toEqual([]);
-    expect(publish.exitCode).toBe(0);
+    expect(errors(publish), publish.log + publish.stderr).toEqual([]);
+    expect(publish.exitCode, publish.log + publish.stderr).toBe(0);
     expect(publish.log).toContain(`downloaded 'agent-run-${RUN_ID + 11}-1'`);
     expect(publish.log).toMatch(/applies cleanly to [0-9a-f]{12}/);
     expect(deliveryOutputs(publish.outputs)).toEqual(deliveryOutputs(all.outputs));
@@ -236,3 +238,55 @@ describe("two phases", () => {
     });
   });
 });
+
+describe("two phases delivered through GitHub", () => {
+  const scenarios: Scenario[] = [];
+  const services: FakeActionsResults[] = [];
+  afterAll(async () => {
+    for (const sc of scenarios) await sc.close();
+    for (const r of services) await r.close();
+  });
+
+  it("phase run in a read-only job, then phase publish, opens the same pull request as phase all", async () => {
+    const agent = `sed -i 's/Teh/The/' README.md\nmkdir -p docs && echo "typo fixed" > docs/NOTES.md\necho "Fixed the typo."`;
+    const world = async () => {
+      const r = await startFakeActionsResults({ repository: FIXTURE_REPO });
+      const sc = await scenario({ fixture: "issue_comment.issue", agent });
+      services.push(r);
+      scenarios.push(sc);
+      return { r, sc, env: (job: string) => r.runtimeEnv({ runId: 4242, job, github: sc.gh, repository: FIXTURE_REPO }) };
+    };
+
+    // One job, phase all.
+    const a = await world();
+    const all = await a.sc.run({}, a.env("agent"));
+    expect(errors(all), all.log + all.stderr).toEqual([]);
+    expect(all.outputs["pull-request-number"]).toBeDefined();
+
+    // The reusable workflow's shape: a run job without delivery or comments, then a publish job.
+    const b = await world();
+    const run = await b.sc.run({ phase: "run", comment: "none", deliver: "none" }, b.env("agent"));
+    expect(errors(run)).toEqual([]);
+    expect(b.sc.gh.pulls()).toEqual([]);
+    expect(b.sc.gh.writes().map((w) => `${w.method} ${w.path}`)).toEqual([]);
+    const publish = await b.sc.run({ phase: "publish" }, b.env("publish"));
+    expect(errors(publish)).toEqual([]);
+    expect(b.sc.agentRuns()).toBe(1);
+
+    // The same delivery: same branch with the same tree, the same pull request, the same outputs.
+    for (const key of ["conclusion", "final-message", "changed-files", "branch"]) expect(publish.outputs[key], key).toBe(all.outputs[key]);
+    const branch = all.outputs.branch!;
+    expect(git(b.sc.repo.origin, "rev-parse", `${branch}^{tree}`)).toBe(git(a.sc.repo.origin, "rev-parse", `${branch}^{tree}`));
+    const [prA] = a.sc.gh.pulls();
+    const [prB] = b.sc.gh.pulls();
+    expect({ title: prB!.title, head: prB!.head.ref, base: prB!.base.ref, draft: prB!.draft }).toEqual({ title: prA!.title, head: prA!.head.ref, base: prA!.base.ref, draft: prA!.draft });
+    expect(prB!.body).toMatch(/^Closes #7\n/);
+    expect(publish.summary).toContain(`agent-run-4242-1`);
+    // The publish job, which holds the write token, is the one that reacts and reports on the thread.
+    expect(b.sc.gh.reactions({ subject: "issue_comment" }).map((r) => r.content)).toEqual(["eyes"]);
+    const comments = b.sc.gh.issueComments(7).filter((c) => c.user === "github-actions[bot]");
+    expect(comments).toHaveLength(1);
+    expect(comments[0]!.body).toContain(`#${prB!.number}`);
+  });
+});
+
