@@ -168,6 +168,7 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
           for (const e of safeParse(() => parser.push(line))) emit(e, line);
         },
         onStderr: (chunk) => trace.stderrChunk(chunk),
+        flowControl: trace,
       }),
     );
     for (const e of safeParse(() => parser.end())) emit(e);

@@ -16,6 +16,11 @@ export interface RunProcessOptions {
   /** Value of RUN_MARKER_VAR in the child's env; leftovers carrying it are killed. */
   runId: string;
   onStdoutLine: (line: string) => void;
+  /**
+   * Back-pressure: while the consumer's buffers are full, stop reading the
+   * agent's stdout (the agent then blocks on its pipe) until they drain.
+   */
+  flowControl?: { full(): boolean; drained(): Promise<void> };
   onStderr: (chunk: string) => void;
   signal?: AbortSignal;
   /** Time between SIGTERM and SIGKILL. */
@@ -69,7 +74,18 @@ export async function runProcessTree(spec: SpawnSpec, opts: RunProcessOptions): 
 
   const stdoutDone = new Promise<void>((resolve) => {
     const rl = createInterface({ input: child.stdout, crlfDelay: Infinity });
-    rl.on("line", opts.onStdoutLine);
+    let paused = false;
+    rl.on("line", (line) => {
+      opts.onStdoutLine(line);
+      if (!paused && opts.flowControl?.full()) {
+        paused = true;
+        child.stdout.pause();
+        void opts.flowControl.drained().then(() => {
+          paused = false;
+          child.stdout.resume();
+        });
+      }
+    });
     rl.on("close", resolve);
   });
   child.stderr.setEncoding("utf8");

@@ -66,6 +66,15 @@ export class TraceWriter {
     return traced;
   }
 
+  /** True while a file's write buffer is over its high-water mark. */
+  full(): boolean {
+    return this.stdout.writableNeedDrain || this.trace.writableNeedDrain;
+  }
+
+  async drained(): Promise<void> {
+    await Promise.all([this.stdout, this.trace].filter((s) => s.writableNeedDrain).map((s) => once(s, "drain")));
+  }
+
   async close(): Promise<void> {
     if (this.stderrPending) this.flushStderr(this.stderrPending);
     this.stderrPending = "";
