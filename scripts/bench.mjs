@@ -128,3 +128,7 @@ pump();\n`,
   rmSync(genDir, { recursive: true, force: true });
   rmSync(r.resultsDir, { recursive: true, force: true });
 }
+
+// --- Per-backend: each real CLI against the stub model (issue #3), none vs bwrap.
+await import("./ts-hooks.mjs");
+await import("./bench/agents.ts");

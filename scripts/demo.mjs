@@ -1,17 +1,5 @@
-// npm run demo: runs scripts/demo/demo.ts with Node's own type stripping. The
-// test fakes it reuses import each other as `./x.js` (TypeScript's NodeNext
-// style); this hook maps such a specifier to the `.ts` file beside it.
-import { existsSync } from "node:fs";
-import { registerHooks } from "node:module";
-import { fileURLToPath } from "node:url";
+// npm run demo: the key-free demo (scripts/demo/demo.ts), run with Node's own
+// type stripping. No key, no network: everything is on 127.0.0.1.
+import "./ts-hooks.mjs";
 
-registerHooks({
-  resolve(specifier, context, nextResolve) {
-    if (specifier.startsWith(".") && specifier.endsWith(".js") && context.parentURL?.endsWith(".ts")) {
-      const ts = new URL(specifier.replace(/\.js$/, ".ts"), context.parentURL);
-      if (existsSync(fileURLToPath(ts))) return nextResolve(ts.href, context);
-    }
-    return nextResolve(specifier, context);
-  },
-});
-await import(new URL("./demo/demo.ts", import.meta.url).href);
+await import("./demo/demo.ts");
