@@ -1,10 +1,10 @@
 /** ActionIO on top of @actions/core: the real runner's file commands. */
 import * as core from "@actions/core";
-import type { ActionIO } from "./action.js";
+import type { ActionIO } from "./stage-context.js";
 import { readActionInputs, readHostContext } from "./config/host.js";
 import type { Logger } from "./logger.js";
 
-export const coreLogger: Logger = {
+const coreLogger: Logger = {
   debug: (m) => core.debug(m),
   info: (m) => core.info(m),
   warning: (m) => core.warning(m),

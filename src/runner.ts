@@ -21,7 +21,7 @@ import { buildAgentEnv } from "./sandbox/env.js";
 import { runProcessTree, type ProcessOutcome } from "./sandbox/process.js";
 import { chooseSandbox } from "./sandbox/registry.js";
 import { baseUrlFor, startModelGateway, type ModelGateway } from "./sandbox/gateway.js";
-import type { PreparedSandbox, SandboxLayout, SpawnSpec } from "./sandbox/types.js";
+import type { PreparedSandbox, SandboxHost, SandboxLayout, SpawnSpec } from "./sandbox/types.js";
 import type { TracedEvent } from "./trace/events.js";
 import { formatEvent } from "./trace/live-log.js";
 import { redactFileInPlace, type Redactor } from "./trace/redact.js";
@@ -38,8 +38,10 @@ export interface RunnerDeps {
   scratchDir: string;
   /** PATH used to find the agent's program. */
   searchPath: string;
-  /** A GitHub-hosted runner (the sandbox may set up its prerequisites with sudo). */
-  githubHosted?: boolean;
+  /** The runner as the sandbox backends need it (tools, folders to hide, Docker settings). */
+  sandboxHost: SandboxHost;
+  /** Environment of the git calls that snapshot the workspace. */
+  gitEnv: Record<string, string>;
   signal?: AbortSignal;
   /** Called for every event as it happens (progress comment). */
   onEvent?: (e: TracedEvent) => void;
@@ -68,7 +70,7 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
     if (settings.agent.strict) throw new ConfigurationError([...unsupported.map((p) => `${p} (set strict: false to only warn)`)]);
     for (const p of unsupported) log.warning(`${p} Ignored because strict is false.`);
   }
-  const git = new Git(settings.workspace);
+  const git = new Git(settings.workspace, deps.gitEnv);
   await mkdir(deps.scratchDir, { recursive: true });
   await mkdir(deps.resultsDir, { recursive: true });
   const baseline = await takeBaseline(git, deps.scratchDir);
@@ -85,7 +87,7 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
 
   const installed = await installAgent(backend, settings.agent, { searchPath: deps.searchPath, cwd: settings.workspace, log, ...deps.install });
   layout.readOnlyPaths.push(...installed.readOnlyPaths);
-  const sandboxBackend = await chooseSandbox(settings.sandbox.choice, log, { githubHosted: deps.githubHosted === true });
+  const sandboxBackend = await chooseSandbox(settings.sandbox.choice, log, deps.sandboxHost);
 
   // The model key stays on the host: the agent talks to a loopback gateway that injects it.
   const gateway = await startGatewayFor(backend, settings, log);
@@ -194,7 +196,7 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   }
 
   const events = summary.summary();
-  const { conclusion, reason } = conclude(outcome, events, trace.lastStderr(), collectError);
+  const { conclusion, reason } = conclude(outcome, events, trace.lastStderr(), collectError, (code, tail) => backend.describeExit?.(code, tail));
   const result: RunResult = redactor.redactValue({
     conclusion,
     ...(reason ? { reason } : {}),
@@ -287,6 +289,7 @@ function conclude(
   events: EventSummary,
   stderr: string,
   collectError: string | undefined,
+  describeExit?: (exitCode: number, stderrTail: string) => string | undefined,
 ): { conclusion: Conclusion; reason?: string } {
   const lastLine = (s: string) => s.split("\n").filter((l) => l.trim()).pop()?.trim().slice(0, 300);
   if (outcome.spawnError) return { conclusion: "failure", reason: `The agent could not be started: ${outcome.spawnError}` };
@@ -294,6 +297,9 @@ function conclude(
   if (outcome.cancelled) return { conclusion: "cancelled", reason: "The run was cancelled." };
   if (events.result?.isError) return { conclusion: "failure", reason: events.result.reason ?? events.errors.at(-1) ?? "The agent reported an error." };
   if (outcome.exitCode !== 0) {
+    // The backend may know what its CLI's exit codes mean (auth, input, turn limit).
+    const described = outcome.exitCode !== null ? describeExit?.(outcome.exitCode, stderr) : undefined;
+    if (described) return { conclusion: "failure", reason: described };
     const detail = events.errors.at(-1) ?? lastLine(stderr);
     const how = outcome.exitCode === null ? `was killed by ${outcome.signal}` : `exited with code ${outcome.exitCode}`;
     return { conclusion: "failure", reason: `The agent ${how}${detail ? `: ${detail}` : "."}` };

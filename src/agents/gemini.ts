@@ -9,7 +9,7 @@
  * policy-engine rules). The CLI runs in `yolo` approval mode and the policy
  * rules, which outrank yolo's allow-all, do the refusing.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Agent, RunConfig } from "../config/schema.js";
 import type { AgentEvent, Usage } from "../trace/events.js";
@@ -157,7 +157,8 @@ export function geminiPermissions(agent: Agent, workspace: string): GeminiPermis
       const words = commandPrefixWords(rule.pattern);
       rules.push({ toolName: "run_shell_command", ...(words ? { commandPrefix: words.join(" ") } : { commandRegex: commandRegex(rule.pattern) }), ...base, priority });
     }
-    for (const pattern of filePathPatterns(rule.pattern, workspace)) rules.push({ toolName: files.length === 1 ? files[0]! : files, argsPattern: pattern, ...base, priority });
+    if (files.length)
+      for (const pattern of filePathPatterns(rule.pattern, workspace)) rules.push({ toolName: files.length === 1 ? files[0]! : files, argsPattern: pattern, ...base, priority });
     // read_many_files takes lists of globs a path pattern cannot follow: a denied path closes it entirely.
     if (files.includes("read_file") && rule.action === "deny")
       rules.push({ toolName: "read_many_files", decision: "deny", denyMessage, priority: PRIORITY.toolDeny });
@@ -261,7 +262,8 @@ export function geminiSettings(ctx: AgentContext, hidden: SecretVariables): Json
 
 /**
  * The chat file of session `id` (or the newest one) under ~/.gemini/tmp/<project>/chats,
- * for a fork: `--session-file` imports it as a new session.
+ * for a fork: `--session-file` imports it as a new session. The id is in the
+ * file's first line (its metadata); the file name carries only its first 8 characters.
  */
 export function findSessionFile(home: string, id: string | undefined): string | undefined {
   const tmp = path.join(home, ".gemini", "tmp");
@@ -269,21 +271,37 @@ export function findSessionFile(home: string, id: string | undefined): string | 
   for (const project of safeReaddir(tmp)) {
     const chats = path.join(tmp, project, "chats");
     for (const name of safeReaddir(chats)) {
-      if (!name.endsWith(".jsonl") && !name.endsWith(".json")) continue;
-      if (id && !name.includes(id.slice(0, 8))) continue;
+      if (!/^session-.*\.jsonl?$/.test(name) || (id && !name.includes(id.slice(0, 8)))) continue;
       const file = path.join(chats, name);
-      let head: JsonObject | undefined;
-      try {
-        head = parseJsonLine(readFileSync(file, "utf8").split("\n", 1)[0] ?? "");
-      } catch {
-        continue;
-      }
-      if (id && head?.sessionId !== id) continue;
-      const mtime = Date.parse(str(head?.lastUpdated) ?? "") || 0;
+      if (id && parseJsonLine(firstLine(file))?.sessionId !== id) continue;
+      const mtime = safeMtime(file);
       if (!best || mtime > best.mtime) best = { file, mtime };
     }
   }
   return best?.file;
+}
+
+/** The first line of a file without reading all of it (chat files grow with the session). */
+function firstLine(file: string): string {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, "r");
+    const buf = Buffer.alloc(64 * 1024);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return buf.subarray(0, n).toString("utf8").split("\n", 1)[0] ?? "";
+  } catch {
+    return "";
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function safeMtime(file: string): number {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
 }
 
 function safeReaddir(dir: string): string[] {
@@ -360,7 +378,32 @@ export const geminiAgent: AgentBackend = {
 
   // Chats: tmp/<project>/chats/session-<date>-<id8>.jsonl; projects.json maps the cwd to <project>.
   sessionPaths: (ctx) => [path.join(geminiDir(ctx), "tmp"), path.join(geminiDir(ctx), "projects.json")],
+
+  describeExit: describeGeminiExit,
 };
+
+/** Gemini CLI's fatal exit codes (packages/core/src/utils/errors.ts), for exits the JSON stream does not explain. */
+const EXIT_CODES: Record<number, string> = {
+  41: "Gemini CLI could not authenticate (exit 41)",
+  42: "Gemini CLI refused its input (exit 42)",
+  44: "Gemini CLI could not start its sandbox (exit 44)",
+  52: "Gemini CLI found its configuration invalid (exit 52)",
+  53: "The agent stopped at the 'max-turns' limit before finishing (exit 53)",
+  54: "A tool failed fatally (exit 54)",
+  55: "Gemini CLI does not trust the workspace (exit 55)",
+};
+
+/** The code's meaning plus the CLI's own message: the first error-looking stderr line, else the last line. */
+export function describeGeminiExit(exitCode: number, stderrTail: string): string | undefined {
+  const what = EXIT_CODES[exitCode];
+  if (!what) return undefined;
+  const lines = stderrTail
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !/^(Warning: 256-color|YOLO mode is enabled|\[STARTUP\])/.test(l));
+  const detail = lines.find((l) => /error|invalid|not found|denied|refused|unauthori[sz]ed/i.test(l)) ?? lines.at(-1);
+  return detail ? `${what}: ${oneLine(detail)}` : `${what}.`;
+}
 
 // ------------------------------------------------------------------ parser
 

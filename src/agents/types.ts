@@ -84,4 +84,9 @@ export interface AgentBackend {
    * session state, for carrying sessions across runs. They need not exist.
    */
   sessionPaths(ctx: AgentContext): string[];
+  /**
+   * Optional: a one-line reason for a non-zero exit that left no failed
+   * result event, from the CLI's documented exit codes and its stderr tail.
+   */
+  describeExit?(exitCode: number, stderrTail: string): string | undefined;
 }

@@ -1,10 +1,12 @@
 /**
  * Reads the runner's environment: the action's raw inputs and the facts the
- * runner provides (temp dir, workspace, run id). Together with the sandbox's
- * env builder, the only code that reads process.env.
+ * runner provides (temp dir, workspace, run id, what git and the sandbox
+ * need). Together with the sandbox's env builder, the only code that reads
+ * process.env; everything else gets these values passed in.
  */
 import os from "node:os";
 import { INPUTS, type InputName } from "../constants.js";
+import type { SandboxHost } from "../sandbox/types.js";
 import type { RawInputs } from "./parse.js";
 
 export interface HostContext {
@@ -33,8 +35,10 @@ export interface HostContext {
    * The artifact client reads the values itself; only their presence is needed here.
    */
   artifactService: boolean;
-  /** RUNNER_ENVIRONMENT=github-hosted: we may fix the sandbox's prerequisites with sudo. */
-  githubHosted: boolean;
+  /** The runner as the sandbox backends see it (its own RUNNER_TEMP, not the CLI's results folder). */
+  sandbox: SandboxHost;
+  /** Environment of every host-side git call; credentials are added per call, never here. */
+  gitEnv: Record<string, string>;
   /**
    * Environment for `npm install` of the agent CLI: PATH, HOME, proxy, CA and
    * npm_config_* settings of the runner, nothing else (no tokens but npm's own).
@@ -47,14 +51,48 @@ export interface HostContext {
 /** Runner variables `npm install` needs to reach the registry the way the runner is set up to. */
 const INSTALL_ENV = /^(PATH|HOME|USER|LANG|LC_ALL|SHELL|TMPDIR|TEMP|TMP|XDG_CACHE_HOME|XDG_CONFIG_HOME|NODE_AUTH_TOKEN|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|(HTTPS?|ALL|NO)_PROXY|npm_config_\w+)$/i;
 
-export function installEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+/**
+ * Runner variables host-side git uses: its own GIT_* settings, HOME for the
+ * global config, identity fallbacks, locale, proxy and CA settings, the ssh
+ * agent. No tokens: pushes get theirs per call (github/git-auth.ts).
+ */
+const GIT_ENV = /^(PATH|HOME|USER|LOGNAME|EMAIL|LANG|LC_\w+|TZ|TMPDIR|XDG_CONFIG_HOME|GIT_\w+|SSH_AUTH_SOCK|SSL_CERT_FILE|SSL_CERT_DIR|CURL_CA_BUNDLE|(HTTPS?|ALL|NO)_PROXY)$/i;
+
+/** The runner's own variables the Docker CLI needs to find its daemon (sandbox: docker). */
+const DOCKER_CLIENT_ENV = ["DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG", "DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH", "DOCKER_API_VERSION"];
+
+function pick(env: NodeJS.ProcessEnv, wanted: (name: string) => boolean): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && INSTALL_ENV.test(k)) out[k] = v;
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && wanted(k)) out[k] = v;
   return out;
 }
 
+export function installEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return pick(env, (k) => INSTALL_ENV.test(k));
+}
+
+export function gitEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return pick(env, (k) => GIT_ENV.test(k));
+}
+
+export function sandboxHost(env: NodeJS.ProcessEnv = process.env): SandboxHost {
+  return {
+    path: searchPath(env),
+    ...(env.HOME ? { home: env.HOME } : {}),
+    ...(env.RUNNER_TEMP ? { runnerTemp: env.RUNNER_TEMP } : {}),
+    ...(env.RUNNER_WORKSPACE ? { runnerWorkspace: env.RUNNER_WORKSPACE } : {}),
+    // Only set ones: an empty DOCKER_HOST would point the CLI nowhere.
+    dockerEnv: pick(env, (k) => DOCKER_CLIENT_ENV.includes(k) && Boolean(env[k])),
+    githubHosted: env.RUNNER_ENVIRONMENT === "github-hosted",
+  };
+}
+
+function searchPath(env: NodeJS.ProcessEnv): string {
+  return env.PATH ?? "/usr/local/bin:/usr/bin:/bin";
+}
+
 /** `INPUT_<NAME>` as the runner sets it: upper case, spaces → `_`, hyphens kept. */
-export function inputEnvName(name: string): string {
+function inputEnvName(name: string): string {
   return `INPUT_${name.replace(/ /g, "_").toUpperCase()}`;
 }
 
@@ -72,7 +110,7 @@ export function readHostContext(env: NodeJS.ProcessEnv = process.env): HostConte
     workspace: env.GITHUB_WORKSPACE || process.cwd(),
     runnerTemp: env.RUNNER_TEMP || os.tmpdir(),
     ...(env.RUNNER_TOOL_CACHE ? { toolCache: env.RUNNER_TOOL_CACHE } : {}),
-    path: env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+    path: searchPath(env),
     ...(env.GITHUB_RUN_ID ? { runId: env.GITHUB_RUN_ID } : {}),
     ...(env.GITHUB_RUN_ATTEMPT ? { runAttempt: env.GITHUB_RUN_ATTEMPT } : {}),
     ...(env.GITHUB_REPOSITORY ? { repository: env.GITHUB_REPOSITORY } : {}),
@@ -85,7 +123,8 @@ export function readHostContext(env: NodeJS.ProcessEnv = process.env): HostConte
     ...(env.GITHUB_WORKFLOW_REF ? { workflowRef: env.GITHUB_WORKFLOW_REF } : {}),
     ...(env.GITHUB_REF ? { ref: env.GITHUB_REF } : {}),
     artifactService: Boolean(env.ACTIONS_RUNTIME_TOKEN && env.ACTIONS_RESULTS_URL),
-    githubHosted: env.RUNNER_ENVIRONMENT === "github-hosted",
+    sandbox: sandboxHost(env),
+    gitEnv: gitEnv(env),
     installEnv: installEnv(env),
     // Mirrors @actions/cache's isFeatureAvailable(): v2 talks to the results service, v1 to the cache URL.
     actionsCache: Boolean(env.ACTIONS_RUNTIME_TOKEN && (env.ACTIONS_CACHE_SERVICE_V2 ? env.ACTIONS_RESULTS_URL : env.ACTIONS_CACHE_URL)),

@@ -28,8 +28,11 @@ const HARDENING = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false
 export class Git {
   constructor(
     readonly cwd: string,
-    /** Variables for every git call (never credentials on argv). */
-    private readonly baseEnv: Record<string, string> = {},
+    /**
+     * The whole environment of every git call: the runner's git variables
+     * (HostContext.gitEnv), plus credentials where a caller needs them (never on argv).
+     */
+    private readonly baseEnv: Record<string, string>,
   ) {}
 
   exec(args: string[], opts: GitExecOptions = {}): Promise<GitResult> {
@@ -38,7 +41,7 @@ export class Git {
       // host-side git must never run them.
       const child = spawn("git", [...HARDENING, ...args], {
         cwd: this.cwd,
-        env: { ...process.env, ...this.baseEnv, ...opts.env, GIT_TERMINAL_PROMPT: "0" },
+        env: { ...this.baseEnv, ...opts.env, GIT_TERMINAL_PROMPT: "0" },
         stdio: ["pipe", "pipe", "pipe"],
       });
       const out: Buffer[] = [];

@@ -27,7 +27,7 @@ export interface Collected {
   endTree: string;
 }
 
-export async function ensureRepository(git: Git): Promise<void> {
+async function ensureRepository(git: Git): Promise<void> {
   const inside = await git.exec(["rev-parse", "--is-inside-work-tree"], { okCodes: [128] });
   if (inside.exitCode !== 0 || inside.stdout.trim() !== "true")
     throw new ConfigurationError(
@@ -39,7 +39,7 @@ export async function ensureRepository(git: Git): Promise<void> {
 }
 
 /** Write the working tree (tracked + untracked, .gitignore respected) as a tree object. */
-export async function snapshotTree(git: Git, scratchDir: string, label: string): Promise<string> {
+async function snapshotTree(git: Git, scratchDir: string, label: string): Promise<string> {
   const index = path.join(scratchDir, `index-${label}`);
   const realIndex = path.resolve(git.cwd, await git.text(["rev-parse", "--git-path", "index"]));
   // Start from the real index so unchanged files are not re-hashed.

@@ -9,7 +9,7 @@ import type { GitHubSettings } from "../config/schema.js";
 import type { Actor } from "../trigger/types.js";
 import type { GitHubApi } from "./api.js";
 
-export const WRITE_PERMISSIONS = ["admin", "maintain", "write"];
+const WRITE_PERMISSIONS = ["admin", "maintain", "write"];
 
 export type Authorization = { allowed: true; via: string } | { allowed: false; reason: string };
 

@@ -12,11 +12,9 @@ import path from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
 import * as github from "@actions/github";
 import { z } from "zod";
+import type { HostContext } from "../config/host.js";
 import { ConfigurationError, errorMessage } from "../errors.js";
-
 import { extractZipSafely, UnsafeArchiveError } from "./unzip.js";
-
-export { artifactNameProblem, artifactUrl } from "./artifact-name.js";
 
 export interface UploadedArtifact {
   id: number;
@@ -39,6 +37,13 @@ export interface RepositoryAccess {
   owner: string;
   repo: string;
   apiUrl: string;
+}
+
+/** REST access to this run's repository (GITHUB_REPOSITORY); undefined when that is not `owner/name`. */
+export function repositoryAccess(host: Pick<HostContext, "repository" | "apiUrl">, token: string): RepositoryAccess | undefined {
+  const [owner, repo] = (host.repository ?? "").split("/");
+  if (!owner || !repo) return undefined;
+  return { token, owner, repo, apiUrl: host.apiUrl };
 }
 
 export interface ArtifactService {

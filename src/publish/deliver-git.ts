@@ -32,10 +32,11 @@ export class DeliveryRepo {
     private readonly dir: string,
   ) {}
 
-  static async create(opts: { dir: string; remoteUrl: string; authEnv: Record<string, string> }): Promise<DeliveryRepo> {
+  /** `env`: the runner's git environment with the push credentials (gitAuthEnv) added. */
+  static async create(opts: { dir: string; remoteUrl: string; env: Record<string, string> }): Promise<DeliveryRepo> {
     await rm(opts.dir, { recursive: true, force: true });
     await mkdir(opts.dir, { recursive: true });
-    const git = new Git(opts.dir, opts.authEnv);
+    const git = new Git(opts.dir, opts.env);
     await git.exec(["init", "--bare", "-q"]);
     await git.exec(["remote", "add", "origin", opts.remoteUrl]);
     return new DeliveryRepo(git, opts.dir);

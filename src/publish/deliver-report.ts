@@ -8,7 +8,7 @@ import type { DeliveryOutcome } from "./deliver.js";
 /** More than a comment can show; the rest stays in the file. */
 const PATCH_READ_LIMIT = 256 * 1024;
 
-export async function readPatchHead(patchPath: string): Promise<{ text: string; bytes: number; path: string } | undefined> {
+async function readPatchHead(patchPath: string): Promise<{ text: string; bytes: number; path: string } | undefined> {
   const s = await stat(patchPath).catch(() => undefined);
   if (!s || s.size === 0) return undefined;
   const fh = await open(patchPath, "r");
@@ -79,4 +79,9 @@ export function deliverySummary(outcome: DeliveryOutcome, commentUrl: string | u
   if (outcome.error) lines.push(`- ❌ ${outcome.error}`);
   if (lines.length === 2) lines.push(`- ${outcome.mode === "none" ? "Nothing delivered (deliver: none)." : "Result posted as a comment."}`);
   return lines.join("\n") + "\n";
+}
+
+/** The job summary's delivery section when the patch was refused before delivery. */
+export function refusalSummary(refusal: string): string {
+  return `### Delivery\n\n- ❌ Not delivered. ${refusal}\n`;
 }

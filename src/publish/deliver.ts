@@ -28,6 +28,8 @@ export interface DeliveryContext {
   /** Used for git pushes only, through the environment of each git call. */
   token: string;
   serverUrl: string;
+  /** The runner's git environment (HostContext.gitEnv); the token is added to it. */
+  gitEnv: Record<string, string>;
   /** The repository to push to, as git addresses it (the workspace's origin, read before the agent ran). */
   remoteUrl: string;
   runUrl?: string;
@@ -151,7 +153,7 @@ async function newRepo(ctx: DeliveryContext): Promise<DeliveryRepo> {
   return DeliveryRepo.create({
     dir: path.join(ctx.workDir, "delivery.git"),
     remoteUrl: ctx.remoteUrl,
-    authEnv: gitAuthEnv(ctx.token, ctx.serverUrl),
+    env: { ...ctx.gitEnv, ...gitAuthEnv(ctx.token, ctx.serverUrl) },
   });
 }
 

@@ -61,7 +61,7 @@ const UsageSchema = z.object({
 const Sha = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "a full git object id");
 
 /** result.json as read from an artifact. Unknown keys are dropped. */
-export const RunResultSchema = z.object({
+const RunResultSchema = z.object({
   conclusion: z.enum(["success", "failure", "timeout", "cancelled", "skipped"]),
   reason: z.string().optional(),
   agentName: z.string(),

@@ -16,7 +16,7 @@ import { mkdir, open } from "node:fs/promises";
 import path from "node:path";
 import { Readable, Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { createInflateRaw } from "node:zlib";
+import zlib, { createInflateRaw } from "node:zlib";
 
 export interface ExtractLimits {
   maxEntries?: number;
@@ -40,22 +40,6 @@ interface Entry {
   offset: number;
   /** Unix mode from the external attributes (0 when made elsewhere). */
   mode: number;
-}
-
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-function crcUpdate(crc: number, buf: Uint8Array): number {
-  let c = crc ^ 0xffffffff;
-  for (let i = 0; i < buf.length; i++) c = CRC_TABLE[(c ^ buf[i]!) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
 }
 
 /** The problem with an entry name, or undefined when it is a plain relative path. */
@@ -160,7 +144,9 @@ class Checked extends Transform {
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
     this.bytes += chunk.length;
     if (this.bytes > this.entry.size) return cb(new UnsafeArchiveError(`the entry '${this.entry.name}' is larger than it declares`));
-    this.crc = crcUpdate(this.crc, chunk);
+    // zlib.crc32 needs Node ≥ 20.15: artifacts are downloaded only inside an Actions job
+    // (node24), and the namespace import keeps the CLI loading on an older Node.
+    this.crc = zlib.crc32(chunk, this.crc);
     cb(null, chunk);
   }
   override _flush(cb: TransformCallback): void {

@@ -18,7 +18,7 @@ import { ConfigurationError, errorMessage } from "../errors.js";
 import type { Git } from "../git/git.js";
 
 /** Default limit on patch.diff: far above any reviewable change, far below what strains a runner. */
-export const MAX_PATCH_BYTES = 50 * 1024 * 1024;
+const MAX_PATCH_BYTES = 50 * 1024 * 1024;
 
 const SYMLINK_MODE = "120000";
 /** Link hops followed before a chain counts as a loop (the kernel's limit is 40). */
@@ -35,16 +35,25 @@ export interface ValidatedPatch {
   bytes: number;
 }
 
-/** A patch refused for what it contains: one clear message, naming each problem. */
+/**
+ * A patch that is not delivered: refused for what it contains, or made
+ * against a commit the workspace lacks. One clear message naming each problem.
+ */
 export class PatchRefusedError extends ConfigurationError {
   override name = "PatchRefusedError";
-  constructor(source: string, problems: string[]) {
-    super(
-      problems.length === 1
-        ? `The patch from ${source} was refused: ${problems[0]}`
-        : `The patch from ${source} was refused:\n${problems.map((p) => `  - ${p}`).join("\n")}`,
-    );
+  constructor(
+    message: string,
+    /** The paths the patch names, once git could read it (empty before that). */
+    readonly namedFiles: string[] = [],
+  ) {
+    super(message);
   }
+}
+
+function refusal(source: string, problems: string[]): string {
+  return problems.length === 1
+    ? `The patch from ${source} was refused: ${problems[0]}`
+    : `The patch from ${source} was refused:\n${problems.map((p) => `  - ${p}`).join("\n")}`;
 }
 
 /** A path problem, or undefined when the path is an ordinary repository path. */
@@ -59,7 +68,7 @@ export function pathProblem(p: string): string | undefined {
   return undefined;
 }
 
-export function isWorkflowFile(p: string): boolean {
+function isWorkflowFile(p: string): boolean {
   return p.toLowerCase().startsWith(".github/workflows/");
 }
 
@@ -158,14 +167,14 @@ export async function validatePatch(
   policy: PatchPolicy,
   opts: { source: string; scratchDir: string },
 ): Promise<ValidatedPatch> {
-  const refuse = (problems: string[]) => new PatchRefusedError(opts.source, problems);
+  let named: string[] = [];
+  const refuse = (problems: string[]) => new PatchRefusedError(refusal(opts.source, problems), named);
   const bytes = (await stat(patchPath)).size;
   if (bytes === 0) return { changedFiles: [], bytes };
   const max = policy.maxBytes ?? MAX_PATCH_BYTES;
   const size = (n: number) => (n >= 1048576 ? `${(n / 1048576).toFixed(1)} MB` : `${n} bytes`);
   if (bytes > max) throw refuse([`it is ${size(bytes)}, over the ${size(max)} limit.`]);
 
-  let named: string[];
   try {
     named = await patchPaths(git, patchPath);
   } catch (e) {
@@ -180,9 +189,10 @@ export async function validatePatch(
     ]);
 
   if (!(await ensureCommit(git, baseCommit)))
-    throw new ConfigurationError(
+    throw new PatchRefusedError(
       `The patch from ${opts.source} was made against commit ${baseCommit}, which is not in the workspace. ` +
         `Check out the same commit in the publish job (actions/checkout runs at the workflow's commit by default; use 'fetch-depth: 0' if it moved).`,
+      named,
     );
 
   const tmp = await mkdtemp(path.join(opts.scratchDir, "validate-"));

@@ -33,8 +33,7 @@ import path from "node:path";
 import { ConfigurationError, errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
 import {
-  existsDir,
-  gitConfigFiles,
+  gitConfigOverlays,
   hiddenHostDirs,
   hiddenHostFiles,
   isSameOrUnder,
@@ -42,26 +41,26 @@ import {
   makePrivateDir,
   passwdFiles,
   realOrResolved,
-  sanitizeGitConfig,
   which,
+  writablePaths,
 } from "./hostfs.js";
 import { INSIDE_BRIDGE_DIR, reachableUrl, setUpNetwork, type Forward, type NetworkPlan } from "./network.js";
-import type { PreparedSandbox, SandboxBackend, SandboxRequest, SpawnSpec } from "./types.js";
+import type { PreparedSandbox, SandboxBackend, SandboxHost, SandboxRequest, SpawnSpec } from "./types.js";
 
-export const BWRAP_INSTALL_HINT = "Install it with `sudo apt-get install -y bubblewrap`.";
-export const USERNS_HINT =
+const BWRAP_INSTALL_HINT = "Install it with `sudo apt-get install -y bubblewrap`.";
+const USERNS_HINT =
   "On Ubuntu 24.04 runners AppArmor restricts unprivileged user namespaces: run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` in a step before this one (or choose `sandbox: docker` or `sandbox: none`).";
-export const SOCAT_INSTALL_HINT = "Install it with `sudo apt-get install -y socat`, or use `network: none` or `network: open`.";
+const SOCAT_INSTALL_HINT = "Install it with `sudo apt-get install -y socat`, or use `network: none` or `network: open`.";
 
 /** uid the agent runs as inside: the runner's own, or 1000 when the runner is root. */
-export function sandboxIds(hostUid: number, hostGid: number): { uid: number; gid: number } {
+function sandboxIds(hostUid: number, hostGid: number): { uid: number; gid: number } {
   return hostUid === 0 ? { uid: 1000, gid: 1000 } : { uid: hostUid, gid: hostGid };
 }
 
 export interface BwrapOptions {
-  /** Host environment consulted for HOME, RUNNER_TEMP, RUNNER_WORKSPACE (default process.env). */
-  hostEnv?: NodeJS.ProcessEnv;
-  /** bwrap binary (default: found on PATH). */
+  /** Where bwrap and socat are found, and which host folders hold runner secrets. */
+  host: Pick<SandboxHost, "path" | "home" | "runnerTemp" | "runnerWorkspace">;
+  /** bwrap binary (default: found on the host's PATH). */
   bwrapPath?: string;
   /** Folder for the bridge sockets and private copies (default os.tmpdir()). */
   privateBase?: string;
@@ -200,10 +199,14 @@ function run(file: string, args: string[], timeoutMs: number): Promise<{ code: n
 
 class BwrapBackend implements SandboxBackend {
   readonly name = "bwrap" as const;
-  constructor(private readonly opts: BwrapOptions = {}) {}
+  constructor(private readonly opts: BwrapOptions) {}
+
+  private find(name: string): string | undefined {
+    return which(name, this.opts.host.path);
+  }
 
   private bwrapPath(): string | undefined {
-    return which(this.opts.bwrapPath ?? "bwrap");
+    return this.find(this.opts.bwrapPath ?? "bwrap");
   }
 
   async check(): Promise<{ ok: true } | { ok: false; reason: string }> {
@@ -211,7 +214,7 @@ class BwrapBackend implements SandboxBackend {
     if (!bwrap) return { ok: false, reason: `bubblewrap (bwrap) is not installed. ${BWRAP_INSTALL_HINT}` };
     const { disableUserns } = await bwrapFeatures(bwrap);
     const ids = sandboxIds(process.getuid?.() ?? 1000, process.getgid?.() ?? 1000);
-    const trueBin = which("true") ?? "/bin/true";
+    const trueBin = this.find("true") ?? "/bin/true";
     const args = [
       "--unshare-all",
       "--unshare-user",
@@ -245,13 +248,8 @@ class BwrapBackend implements SandboxBackend {
   async prepare(req: SandboxRequest): Promise<PreparedSandbox> {
     const bwrap = this.bwrapPath();
     if (!bwrap) throw new ConfigurationError(`sandbox: bwrap needs bubblewrap, which is not installed. ${BWRAP_INSTALL_HINT}`);
-    const hostEnv = this.opts.hostEnv ?? process.env;
     const { layout, log } = req;
-
-    const workspace = realOrResolved(layout.workspace);
-    if (!existsDir(workspace)) throw new ConfigurationError(`working-directory: '${layout.workspace}' is not a folder`);
-    for (const p of [layout.home, layout.tmp, layout.outputsDir]) fs.mkdirSync(p, { recursive: true });
-    const writable = [workspace, ...[layout.home, layout.tmp, layout.outputsDir].map(realOrResolved)];
+    const { workspace, writable } = writablePaths(layout);
 
     const features = await bwrapFeatures(bwrap);
     const net = await setUpNetwork({ network: req.network, gateway: req.gateway, log, baseDir: this.opts.privateBase });
@@ -259,12 +257,12 @@ class BwrapBackend implements SandboxBackend {
     try {
       let tools: { socat: string; sleep: string; env: string } | undefined;
       if (net.forwards.length) {
-        const socat = which("socat");
+        const socat = this.find("socat");
         if (!socat) throw new ConfigurationError(`network: ${req.network.mode} needs socat on the runner, which is not installed. ${SOCAT_INSTALL_HINT}`);
-        tools = { socat: realOrResolved(socat), sleep: which("sleep") ?? "/bin/sleep", env: which("env") ?? "/usr/bin/env" };
+        tools = { socat: realOrResolved(socat), sleep: this.find("sleep") ?? "/bin/sleep", env: this.find("env") ?? "/usr/bin/env" };
       }
 
-      const hiddenDirs = hiddenHostDirs(hostEnv);
+      const hiddenDirs = hiddenHostDirs(this.opts.host);
       const underHidden = (p: string) => hiddenDirs.some((h) => isStrictlyUnder(p, h));
 
       // Read-only paths: only those inside a hidden folder need binding back;
@@ -294,16 +292,7 @@ class BwrapBackend implements SandboxBackend {
       const overlays: Mount[] = [];
       const bound = [...writable, ...readOnly];
       const visible = (p: string) => !underHidden(p) || bound.some((w) => isSameOrUnder(p, w));
-      gitConfigFiles(workspace).forEach((cfg, i) => {
-        if (!visible(cfg)) return;
-        const copy = path.join(privateDir!, `gitconfig-${i}`);
-        fs.writeFileSync(copy, sanitizeGitConfig(fs.readFileSync(cfg, "utf8")), { mode: 0o600 });
-        overlays.push({ op: "ro", src: copy, dest: cfg });
-        // Hooks would run on the host the next time the runner uses git here.
-        const hooks = path.join(path.dirname(cfg), "hooks");
-        fs.mkdirSync(hooks, { recursive: true });
-        overlays.push({ op: "ro", src: hooks, dest: hooks });
-      });
+      for (const o of gitConfigOverlays(workspace, privateDir, 0o600, visible)) overlays.push({ op: "ro", ...o });
       const ids = sandboxIds(process.getuid?.() ?? 1000, process.getgid?.() ?? 1000);
       const pw = passwdFiles(ids.uid, ids.gid, realOrResolved(layout.home));
       fs.writeFileSync(path.join(privateDir, "passwd"), pw.passwd, { mode: 0o644 });
@@ -331,7 +320,7 @@ class BwrapBackend implements SandboxBackend {
       log.debug(
         `sandbox: bwrap, network ${req.network.mode}, uid ${plan.uid}, hidden ${hiddenDirs.join(" ")}, writable ${writable.join(" ")}`,
       );
-      return new PreparedBwrap(bwrap, plan, net, tools, privateDir, log, which("env") ?? "/usr/bin/env");
+      return new PreparedBwrap(bwrap, plan, net, tools, privateDir, log, this.find("env") ?? "/usr/bin/env");
     } catch (e) {
       await net.close();
       if (privateDir) fs.rmSync(privateDir, { recursive: true, force: true });
@@ -391,8 +380,6 @@ class PreparedBwrap implements PreparedSandbox {
   }
 }
 
-export function createBwrapBackend(opts: BwrapOptions = {}): SandboxBackend {
+export function createBwrapBackend(opts: BwrapOptions): SandboxBackend {
   return new BwrapBackend(opts);
 }
-
-export const bwrapBackend: SandboxBackend = createBwrapBackend();

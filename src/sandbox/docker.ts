@@ -31,11 +31,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { ConfigurationError, errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
-import { existsDir, gitConfigFiles, makePrivateDir, realOrResolved, sanitizeGitConfig, which } from "./hostfs.js";
+import { gitConfigOverlays, makePrivateDir, realOrResolved, which, writablePaths } from "./hostfs.js";
 import { INSIDE_BRIDGE_DIR, reachableUrl, setUpNetwork, type NetworkPlan } from "./network.js";
-import type { PreparedSandbox, SandboxBackend, SandboxRequest, SpawnSpec } from "./types.js";
+import type { PreparedSandbox, SandboxBackend, SandboxHost, SandboxRequest, SpawnSpec } from "./types.js";
 
-export const DOCKER_HINT = "Start the Docker daemon (or install Docker), or use `sandbox: bwrap`.";
+const DOCKER_HINT = "Start the Docker daemon (or install Docker), or use `sandbox: bwrap`.";
 
 /** Node launcher run inside the container when the network is bridged. */
 export const BRIDGE_LAUNCHER = `// Agent Runner: TCP 127.0.0.1:<port> -> unix socket bridges, then the agent.
@@ -110,8 +110,6 @@ export function buildDockerRunArgs(p: DockerRunPlan): string[] {
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
-/** Variables of the runner the Docker CLI itself needs to find its daemon. */
-const DOCKER_CLIENT_VARS = ["DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG", "DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH", "DOCKER_API_VERSION"];
 
 function dockerInfo(docker: string): Promise<{ ok: boolean; detail: string }> {
   return new Promise((resolve) => {
@@ -123,17 +121,20 @@ function dockerInfo(docker: string): Promise<{ ok: boolean; detail: string }> {
 }
 
 export interface DockerOptions {
+  /** Where the docker CLI is found, and what it needs to reach its daemon. */
+  host: Pick<SandboxHost, "path" | "home" | "dockerEnv">;
+  /** docker binary (default: found on the host's PATH). */
   dockerPath?: string;
-  hostEnv?: NodeJS.ProcessEnv;
+  /** Folder for the bridge sockets and private copies (default os.tmpdir()). */
   privateBase?: string;
 }
 
 class DockerBackend implements SandboxBackend {
   readonly name = "docker" as const;
-  constructor(private readonly opts: DockerOptions = {}) {}
+  constructor(private readonly opts: DockerOptions) {}
 
   private docker(): string | undefined {
-    return this.opts.dockerPath ?? which("docker");
+    return this.opts.dockerPath ?? which("docker", this.opts.host.path);
   }
 
   async check(): Promise<{ ok: true } | { ok: false; reason: string }> {
@@ -149,39 +150,29 @@ class DockerBackend implements SandboxBackend {
     if (!docker) throw new ConfigurationError(`sandbox: docker: the docker CLI is not installed. ${DOCKER_HINT}`);
     if (!req.dockerImage) throw new ConfigurationError("docker-image: required with sandbox: docker (an image with the agent's runtime, e.g. node:24-bookworm)");
     const { layout, log } = req;
-    const workspace = realOrResolved(layout.workspace);
-    if (!existsDir(workspace)) throw new ConfigurationError(`working-directory: '${layout.workspace}' is not a folder`);
-    for (const p of [layout.home, layout.tmp, layout.outputsDir]) fs.mkdirSync(p, { recursive: true });
+    const { workspace, writable } = writablePaths(layout);
 
     const net = await setUpNetwork({ network: req.network, gateway: req.gateway, log, baseDir: this.opts.privateBase });
     let privateDir: string | undefined;
     try {
       privateDir = makePrivateDir("agent-runner-docker-", this.opts.privateBase);
       const mounts: [string, string, boolean][] = [];
-      const writable = [workspace, ...[layout.home, layout.tmp, layout.outputsDir].map(realOrResolved)];
       for (const w of new Set(writable)) mounts.push([w, w, false]);
       for (const raw of layout.readOnlyPaths) {
         const p = realOrResolved(raw);
         if (fs.existsSync(p) && !writable.some((w) => p === w)) mounts.push([p, p, true]);
       }
-      gitConfigFiles(workspace).forEach((cfg, i) => {
-        const copy = path.join(privateDir!, `gitconfig-${i}`);
-        fs.writeFileSync(copy, sanitizeGitConfig(fs.readFileSync(cfg, "utf8")), { mode: 0o644 });
-        mounts.push([copy, cfg, true]);
-        const hooks = path.join(path.dirname(cfg), "hooks");
-        fs.mkdirSync(hooks, { recursive: true });
-        mounts.push([hooks, hooks, true]);
-      });
+      // Readable by any uid: Docker may map the container's user to another one on the host.
+      for (const o of gitConfigOverlays(workspace, privateDir, 0o644)) mounts.push([o.src, o.dest, true]);
       if (net.bridgeDir) {
         fs.writeFileSync(path.join(net.bridgeDir, "bridge.mjs"), BRIDGE_LAUNCHER, { mode: 0o644 });
         mounts.push([net.bridgeDir, INSIDE_BRIDGE_DIR, true]);
       }
-      const hostEnv = this.opts.hostEnv ?? process.env;
-      const clientEnv: Record<string, string> = {};
-      for (const n of DOCKER_CLIENT_VARS) if (hostEnv[n]) clientEnv[n] = hostEnv[n]!;
-      clientEnv.DOCKER_CONFIG ??= path.join(hostEnv.HOME ?? "/root", ".docker");
+      // The agent gets its own HOME: the CLI must still find the runner's Docker config.
+      const clientEnv: Record<string, string> = { ...this.opts.host.dockerEnv };
+      clientEnv.DOCKER_CONFIG ??= path.join(this.opts.host.home ?? "/root", ".docker");
       log.debug(`sandbox: docker image ${req.dockerImage}, network ${req.network.mode}`);
-      return new PreparedDocker(docker, req.dockerImage, mounts, net, clientEnv, privateDir, log);
+      return new PreparedDocker(docker, req.dockerImage, mounts, net, clientEnv, privateDir, log, this.opts.host.path);
     } catch (e) {
       await net.close();
       if (privateDir) fs.rmSync(privateDir, { recursive: true, force: true });
@@ -201,6 +192,7 @@ class PreparedDocker implements PreparedSandbox {
     private readonly clientEnv: Record<string, string>,
     private readonly privateDir: string,
     private readonly log: Logger,
+    private readonly searchPath: string,
   ) {}
 
   wrap(cmd: SpawnSpec): SpawnSpec {
@@ -240,12 +232,13 @@ class PreparedDocker implements PreparedSandbox {
   }
 
   async cleanup(): Promise<void> {
-    // Killing the docker CLI does not stop its container: remove them by name.
+    // Killing the docker CLI does not stop its container: remove them by name,
+    // with the same client settings the containers were started with.
     await Promise.all(
       this.containers.map(
         (name) =>
           new Promise<void>((resolve) => {
-            execFile(this.docker, ["rm", "--force", name], { timeout: 30_000, env: { ...process.env, ...this.clientEnv } }, () => resolve());
+            execFile(this.docker, ["rm", "--force", name], { timeout: 30_000, env: { PATH: this.searchPath, ...this.clientEnv } }, () => resolve());
           }),
       ),
     );
@@ -254,8 +247,6 @@ class PreparedDocker implements PreparedSandbox {
   }
 }
 
-export function createDockerBackend(opts: DockerOptions = {}): SandboxBackend {
+export function createDockerBackend(opts: DockerOptions): SandboxBackend {
   return new DockerBackend(opts);
 }
-
-export const dockerBackend: SandboxBackend = createDockerBackend();

@@ -13,7 +13,7 @@ const execQuiet: Exec = (file, args) =>
   new Promise((resolve, reject) => execFile(file, args, { timeout: 180_000 }, (err) => (err ? reject(err) : resolve())));
 
 /** The commands that make bwrap usable on a GitHub-hosted Ubuntu runner. */
-export const HOST_SETUP_STEPS: { why: string; file: string; args: string[] }[] = [
+const HOST_SETUP_STEPS: { why: string; file: string; args: string[] }[] = [
   { why: "install bubblewrap and socat", file: "sudo", args: ["-n", "apt-get", "install", "-y", "-qq", "bubblewrap", "socat"] },
   {
     why: "allow unprivileged user namespaces (Ubuntu 24.04 AppArmor restriction)",

@@ -1,11 +1,13 @@
 /**
- * Host filesystem facts shared by the bwrap and docker backends: which host
- * paths hold runner secrets (to hide), a credential-free copy of the
- * workspace's git config, and small path helpers.
+ * Host filesystem facts shared by the bwrap and docker backends: the
+ * layout's writable folders, which host paths hold runner secrets (to hide),
+ * a credential-free copy of the workspace's git config, and small path helpers.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { ConfigurationError } from "../errors.js";
+import type { SandboxHost, SandboxLayout } from "./types.js";
 
 /** `child` is `dir` or inside it (both absolute, normalised). */
 export function isSameOrUnder(child: string, dir: string): boolean {
@@ -28,7 +30,7 @@ export function realOrResolved(p: string): string {
   }
 }
 
-export function existsDir(p: string): boolean {
+function existsDir(p: string): boolean {
   try {
     return fs.statSync(p).isDirectory();
   } catch {
@@ -36,7 +38,7 @@ export function existsDir(p: string): boolean {
   }
 }
 
-export function existsFile(p: string): boolean {
+function existsFile(p: string): boolean {
   try {
     return fs.statSync(p).isFile();
   } catch {
@@ -44,9 +46,18 @@ export function existsFile(p: string): boolean {
   }
 }
 
-/** Find an executable on PATH (or the absolute path given). */
-export function which(name: string, envPath = process.env.PATH ?? ""): string | undefined {
-  const candidates = name.includes("/") ? [name] : [...envPath.split(":").filter(Boolean), "/usr/bin", "/bin", "/usr/sbin"].map((d) => path.join(d, name));
+/** Creates the layout's own folders; returns the real workspace and every read-write path (workspace first). */
+export function writablePaths(layout: SandboxLayout): { workspace: string; writable: string[] } {
+  const workspace = realOrResolved(layout.workspace);
+  if (!existsDir(workspace)) throw new ConfigurationError(`working-directory: '${layout.workspace}' is not a folder`);
+  const own = [layout.home, layout.tmp, layout.outputsDir];
+  for (const p of own) fs.mkdirSync(p, { recursive: true });
+  return { workspace, writable: [workspace, ...own.map(realOrResolved)] };
+}
+
+/** Find an executable on `searchPath` (or the absolute path given); the system folders are searched last. */
+export function which(name: string, searchPath: string): string | undefined {
+  const candidates = name.includes("/") ? [name] : [...searchPath.split(":").filter(Boolean), "/usr/bin", "/bin", "/usr/sbin"].map((d) => path.join(d, name));
   for (const c of candidates) {
     try {
       fs.accessSync(c, fs.constants.X_OK);
@@ -77,20 +88,20 @@ export function which(name: string, envPath = process.env.PATH ?? ""): string | 
  *   the runner), systemd and user runtime dirs, container secrets;
  * - `/var/lib/docker`, `/var/lib/containerd`: readable image and container data.
  */
-export function hiddenHostDirs(hostEnv: NodeJS.ProcessEnv): string[] {
+export function hiddenHostDirs(host: Pick<SandboxHost, "home" | "runnerTemp" | "runnerWorkspace">): string[] {
   const out = new Set<string>();
   const add = (p: string | undefined) => {
     if (!p) return;
     const r = realOrResolved(p);
     if (r !== "/" && existsDir(r)) out.add(r);
   };
-  add(hostEnv.HOME);
+  add(host.home);
   add(os.homedir());
   add("/root");
   add("/home");
-  add(hostEnv.RUNNER_TEMP);
-  if (hostEnv.RUNNER_WORKSPACE) {
-    const work = path.dirname(realOrResolved(hostEnv.RUNNER_WORKSPACE));
+  add(host.runnerTemp);
+  if (host.runnerWorkspace) {
+    const work = path.dirname(realOrResolved(host.runnerWorkspace));
     // Only when it looks like the runner's `_work` folder: never `/` or `/home`.
     if (path.basename(work) === "_work" || existsDir(path.join(work, "_actions")) || existsDir(path.join(work, "_temp"))) {
       add(work);
@@ -193,6 +204,31 @@ export function sanitizeGitConfig(text: string): string {
     out.push(line.replace(USERINFO, "$1"));
   }
   return out.join("\n");
+}
+
+/**
+ * Read-only overlays for the workspace's git config: each config file (that
+ * `include` accepts) replaced by a credential-free copy written into
+ * `privateDir` with `fileMode`, and its hooks folder made read-only: hooks
+ * would run on the host the next time the runner uses git here.
+ */
+export function gitConfigOverlays(
+  workspace: string,
+  privateDir: string,
+  fileMode: number,
+  include: (config: string) => boolean = () => true,
+): { src: string; dest: string }[] {
+  const overlays: { src: string; dest: string }[] = [];
+  gitConfigFiles(workspace).forEach((cfg, i) => {
+    if (!include(cfg)) return;
+    const copy = path.join(privateDir, `gitconfig-${i}`);
+    fs.writeFileSync(copy, sanitizeGitConfig(fs.readFileSync(cfg, "utf8")), { mode: fileMode });
+    overlays.push({ src: copy, dest: cfg });
+    const hooks = path.join(path.dirname(cfg), "hooks");
+    fs.mkdirSync(hooks, { recursive: true });
+    overlays.push({ src: hooks, dest: hooks });
+  });
+  return overlays;
 }
 
 /** A private (0700) directory for files the sandbox binds read-only. */

@@ -54,7 +54,7 @@ export interface NetworkPlan {
 }
 
 /** Host-side half of a bridge: unix socket → TCP on the host's loopback. */
-export async function listenUnixToTcp(socketPath: string, target: HostEndpoint): Promise<{ close(): Promise<void> }> {
+async function listenUnixToTcp(socketPath: string, target: HostEndpoint): Promise<{ close(): Promise<void> }> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     const upstream = net.connect({ host: target.host, port: target.port });

@@ -40,7 +40,7 @@ function canonicalIp(ip: string): string {
 }
 
 /** Lower-case, strip `[...]` and a trailing dot. */
-export function normalizeHost(host: string): string {
+function normalizeHost(host: string): string {
   let h = host.trim().toLowerCase();
   if (h.startsWith("[") && h.endsWith("]")) h = h.slice(1, -1);
   if (h.endsWith(".")) h = h.slice(0, -1);

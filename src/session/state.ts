@@ -24,7 +24,7 @@ export const SESSION_MANIFEST = "session.json";
 const HOME_DIR = "home";
 
 /** Session ids end up as a CLI argument: keep them to what every CLI prints. */
-export const SessionId = z
+const SessionId = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/, "letters, digits, '.', '_', ':' and '-', not starting with '-'");
 
@@ -42,7 +42,7 @@ export const SessionManifest = z.object({
 export type SessionManifest = z.infer<typeof SessionManifest>;
 
 /** The backend's session paths as HOME-relative prefixes; paths outside HOME are ignored. */
-export function sessionPrefixes(backend: AgentBackend, ctx: AgentContext): string[] {
+function sessionPrefixes(backend: AgentBackend, ctx: AgentContext): string[] {
   const home = ctx.layout.home;
   return backend
     .sessionPaths(ctx)

@@ -22,7 +22,7 @@ const MAX_PENDING = 1 << 20;
 const MIN_OVERLAP = 64 * 1024;
 
 /** Text = no NUL and valid UTF-8 in the first 8 KB (a cut multi-byte character at the end is fine). */
-export async function looksLikeText(file: string): Promise<boolean> {
+async function looksLikeText(file: string): Promise<boolean> {
   const fh = await open(file, "r");
   try {
     const buf = Buffer.alloc(8192);
@@ -59,7 +59,7 @@ async function finish(out: ReturnType<typeof createWriteStream>): Promise<void> 
  * spans it, so a match is never split between what is written and what is
  * scanned again.
  */
-export class ByteMasker {
+class ByteMasker {
   private carry = "";
   private readonly overlap: number;
 
@@ -152,7 +152,7 @@ export async function redactFileTo(src: string, dst: string, redactor: Redactor)
 }
 
 /** Redact one file in place (write beside it, then rename: a hardlinked original is left alone). */
-export async function redactInPlace(file: string, redactor: Redactor): Promise<void> {
+async function redactInPlace(file: string, redactor: Redactor): Promise<void> {
   const tmp = `${file}.redacting-${process.pid}`;
   try {
     await redactFileTo(file, tmp, redactor);

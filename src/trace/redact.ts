@@ -8,7 +8,7 @@ import { createReadStream, createWriteStream } from "node:fs";
 import { rename } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { once } from "node:events";
-export const REDACTED = "***";
+const REDACTED = "***";
 
 /** Shorter values would redact ordinary text; they are still masked by the runner. */
 const MIN_SECRET_LENGTH = 4;
@@ -29,7 +29,7 @@ function escapeRegExp(s: string): string {
 }
 
 /** The forms a secret takes once encoded by a program that prints it. */
-export function encodedForms(value: string): string[] {
+function encodedForms(value: string): string[] {
   const forms = new Set<string>([value]);
   forms.add(JSON.stringify(value).slice(1, -1));
   forms.add(JSON.stringify(JSON.stringify(value)).slice(1, -1).replace(/^\\"|\\"$/g, ""));

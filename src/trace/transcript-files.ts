@@ -15,7 +15,7 @@ import type { Redactor } from "./redact.js";
 import { writeTranscript, type TranscriptFormat, type TranscriptHeader, type TranscriptStats } from "./transcript.js";
 
 /** The header both transcripts (and the job summary) show. */
-export function transcriptHeader(result: RunResult, prompt?: string): TranscriptHeader {
+function transcriptHeader(result: RunResult, prompt?: string): TranscriptHeader {
   return {
     agent: result.agentName,
     backend: result.agentBackend,

@@ -289,7 +289,7 @@ export function formatInt(n: number): string {
 }
 
 /** "1 tool call", "3 tool calls" */
-export function plural(n: number, noun: string): string {
+function plural(n: number, noun: string): string {
   return `${formatInt(n)} ${noun}${n === 1 ? "" : "s"}`;
 }
 
@@ -335,6 +335,40 @@ export function formatOffset(ts: string, startMs: number): string {
 /** "1,234 in · 567 out · 8,900 cached" */
 export function formatUsage(u: Usage): string {
   return `${formatInt(u.inputTokens)} in · ${formatInt(u.outputTokens)} out · ${formatInt(u.cachedTokens)} cached`;
+}
+
+/** formatUsage, then the cost when known. */
+export function usageWithCost(u: Usage): string {
+  return `${formatUsage(u)}${u.costUsd !== undefined ? ` · ${formatCost(u.costUsd)}` : ""}`;
+}
+
+// ---------------------------------------------------------------------------
+// Wording both formats share
+
+export function usageLabel(run: UsageRun): string {
+  return run.cumulative ? "Usage so far" : run.count > 1 ? `Usage (${run.count} updates)` : "Usage";
+}
+
+/** "3 turns · 1,234 in · …": the final result's turn count and usage, when it has them. */
+export function resultMeta(ev: Extract<AgentEvent, { type: "result" }>): string {
+  const meta: string[] = [];
+  if (typeof ev.numTurns === "number") meta.push(`${formatInt(ev.numTurns)} turn${ev.numTurns === 1 ? "" : "s"}`);
+  if (ev.usage) meta.push(usageWithCost(ev.usage));
+  return meta.join(" · ");
+}
+
+/** The footer's counts line, and what was left out (empty when nothing was). */
+export function footerLines(stats: TranscriptStats): { counts: string; omissions: string } {
+  const parts = [
+    plural(stats.events, "event"),
+    `${plural(stats.toolCalls, "tool call")}${stats.failedToolCalls ? ` (${formatInt(stats.failedToolCalls)} failed)` : ""}`,
+    plural(stats.errors, "error"),
+  ];
+  if (stats.usage) parts.push(`tokens from events: ${usageWithCost(stats.usage)}`);
+  const notes: string[] = [];
+  if (stats.truncatedItems) notes.push(`${formatInt(stats.truncatedItems)} long item${stats.truncatedItems === 1 ? " was" : "s were"} truncated`);
+  if (stats.capped) notes.push(`${plural(stats.omittedEvents, "event")} after the size limit not shown`);
+  return { counts: parts.join(" · "), omissions: notes.length ? `${notes.join("; ")}; the full trace is in trace.jsonl.` : "" };
 }
 
 export type ConclusionKind = "success" | "failure" | "timeout" | "cancelled" | "skipped" | "other";

@@ -47,7 +47,7 @@ export interface TranscriptOptions {
   maxBufferedBytes?: number;
 }
 
-export const TRANSCRIPT_DEFAULTS = {
+const TRANSCRIPT_DEFAULTS = {
   maxToolOutputBytes: 20 * 1024,
   maxTotalBytes: 10 * 1024 * 1024,
   maxBufferedBytes: 1024 * 1024,
@@ -67,29 +67,9 @@ export function renderTranscriptMarkdown(header: TranscriptHeader, events: Itera
 }
 
 /**
- * Stream a self-contained HTML transcript into `out`. The stream is not
- * ended: the caller owns it (end it and await 'finish' for a file).
+ * Stream a transcript (self-contained HTML, or Markdown) into `out`. The
+ * stream is not ended: the caller owns it (end it and await 'finish' for a file).
  */
-export function writeTranscriptHtml(
-  out: Writable,
-  header: TranscriptHeader,
-  events: AsyncIterable<TracedEvent> | Iterable<TracedEvent>,
-  options?: TranscriptOptions,
-): Promise<TranscriptStats> {
-  return writeStreaming(htmlFormatter, out, header, events, options);
-}
-
-/** Stream a Markdown transcript into `out` (not ended; see writeTranscriptHtml). */
-export function writeTranscriptMarkdown(
-  out: Writable,
-  header: TranscriptHeader,
-  events: AsyncIterable<TracedEvent> | Iterable<TracedEvent>,
-  options?: TranscriptOptions,
-): Promise<TranscriptStats> {
-  return writeStreaming(markdownFormatter, out, header, events, options);
-}
-
-/** Both formats by name, for callers that pick one at run time. */
 export function writeTranscript(
   format: TranscriptFormat,
   out: Writable,

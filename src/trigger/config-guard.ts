@@ -17,9 +17,9 @@ import type { Git } from "../git/git.js";
 import type { Logger } from "../logger.js";
 
 /** Top-level entries (files or folders) agent CLIs read their project configuration from. */
-export const AGENT_CONFIG_ENTRIES = [".claude", ".mcp.json", "opencode.json", "opencode.jsonc", ".opencode", ".gemini", ".codex"];
+const AGENT_CONFIG_ENTRIES = [".claude", ".mcp.json", "opencode.json", "opencode.jsonc", ".opencode", ".gemini", ".codex"];
 /** Instruction files agents read from the repository, trusted only from the repository's own branches. */
-export const FORK_INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md"];
+const FORK_INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md"];
 
 export interface GuardRequest {
   git: Git;
@@ -60,7 +60,7 @@ export function protectedEntry(relPath: string, opts: { isFork: boolean; anchors
   return undefined;
 }
 
-async function resolveBaseCommit(req: GuardRequest): Promise<string | undefined> {
+export async function resolveBaseCommit(req: GuardRequest): Promise<string | undefined> {
   const { git } = req;
   const have = async (rev: string) => (await git.exec(["cat-file", "-e", `${rev}^{commit}`], { okCodes: [1, 128] })).exitCode === 0;
   if (await have(req.baseSha)) return req.baseSha;
@@ -236,5 +236,3 @@ export async function fileAtCommit(git: Git, commit: string, repoRelPath: string
   const r = await git.exec(["cat-file", "blob", `${commit}:${repoRelPath}`], { okCodes: [128] });
   return r.exitCode === 0 ? r.stdout : undefined;
 }
-
-export { resolveBaseCommit };

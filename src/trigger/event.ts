@@ -31,6 +31,7 @@ const Issue = z.object({
   /** Present (an object) when the issue is a pull request. */
   pull_request: z.object({ url: z.string().optional() }).nullish(),
 });
+export type IssuePayload = z.infer<typeof Issue>;
 
 const Comment = z.object({
   id: z.number().int(),
@@ -101,7 +102,7 @@ export type SupportedEvent = { [K in SupportedEventName]: { name: K; payload: Pa
 /** Any event: supported ones validated, others kept by name only (they are skipped). */
 export type GitHubEvent = SupportedEvent | { name: "unsupported"; eventName: string };
 
-export function isSupportedEventName(name: string): name is SupportedEventName {
+function isSupportedEventName(name: string): name is SupportedEventName {
   return Object.hasOwn(SCHEMAS, name);
 }
 

@@ -4,7 +4,7 @@
  * skipped here before anything else happens.
  */
 import { ConfigurationError } from "../errors.js";
-import { SUPPORTED_EVENTS, type EventUser, type GitHubEvent, type PullRequestPayload, type SupportedEvent } from "./event.js";
+import { SUPPORTED_EVENTS, type EventUser, type GitHubEvent, type IssuePayload, type PullRequestPayload, type SupportedEvent } from "./event.js";
 import { matchTrigger, SLASH_COMMAND } from "./phrase.js";
 import { sanitizeLine, sanitizeUntrusted, stripInvisible } from "./sanitize.js";
 import type { Actor, PullRequestInfo, RepoRef, Thread, Trigger, TriggerComment, TriggerDecision } from "./types.js";
@@ -44,7 +44,7 @@ function repoOf(event: SupportedEvent, opts: ResolveOptions): RepoRef {
   return { owner, name, fullName: full };
 }
 
-export function pullRequestInfo(pr: PullRequestPayload, repo: RepoRef): PullRequestInfo {
+function pullRequestInfo(pr: PullRequestPayload, repo: RepoRef): PullRequestInfo {
   const headRepo = pr.head.repo?.full_name;
   return {
     number: pr.number,
@@ -70,6 +70,18 @@ function prThread(pr: PullRequestPayload): Thread {
   };
 }
 
+/** An issue, or a pull request as issue_comment events carry it. */
+function issueThread(issue: IssuePayload, kind: Thread["kind"]): Thread {
+  return {
+    kind,
+    number: issue.number,
+    title: sanitizeLine(issue.title, 1000),
+    body: sanitizeUntrusted(issue.body),
+    ...(issue.html_url ? { url: issue.html_url } : {}),
+    ...(issue.user ? { author: issue.user.login } : {}),
+  };
+}
+
 /** The request from a comment: text after the trigger, else the prompt input, else the comment minus the phrase. */
 function commentRequest(body: string, opts: ResolveOptions, kind: Thread["kind"]): Pick<Trigger, "request" | "requestSource"> | undefined {
   const m = matchTrigger(body, opts.triggerPhrase);
@@ -84,8 +96,50 @@ function skip(reason: string): TriggerDecision {
   return { kind: "skip", reason };
 }
 
-function notMentioned(what: string, opts: ResolveOptions): TriggerDecision {
-  return skip(`the ${what} does not start with ${SLASH_COMMAND} or mention ${opts.triggerPhrase}`);
+type TriggerBase = Pick<Trigger, "eventName" | "repo" | "needsPullRequest" | "defaultBranch">;
+
+/** A new comment, review comment or review on a thread: it triggers when it mentions the phrase. */
+interface PostedComment {
+  /** For the skip reason: what was posted. */
+  what: string;
+  action: string;
+  thread: Thread;
+  posted: { id: number; body?: string | null | undefined; user: EventUser; html_url?: string | undefined };
+  kind: TriggerComment["kind"];
+  /** What only a review comment has: its file and diff hunk. */
+  location?: Pick<TriggerComment, "path" | "diffHunk">;
+  pullRequest?: PullRequestInfo;
+  /** issue_comment on a PR: the pull request is read from the API later. */
+  needsPullRequest?: boolean;
+  stickyKey: string;
+}
+
+function commentTrigger(base: TriggerBase, sender: Actor | undefined, opts: ResolveOptions, c: PostedComment): TriggerDecision {
+  const body = sanitizeUntrusted(c.posted.body);
+  const req = commentRequest(body, opts, c.thread.kind);
+  if (!req) return skip(`the ${c.what} does not start with ${SLASH_COMMAND} or mention ${opts.triggerPhrase}`);
+  const actor = sender ?? actorOf(c.posted.user);
+  return {
+    kind: "run",
+    trigger: {
+      ...base,
+      action: c.action,
+      ...(actor ? { actor, requester: actor } : {}),
+      thread: c.thread,
+      comment: {
+        kind: c.kind,
+        id: c.posted.id,
+        body,
+        author: c.posted.user.login,
+        ...(c.posted.html_url ? { url: c.posted.html_url } : {}),
+        ...c.location,
+      },
+      ...(c.pullRequest ? { pullRequest: c.pullRequest } : {}),
+      ...(c.needsPullRequest ? { needsPullRequest: true } : {}),
+      ...req,
+      stickyKey: c.stickyKey,
+    },
+  };
 }
 
 export function resolveTrigger(event: GitHubEvent, opts: ResolveOptions): TriggerDecision {
@@ -93,7 +147,7 @@ export function resolveTrigger(event: GitHubEvent, opts: ResolveOptions): Trigge
     return skip(`event '${event.eventName}' is not one Agent Runner acts on (it handles: ${SUPPORTED_EVENTS.join(", ")})`);
   const repo = repoOf(event, opts);
   const key = (k: string) => `${opts.workflow ?? ""}|${event.name}|${k}`;
-  const base = {
+  const base: TriggerBase = {
     eventName: event.name,
     repo,
     needsPullRequest: false,
@@ -108,106 +162,50 @@ export function resolveTrigger(event: GitHubEvent, opts: ResolveOptions): Trigge
       // comment after approval change what runs. Only new comments count.
       if (p.action !== "created") return skip(`issue_comment action '${p.action}' does not trigger (only new comments do)`);
       const isPr = Boolean(p.issue.pull_request);
-      const kind: Thread["kind"] = isPr ? "pull_request" : "issue";
-      const body = sanitizeUntrusted(p.comment.body);
-      const req = commentRequest(body, opts, kind);
-      if (!req) return notMentioned("comment", opts);
-      const comment: TriggerComment = {
+      return commentTrigger(base, sender, opts, {
+        what: "comment",
+        action: p.action,
+        thread: issueThread(p.issue, isPr ? "pull_request" : "issue"),
+        posted: p.comment,
         kind: "issue_comment",
-        id: p.comment.id,
-        body,
-        author: p.comment.user.login,
-        ...(p.comment.html_url ? { url: p.comment.html_url } : {}),
-      };
-      const actor = sender ?? actorOf(p.comment.user);
-      return {
-        kind: "run",
-        trigger: {
-          ...base,
-          action: p.action,
-          ...(actor ? { actor, requester: actor } : {}),
-          thread: {
-            kind,
-            number: p.issue.number,
-            title: sanitizeLine(p.issue.title, 1000),
-            body: sanitizeUntrusted(p.issue.body),
-            ...(p.issue.html_url ? { url: p.issue.html_url } : {}),
-            ...(p.issue.user ? { author: p.issue.user.login } : {}),
-          },
-          comment,
-          needsPullRequest: isPr,
-          ...req,
-          stickyKey: key(`comment:${p.comment.id}`),
-        },
-      };
+        needsPullRequest: isPr,
+        stickyKey: key(`comment:${p.comment.id}`),
+      });
     }
     case "pull_request_review_comment": {
       const p = event.payload;
       if (p.action !== "created") return skip(`pull_request_review_comment action '${p.action}' does not trigger (only new comments do)`);
-      const body = sanitizeUntrusted(p.comment.body);
-      const req = commentRequest(body, opts, "pull_request");
-      if (!req) return notMentioned("review comment", opts);
-      const actor = sender ?? actorOf(p.comment.user);
-      return {
-        kind: "run",
-        trigger: {
-          ...base,
-          action: p.action,
-          ...(actor ? { actor, requester: actor } : {}),
-          thread: prThread(p.pull_request),
-          comment: {
-            kind: "review_comment",
-            id: p.comment.id,
-            body,
-            author: p.comment.user.login,
-            ...(p.comment.html_url ? { url: p.comment.html_url } : {}),
-            ...(p.comment.path ? { path: p.comment.path } : {}),
-            ...(p.comment.diff_hunk ? { diffHunk: stripInvisible(p.comment.diff_hunk) } : {}),
-          },
-          pullRequest: pullRequestInfo(p.pull_request, repo),
-          ...req,
-          stickyKey: key(`review-comment:${p.comment.id}`),
+      return commentTrigger(base, sender, opts, {
+        what: "review comment",
+        action: p.action,
+        thread: prThread(p.pull_request),
+        posted: p.comment,
+        kind: "review_comment",
+        location: {
+          ...(p.comment.path ? { path: p.comment.path } : {}),
+          ...(p.comment.diff_hunk ? { diffHunk: stripInvisible(p.comment.diff_hunk) } : {}),
         },
-      };
+        pullRequest: pullRequestInfo(p.pull_request, repo),
+        stickyKey: key(`review-comment:${p.comment.id}`),
+      });
     }
     case "pull_request_review": {
       const p = event.payload;
       if (p.action !== "submitted") return skip(`pull_request_review action '${p.action}' does not trigger (only submitted reviews do)`);
-      const body = sanitizeUntrusted(p.review.body);
-      const req = commentRequest(body, opts, "pull_request");
-      if (!req) return notMentioned("review", opts);
-      const actor = sender ?? actorOf(p.review.user);
-      return {
-        kind: "run",
-        trigger: {
-          ...base,
-          action: p.action,
-          ...(actor ? { actor, requester: actor } : {}),
-          thread: prThread(p.pull_request),
-          comment: {
-            kind: "review",
-            id: p.review.id,
-            body,
-            author: p.review.user.login,
-            ...(p.review.html_url ? { url: p.review.html_url } : {}),
-          },
-          pullRequest: pullRequestInfo(p.pull_request, repo),
-          ...req,
-          stickyKey: key(`review:${p.review.id}`),
-        },
-      };
+      return commentTrigger(base, sender, opts, {
+        what: "review",
+        action: p.action,
+        thread: prThread(p.pull_request),
+        posted: p.review,
+        kind: "review",
+        pullRequest: pullRequestInfo(p.pull_request, repo),
+        stickyKey: key(`review:${p.review.id}`),
+      });
     }
     case "issues": {
       const p = event.payload;
       if (!ISSUE_ACTIONS.includes(p.action)) return skip(`issues action '${p.action}' does not trigger (only ${ISSUE_ACTIONS.join(", ")} do)`);
-      const thread: Thread = {
-        kind: "issue",
-        number: p.issue.number,
-        title: sanitizeLine(p.issue.title, 1000),
-        body: sanitizeUntrusted(p.issue.body),
-        ...(p.issue.html_url ? { url: p.issue.html_url } : {}),
-        ...(p.issue.user ? { author: p.issue.user.login } : {}),
-      };
+      const thread = issueThread(p.issue, "issue");
       let req: Pick<Trigger, "request" | "requestSource"> | undefined;
       if (opts.prompt.trim()) req = { request: opts.prompt, requestSource: "input" };
       else {

@@ -66,8 +66,8 @@ function resolveOptions(settings: Settings, host: HostContext) {
   };
 }
 
-async function originUrl(workspace: string, fallback: string): Promise<string> {
-  const r = await new Git(workspace).exec(["remote", "get-url", "origin"], { okCodes: [1, 2, 128] }).catch(() => undefined);
+async function originUrl(git: Git, fallback: string): Promise<string> {
+  const r = await git.exec(["remote", "get-url", "origin"], { okCodes: [1, 2, 128] }).catch(() => undefined);
   return r && r.exitCode === 0 && r.stdout.trim() ? r.stdout.trim() : fallback;
 }
 
@@ -96,7 +96,7 @@ export async function prepareTrigger(input: TriggerInput): Promise<TriggerOutcom
   // mcp-servers must not decide anything. Settings come from the base branch's copy.
   const pr = trigger.pullRequest;
   if (pr) {
-    const git = new Git(settings.workspace);
+    const git = new Git(settings.workspace, host.gitEnv);
     const base = await resolveBaseCommit({
       git,
       workspace: settings.workspace,
@@ -143,7 +143,7 @@ export async function prepareTrigger(input: TriggerInput): Promise<TriggerOutcom
       trigger,
       api,
       plan,
-      remoteUrl: await originUrl(settings.workspace, `${host.serverUrl.replace(/\/+$/, "")}/${trigger.repo.fullName}.git`),
+      remoteUrl: await originUrl(new Git(settings.workspace, host.gitEnv), `${host.serverUrl.replace(/\/+$/, "")}/${trigger.repo.fullName}.git`),
       ...(url ? { runUrl: url } : {}),
     },
   };
@@ -159,7 +159,7 @@ export async function prepareWorkspace(run: GitHubRun, settings: Settings, resul
   if (t.pullRequest) {
     const asideDir = path.join(resultsDir, RESULTS_FILES.outputs, "pull-request-agent-config");
     const guard = await guardAgentConfig({
-      git: new Git(settings.workspace),
+      git: new Git(settings.workspace, host.gitEnv),
       workspace: settings.workspace,
       baseSha: t.pullRequest.baseSha,
       baseRef: t.pullRequest.baseRef,

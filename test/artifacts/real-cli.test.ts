@@ -13,7 +13,6 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentBackend } from "../../src/agents/registry.js";
 import type { AgentBackendName } from "../../src/config/schema.js";
 import { AGENT_PATH } from "../agents/helpers.js";
 import { buildEvent, FIXTURE_REPO, writeEvent } from "../support/events.js";
@@ -21,7 +20,7 @@ import { startFakeActionsResults, type FakeActionsResults } from "../support/fak
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { REPO_ROOT, runStep, type StepResult } from "../support/harness.js";
 import { startStubModel, type StubModel } from "../support/stub-model.js";
-import { errors, git, makeRepo } from "./helpers.js";
+import { errors, git, makeRepo, registeredBackend } from "./helpers.js";
 
 const OUT_DIR = path.join(REPO_ROOT, "test-output/artifacts");
 const TOKEN = "ghs_artifactsTestToken0123456789abcdefAB";
@@ -184,12 +183,7 @@ const OTHER_BACKENDS: Array<{ name: AgentBackendName; issue: number; inputs: () 
 
 describe("session carrying for the other backends", () => {
   for (const b of OTHER_BACKENDS) {
-    let registered = true;
-    try {
-      agentBackend(b.name);
-    } catch {
-      registered = false;
-    }
+    const registered = registeredBackend(b.name) !== undefined;
     it.skipIf(!registered)(`${b.name}: a second run on the same issue resumes the first run's session${registered ? "" : " (not registered yet)"}`, async () => {
       stub.setScript([{ text: `Noted: the fruit is MANGO-${b.name}.` }]);
       const one = await commentRun(7000 + b.issue, `remember the fruit MANGO-${b.name}`, 9100 + b.issue, b.inputs(), b.issue);

@@ -7,13 +7,12 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { agentBackend } from "../../src/agents/registry.js";
 import { runContextText } from "../../src/agents/run-context.js";
-import type { AgentBackend, AgentContext } from "../../src/agents/types.js";
+import type { AgentContext } from "../../src/agents/types.js";
 import { parseSettings } from "../../src/config/parse.js";
 import { AGENT_BACKENDS } from "../../src/config/schema.js";
 import { consoleLogger } from "../../src/logger.js";
-import { makeRepo } from "./helpers.js";
+import { makeRepo, registeredBackend } from "./helpers.js";
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -31,12 +30,7 @@ describe("run context", () => {
   });
 
   for (const name of AGENT_BACKENDS) {
-    let backend: AgentBackend | undefined;
-    try {
-      backend = agentBackend(name);
-    } catch {
-      backend = undefined;
-    }
+    const backend = registeredBackend(name);
     it.skipIf(!backend)(`${name}: the run context and the instructions reach the agent${backend ? "" : " (not registered yet)"}`, async () => {
       const ws = makeRepo({ "a.txt": "a\n" });
       const root = mkdtempSync(path.join(os.tmpdir(), "run-context-"));

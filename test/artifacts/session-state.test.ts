@@ -18,7 +18,7 @@ import { captureSession, readSessionManifest, restoreSession, SESSION_MANIFEST }
 import { DirSessionStore } from "../../src/session/store.js";
 import { sessionKey, threadNumber } from "../../src/session/thread.js";
 import { Redactor } from "../../src/trace/redact.js";
-import { makeRepo } from "./helpers.js";
+import { makeRepo, registeredBackend } from "./helpers.js";
 
 const SECRET = "session-Secret-0042";
 const redactor = new Redactor([SECRET]);
@@ -180,12 +180,7 @@ describe("thread numbers", () => {
 
 describe("every registered backend", () => {
   for (const name of AGENT_BACKENDS) {
-    let backend: AgentBackend | undefined;
-    try {
-      backend = agentBackend(name);
-    } catch {
-      backend = undefined;
-    }
+    const backend = registeredBackend(name);
     it.skipIf(!backend)(`${name}: session paths lie inside the agent's HOME${backend ? "" : " (not registered yet)"}`, () => {
       const ws = makeRepo({ "a.txt": "a\n" });
       const ctx = context(ws);

@@ -163,78 +163,74 @@ describe("two phases", () => {
       "+on: push",
       "",
     ].join("\n");
-    const cases: Array<[string, string, string[], RegExp]> = [
-      ["a hook under .git/", hook, [], /'\.git\/hooks\/post-checkout' is inside a \.git folder/],
-      ["a symlink leaving the repository", symlink, ["docs/escape"], /symlink 'docs\/escape' → '\.\.\/\.\.\/\.\.\/\.\.\/home\/runner\/\.ssh' points outside the repository/],
-      ["a workflow file", workflow, ["README.md"], /changes workflow files \(\.github\/workflows\/ci\.yml\); set 'allow-workflow-changes: true'/],
-    ];
-    let n = 20;
-    for (const [label, patch, claimed, message] of cases) {
-      const runId = RUN_ID + n++;
-      it(`with ${label}`, async () => {
-        results.addArtifact({ name: `agent-run-${runId}-1`, runId, repository: REPOSITORY, files: { "result.json": resultJson(claimed), "patch.diff": patch } });
-        const ws = cloneRepo(origin);
-        const publish = await runJob({
-          results,
-          workspace: ws,
-          runtime: { runId, job: "publish" },
-          inputs: { agent: "command", "agent-command": "false", phase: "publish" },
-        });
-        expect(publish.exitCode).toBe(1);
-        const [error] = errors(publish);
-        expect(error).toContain(`The patch from artifact 'agent-run-${runId}-1' was refused`);
-        expect(error).toMatch(message);
-        expect(error).not.toContain("this is a bug");
-        expect(git(ws, "status", "--porcelain")).toBe("");
-      });
-    }
+    const stale = ["diff --git a/edit.txt b/edit.txt", "index 1111111..2222222 100644", "--- a/edit.txt", "+++ b/edit.txt", "@@ -1 +1 @@", "-not what is there", "+x", ""].join("\n");
 
-    it("with a zip entry that tries to climb out of the download folder", async () => {
-      const runId = RUN_ID + 32;
+    /** A publish job (fresh checkout) of workflow run `runId`, whose run job uploaded `files`. */
+    async function publishTampered(runId: number, files: Record<string, string>) {
+      const artifact = results.addArtifact({ name: `agent-run-${runId}-1`, runId, repository: REPOSITORY, files });
       const ws = cloneRepo(origin);
-      const marker = `escaped-${process.pid}-${runId}.txt`;
-      results.addArtifact({
-        name: `agent-run-${runId}-1`,
-        runId,
-        repository: REPOSITORY,
-        files: { "result.json": resultJson([]), "patch.diff": "", [`../../../../../../../../../tmp/${marker}`]: "pwned", "../.bashrc": "evil" },
-      });
       const publish = await runJob({
         results,
         workspace: ws,
         runtime: { runId, job: "publish" },
         inputs: { agent: "command", "agent-command": "false", phase: "publish" },
       });
+      return { artifact, ws, publish };
+    }
+
+    // [label, patch, changed files result.json claims, changed files the patch really names, message]
+    const cases: Array<[string, string, string[], string[], RegExp]> = [
+      ["a hook under .git/", hook, [], [".git/hooks/post-checkout"], /'\.git\/hooks\/post-checkout' is inside a \.git folder/],
+      ["a symlink leaving the repository", symlink, ["docs/escape"], ["docs/escape"], /symlink 'docs\/escape' → '\.\.\/\.\.\/\.\.\/\.\.\/home\/runner\/\.ssh' points outside the repository/],
+      ["a workflow file", workflow, ["README.md"], [".github/workflows/ci.yml"], /changes workflow files \(\.github\/workflows\/ci\.yml\); set 'allow-workflow-changes: true'/],
+      ["a patch that does not apply to the recorded base commit", stale, ["edit.txt"], ["edit.txt"], new RegExp(`does not apply cleanly to the base commit ${base.slice(0, 12)}`)],
+    ];
+    let n = 20;
+    for (const [label, patch, claimed, named, message] of cases) {
+      const runId = RUN_ID + n++;
+      it(`with ${label}`, async () => {
+        const { artifact, ws, publish } = await publishTampered(runId, { "result.json": resultJson(claimed), "patch.diff": patch });
+        expect(publish.exitCode).toBe(1);
+        const [error] = errors(publish);
+        expect(error).toContain(`The patch from artifact 'agent-run-${runId}-1' was refused`);
+        expect(error).toMatch(message);
+        expect(error).not.toContain("this is a bug");
+        expect(git(ws, "status", "--porcelain")).toBe("");
+        // Refused, the run still reports before the step fails: outputs, with the files the
+        // patch names (never result.json's claim), and a summary saying why nothing was delivered.
+        expect(publish.outputs.conclusion).toBe("success");
+        expect(publish.outputs["final-message"]).toBe("done");
+        expect(JSON.parse(publish.outputs["changed-files"]!)).toEqual(named);
+        expect(publish.outputs["artifact-id"]).toBe(String(artifact.id));
+        expect(publish.outputs["patch-path"]).toMatch(/patch\.diff$/);
+        expect(publish.state.finished).toBe("true");
+        expect(publish.summary).toContain("## Agent Runner");
+        expect(publish.summary).toContain(`### Changed files (${named.length})`);
+        expect(publish.summary).toContain(`- ❌ Not delivered. ${error!.split("\n")[0]}`);
+      });
+    }
+
+    it("with a zip entry that tries to climb out of the download folder", async () => {
+      const runId = RUN_ID + 32;
+      const marker = `escaped-${process.pid}-${runId}.txt`;
+      const { publish } = await publishTampered(runId, {
+        "result.json": resultJson([]),
+        "patch.diff": "",
+        [`../../../../../../../../../tmp/${marker}`]: "pwned",
+        "../.bashrc": "evil",
+      });
       expect(publish.exitCode).toBe(1);
       expect(errors(publish)[0]).toMatch(/The artifact 'agent-run-\d+-1' was refused: the entry '\.\.\/.*' is not a plain relative path/);
       expect(existsSync(`/tmp/${marker}`)).toBe(false);
+      // Nothing from the artifact was used: no result, so no outputs.
+      expect(publish.outputs).toEqual({});
     });
 
     it("with a result.json of the wrong shape", async () => {
-      const runId = RUN_ID + 30;
-      results.addArtifact({ name: `agent-run-${runId}-1`, runId, repository: REPOSITORY, files: { "result.json": '{"conclusion":"great"}', "patch.diff": "" } });
-      const publish = await runJob({
-        results,
-        workspace: cloneRepo(origin),
-        runtime: { runId, job: "publish" },
-        inputs: { agent: "command", "agent-command": "false", phase: "publish" },
-      });
+      const { publish } = await publishTampered(RUN_ID + 30, { "result.json": '{"conclusion":"great"}', "patch.diff": "" });
       expect(publish.exitCode).toBe(1);
       expect(errors(publish)[0]).toMatch(/The artifact 'agent-run-\d+-1' is not a usable Agent Runner run artifact: result\.json does not have the expected shape \(conclusion: /);
-    });
-
-    it("with a patch that does not apply to the recorded base commit", async () => {
-      const runId = RUN_ID + 31;
-      const stale = ["diff --git a/edit.txt b/edit.txt", "index 1111111..2222222 100644", "--- a/edit.txt", "+++ b/edit.txt", "@@ -1 +1 @@", "-not what is there", "+x", ""].join("\n");
-      results.addArtifact({ name: `agent-run-${runId}-1`, runId, repository: REPOSITORY, files: { "result.json": resultJson(["edit.txt"]), "patch.diff": stale } });
-      const publish = await runJob({
-        results,
-        workspace: cloneRepo(origin),
-        runtime: { runId, job: "publish" },
-        inputs: { agent: "command", "agent-command": "false", phase: "publish" },
-      });
-      expect(publish.exitCode).toBe(1);
-      expect(errors(publish)[0]).toContain(`does not apply cleanly to the base commit ${base.slice(0, 12)}`);
+      expect(publish.outputs).toEqual({});
     });
   });
 });

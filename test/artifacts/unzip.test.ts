@@ -52,10 +52,12 @@ describe("extractZipSafely", () => {
     await expect(extractZipSafely(zipFile({ a: "1", b: "2" }), path.join(tmp(), "o"), { maxEntries: 1 })).rejects.toThrow(/more than 1/);
   });
 
-  it("names", () => {
+  it("names: plain relative paths only", () => {
     expect(entryNameProblem("a/b/c.txt")).toBeUndefined();
     expect(entryNameProblem("dir/")).toBeUndefined();
-    expect(entryNameProblem("a//b")).toBeDefined();
-    expect(entryNameProblem("./a")).toBeDefined();
+    expect(entryNameProblem("a//b")).toBe("is not a plain relative path");
+    expect(entryNameProblem("./a")).toBe("is not a plain relative path");
+    expect(entryNameProblem("")).toBe("has an invalid name");
+    expect(entryNameProblem("C:/x")).toBe("is an absolute path");
   });
 });

@@ -3,6 +3,7 @@ import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { gitEnv } from "../../src/config/host.js";
 import { Git } from "../../src/git/git.js";
 import { pathProblem, symlinkVerdict, validatePatch, PatchRefusedError } from "../../src/publish/validate-patch.js";
 import { git, makeRepo } from "./helpers.js";
@@ -63,7 +64,7 @@ describe("validatePatch", () => {
       symlinkSync("../a.txt", path.join(d, "docs/link"));
       git(d, "rm", "-q", "docs/guide.md");
     });
-    const v = await validatePatch(new Git(repo), patch, base, policy, opts());
+    const v = await validatePatch(new Git(repo, gitEnv()), patch, base, policy, opts());
     expect([...v.changedFiles].sort()).toEqual(["bin.dat", "docs/guide.md", "docs/link", "new.txt"]);
     // Nothing in the repository moved.
     expect(git(repo, "status", "--porcelain")).toBe("");
@@ -75,7 +76,7 @@ describe("validatePatch", () => {
       symlinkSync("..", path.join(d, "a/b"));
       symlinkSync("a/b/..", path.join(d, "c"));
     });
-    await expect(validatePatch(new Git(repo), patch, base, policy, opts())).rejects.toThrow(/symlink 'c' → 'a\/b\/\.\.' points outside the repository/);
+    await expect(validatePatch(new Git(repo, gitEnv()), patch, base, policy, opts())).rejects.toThrow(/symlink 'c' → 'a\/b\/\.\.' points outside the repository/);
   });
 
   it("refuses an absolute symlink and one into .git", async () => {
@@ -83,7 +84,7 @@ describe("validatePatch", () => {
       symlinkSync("/etc/passwd", path.join(d, "abs"));
       symlinkSync(".git/config", path.join(d, "cfg"));
     });
-    const e = await validatePatch(new Git(repo), patch, base, policy, opts()).catch((x: unknown) => x);
+    const e = await validatePatch(new Git(repo, gitEnv()), patch, base, policy, opts()).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(PatchRefusedError);
     expect((e as Error).message).toContain("symlink 'abs' → '/etc/passwd' points outside the repository");
     expect((e as Error).message).toContain("symlink 'cfg' → '.git/config' points into .git");
@@ -95,7 +96,7 @@ describe("validatePatch", () => {
     git(withLink, "add", "-A");
     git(withLink, "commit", "-qm", "link");
     const { patch, base } = patchFrom(withLink, (d) => writeFileSync(path.join(d, "a.txt"), "b\n"));
-    await expect(validatePatch(new Git(withLink), patch, base, policy, opts())).resolves.toMatchObject({ changedFiles: ["a.txt"] });
+    await expect(validatePatch(new Git(withLink, gitEnv()), patch, base, policy, opts())).resolves.toMatchObject({ changedFiles: ["a.txt"] });
   });
 
   it("refuses workflow changes unless allowed, and patches over the size limit", async () => {
@@ -103,21 +104,30 @@ describe("validatePatch", () => {
       mkdirSync(path.join(d, ".github/workflows"), { recursive: true });
       writeFileSync(path.join(d, ".github/workflows/ci.yml"), "on: push\n");
     });
-    await expect(validatePatch(new Git(repo), patch, base, policy, opts())).rejects.toThrow(/changes workflow files \(\.github\/workflows\/ci\.yml\)/);
-    await expect(validatePatch(new Git(repo), patch, base, { allowWorkflowChanges: true }, opts())).resolves.toMatchObject({
+    await expect(validatePatch(new Git(repo, gitEnv()), patch, base, policy, opts())).rejects.toThrow(/changes workflow files \(\.github\/workflows\/ci\.yml\)/);
+    await expect(validatePatch(new Git(repo, gitEnv()), patch, base, { allowWorkflowChanges: true }, opts())).resolves.toMatchObject({
       changedFiles: [".github/workflows/ci.yml"],
     });
-    await expect(validatePatch(new Git(repo), patch, base, { allowWorkflowChanges: true, maxBytes: 10 }, opts())).rejects.toThrow(/it is \d+ bytes, over the 10 bytes limit/);
+    await expect(validatePatch(new Git(repo, gitEnv()), patch, base, { allowWorkflowChanges: true, maxBytes: 10 }, opts())).rejects.toThrow(/it is \d+ bytes, over the 10 bytes limit/);
+    // A refusal names the files the patch touches once git could read it: what the outputs report.
+    const refused = await validatePatch(new Git(repo, gitEnv()), patch, base, policy, opts()).catch((x: unknown) => x);
+    expect(refused).toBeInstanceOf(PatchRefusedError);
+    expect((refused as PatchRefusedError).namedFiles).toEqual([".github/workflows/ci.yml"]);
+    const tooBig = await validatePatch(new Git(repo, gitEnv()), patch, base, { allowWorkflowChanges: true, maxBytes: 10 }, opts()).catch((x: unknown) => x);
+    expect((tooBig as PatchRefusedError).namedFiles).toEqual([]);
   });
 
   it("explains a base commit the workspace does not have", async () => {
     const { patch } = patchFrom(repo, (d) => writeFileSync(path.join(d, "a.txt"), "b\n"));
-    await expect(validatePatch(new Git(repo), patch, "f".repeat(40), policy, opts())).rejects.toThrow(/made against commit f{40}, which is not in the workspace/);
+    const e = await validatePatch(new Git(repo, gitEnv()), patch, "f".repeat(40), policy, opts()).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(PatchRefusedError);
+    expect((e as Error).message).toMatch(/made against commit f{40}, which is not in the workspace/);
+    expect((e as PatchRefusedError).namedFiles).toEqual(["a.txt"]);
   });
 
   it("accepts an empty patch without looking further", async () => {
     const empty = path.join(scratch(), "patch.diff");
     writeFileSync(empty, "");
-    await expect(validatePatch(new Git(repo), empty, "f".repeat(40), policy, opts())).resolves.toEqual({ changedFiles: [], bytes: 0 });
+    await expect(validatePatch(new Git(repo, gitEnv()), empty, "f".repeat(40), policy, opts())).resolves.toEqual({ changedFiles: [], bytes: 0 });
   });
 });

@@ -3,44 +3,17 @@
  * command agent and sandbox none.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync, chmodSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { agentScript, git, makeRepo } from "../artifacts/helpers.js";
 import { runActionSteps, runStep } from "../support/harness.js";
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@e", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@e" } });
-}
-
-function makeRepo(files: Record<string, string>): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "ws-"));
-  git(dir, "init", "-q", "-b", "main");
-  for (const [name, content] of Object.entries(files)) {
-    mkdirp(path.dirname(path.join(dir, name)));
-    writeFileSync(path.join(dir, name), content);
-  }
-  git(dir, "add", "-A");
-  git(dir, "commit", "-qm", "initial");
-  return dir;
-}
-
-function mkdirp(dir: string): void {
-  execFileSync("mkdir", ["-p", dir]);
-}
-
-function script(dir: string, body: string): string {
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), "agent-script-")), "agent.sh");
-  writeFileSync(file, `#!/bin/bash\nset -e\n${body}\n`);
-  chmodSync(file, 0o755);
-  void dir;
-  return file;
-}
 
 describe("the action run by the runner harness", () => {
   it("collects new, edited, deleted, binary and committed files into a patch that reproduces the tree", async () => {
     const ws = makeRepo({ "edit.txt": "one\n", "delete.txt": "bye\n", "keep.txt": "k\n" });
-    const agent = script(ws, [
+    const agent = agentScript([
       'echo "new file" > created.txt',
       'echo "two" >> edit.txt',
       "rm delete.txt",
@@ -80,7 +53,7 @@ describe("the action run by the runner harness", () => {
   it("keeps secrets out of outputs, summary, results and the log, and the agent never sees runner tokens", async () => {
     const ws = makeRepo({ "a.txt": "a\n" });
     const secret = "s3cr3t-Value-42";
-    const agent = script(ws, [
+    const agent = agentScript([
       'echo "plain: $MY_SECRET"',
       'printf \'{"json":"%s"}\\n\' "$MY_SECRET"',
       'echo "token=${GITHUB_TOKEN:-absent} runtime=${ACTIONS_RUNTIME_TOKEN:-absent} input=${INPUT_SECRETS:-absent}"',
@@ -111,7 +84,7 @@ describe("the action run by the runner harness", () => {
   it("kills the whole process tree on timeout, detached children included, and keeps the partial results", async () => {
     const ws = makeRepo({ "a.txt": "a\n" });
     const marker = `sleeper-${process.pid}-${Date.now()}`;
-    const agent = script(ws, [
+    const agent = agentScript([
       "echo partial > partial.txt",
       "echo working",
       `setsid bash -c 'exec -a ${marker} sleep 1000' </dev/null >/dev/null 2>&1 &`,

@@ -97,7 +97,6 @@ describe("bubblewrap sandbox, through the action", () => {
       done: "1",
       env_has_github_token: "0",
       env_has_runtime_token: "0",
-      // Declared secrets that are not model keys are forwarded, but never the runner's tokens.
       runner_temp_token: "0",
       git_config_token: "0",
       wrote_host_home: "0",
@@ -110,6 +109,8 @@ describe("bubblewrap sandbox, through the action", () => {
       other_domain: "0",
     });
     expect(Number(report.env_has_forwarded)).toBeGreaterThan(0);
+    // Declared secrets that are not model keys are forwarded (a command agent has none), but never the runner's tokens.
+    expect(Number(report.env_has_model_key)).toBeGreaterThan(0);
     expect(hostChanged).toEqual([]);
     expect(survivors).toEqual([]);
     expect(JSON.parse(main.outputs["changed-files"]!)).toEqual(["in-workspace.txt"]);

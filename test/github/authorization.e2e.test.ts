@@ -66,7 +66,8 @@ describe("who may trigger", () => {
 
   it("a '[bot]' suffix grants nothing: a bot named like a collaborator is still a bot", async () => {
     s = await scenario({ fixture: "issue_comment.issue", tweaks: { author: "alice[bot]" }, collaborators: { alice: "admin" } });
-    await expectNeutralSkip(s, { "allowed-users": "alice" });
+    const r = await expectNeutralSkip(s, { "allowed-users": "alice" });
+    expect(r.log).toContain("@alice[bot] is a bot and not listed in 'allowed-bots'");
   });
 
   it("an unknown user (permission API 404) is skipped", async () => {

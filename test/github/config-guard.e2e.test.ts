@@ -96,7 +96,9 @@ describe("agent configuration from pull requests", () => {
     });
     const r = await s.run({ deliver: "comment" });
     expect(r.outputs.conclusion).toBe("success");
-    expect(readFileSync(path.join(s.capture, "mcp.log"), "utf8")).not.toContain("PR-SERVER");
+    const mcpLog = readFileSync(path.join(s.capture, "mcp.log"), "utf8");
+    expect(mcpLog).not.toContain("PR-SERVER");
+    expect(mcpLog).toContain("base-server");
     expect(readFileSync(path.join(s.capture, "seen-claude.md"), "utf8")).toBe("Instructions from a maintainer's branch.\n");
     expect(JSON.parse(r.outputs["changed-files"]!)).toEqual(["src/app.js"]);
   });

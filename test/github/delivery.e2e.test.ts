@@ -241,6 +241,12 @@ describe("deliver: limits", () => {
     expect(c!.body).toContain(".github/workflows/ci.yml");
     expect(c!.body).toContain("allow-workflow-changes");
     expect(c!.body).toContain("+on: push");
+    // Refused, the run still reports before the step fails: its outputs and the job summary.
+    expect(refused.outputs.conclusion).toBe("success");
+    expect(JSON.parse(refused.outputs["changed-files"]!)).toEqual([".github/workflows/ci.yml"]);
+    expect(refused.outputs["comment-url"]).toMatch(new RegExp(`#issuecomment-${c!.id}$`));
+    expect(refused.outputs["pull-request-url"]).toBeUndefined();
+    expect(refused.summary).toMatch(/- ❌ Not delivered\. The patch from this run was refused: .*\.github\/workflows\/ci\.yml/);
 
     const allowed = await s.run({ "allow-workflow-changes": "true" });
     expect(allowed.exitCode).toBe(0);

@@ -108,6 +108,27 @@ describe("resolveTrigger", () => {
     expect(t.thread?.kind).toBe("pull_request");
     expect(t.needsPullRequest).toBe(true);
   });
+  it("review comments carry their file and hunk, reviews their own id; both are on the pull request", () => {
+    for (const [fixture, field, kind, key] of [
+      ["pull_request_review_comment", "comment", "review_comment", "review-comment"],
+      ["pull_request_review", "review", "review", "review"],
+    ] as const) {
+      const ev = buildEvent(fixture);
+      const posted = ev.payload[field];
+      const t = run(fixture);
+      expect(t.comment, fixture).toEqual({
+        kind,
+        id: posted.id,
+        body: posted.body,
+        author: posted.user.login,
+        url: posted.html_url,
+        ...(kind === "review_comment" ? { path: "src/greet.ts", diffHunk: posted.diff_hunk } : {}),
+      });
+      expect(t.request, fixture).toBe(posted.body.replace(/^@agent /, ""));
+      expect(t.thread, fixture).toMatchObject({ kind: "pull_request", number: ev.payload["pull_request"].number });
+      expect([t.needsPullRequest, t.stickyKey], fixture).toEqual([false, `|${fixture}|${key}:${posted.id}`]);
+    }
+  });
   it("PR payloads carry head, base and whether it is a fork", () => {
     expect(run("pull_request_review_comment").pullRequest).toMatchObject({ headRef: "feature/greeting", baseRef: "main", isFork: false });
     expect(run("pull_request.opened-fork", {}, { prompt: "review" }).pullRequest).toMatchObject({ headRepo: "mallory/octo-repo", isFork: true });

@@ -9,6 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sandboxHost } from "../../src/config/host.js";
 import { createBwrapBackend } from "../../src/sandbox/bwrap.js";
 import { startModelGateway, type ModelGateway } from "../../src/sandbox/gateway.js";
 import type { NetworkMode, PreparedSandbox, SandboxLayout, SpawnSpec } from "../../src/sandbox/types.js";
@@ -66,7 +67,7 @@ async function inSandbox(mode: NetworkMode, script: string, opts: { allowedDomai
   }
 }
 
-const check = await createBwrapBackend().check();
+const check = await createBwrapBackend({ host: sandboxHost() }).check();
 if (!check.ok) console.warn(`[bwrap sandbox] acceptance tests skipped: ${check.reason}`);
 
 beforeAll(() => {
@@ -88,7 +89,7 @@ beforeAll(() => {
   execFileSync("git", ["-C", layout.workspace, "config", "http.https://github.com/.extraheader", `AUTHORIZATION: basic ${SECRETS.gitHeader}`]);
   execFileSync("git", ["-C", layout.workspace, "remote", "add", "origin", "https://github.com/o/r"]);
   fs.writeFileSync(path.join(layout.workspace, "README.md"), "hello\n");
-  backend = createBwrapBackend({ hostEnv: { HOME: hostHome, RUNNER_TEMP: runnerTemp, PATH: hostPath } });
+  backend = createBwrapBackend({ host: { path: hostPath, home: hostHome, runnerTemp } });
 });
 
 afterAll(() => {
@@ -97,11 +98,11 @@ afterAll(() => {
 
 describe("bwrap check()", () => {
   it("names the fix when bubblewrap is missing or cannot create namespaces", async () => {
-    const missing = await createBwrapBackend({ bwrapPath: "/nonexistent/bwrap" }).check();
+    const missing = await createBwrapBackend({ host: { path: hostPath }, bwrapPath: "/nonexistent/bwrap" }).check();
     expect(missing).toEqual({ ok: false, reason: expect.stringContaining("apt-get install -y bubblewrap") });
-    const failing = await createBwrapBackend({ bwrapPath: "/bin/false" }).check();
+    const failing = await createBwrapBackend({ host: { path: hostPath }, bwrapPath: "/bin/false" }).check();
     expect(failing).toEqual({ ok: false, reason: expect.stringContaining("sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0") });
-    await expect(createBwrapBackend({ bwrapPath: "/nonexistent/bwrap" }).prepare({ layout: { workspace: "/", home: "/", tmp: "/", outputsDir: "/", readOnlyPaths: [] }, network: { mode: "none", allowedDomains: [] }, log: recordingLogger() })).rejects.toThrow(/bubblewrap/);
+    await expect(createBwrapBackend({ host: { path: hostPath }, bwrapPath: "/nonexistent/bwrap" }).prepare({ layout: { workspace: "/", home: "/", tmp: "/", outputsDir: "/", readOnlyPaths: [] }, network: { mode: "none", allowedDomains: [] }, log: recordingLogger() })).rejects.toThrow(/bubblewrap/);
   });
 });
 
@@ -125,7 +126,6 @@ describe.skipIf(!check.ok)(`bwrap sandbox (real bubblewrap)${check.ok ? "" : ` â
       `;
       const r = await inSandbox("none", script, { args: [runnerTemp, hostHome] });
       expect(r.code, r.stderr).toBe(0);
-      if (process.env.SHOW_PROBE) console.log(r.stdout);
       for (const [name, secret] of Object.entries(SECRETS)) expect(r.stdout, name).not.toContain(secret);
       expect(r.stdout).toContain("PASSED_IN=visible-value");
       const pids = Number(/== pids\n(\d+)/.exec(r.stdout)?.[1]);
@@ -197,7 +197,6 @@ describe.skipIf(!check.ok)(`bwrap sandbox (real bubblewrap)${check.ok ? "" : ` â
       echo "uid=$(id -u)"; grep CapEff /proc/self/status
     `;
     const r = await inSandbox("none", script, { args: [hostHome, actionDir] });
-    if (process.env.SHOW_PROBE) console.log(r.stdout, r.stderr);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.split("\n");
     const verdict = (frag: string) => lines.find((l) => l.includes(frag))?.split(" ")[0];

@@ -5,7 +5,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../src/errors.js";
-import { BRIDGE_LAUNCHER, createDockerBackend, dockerBackend, mountArg } from "../../src/sandbox/docker.js";
+import { sandboxHost } from "../../src/config/host.js";
+import { BRIDGE_LAUNCHER, createDockerBackend, mountArg } from "../../src/sandbox/docker.js";
 import type { NetworkMode, SandboxLayout } from "../../src/sandbox/types.js";
 import { recordingLogger } from "./helpers.js";
 
@@ -30,7 +31,10 @@ afterAll(() => {
   if (root) fs.rmSync(root, { recursive: true, force: true });
 });
 
-const fakeDocker = createDockerBackend({ dockerPath: "/usr/bin/docker-not-called", hostEnv: { HOME: "/home/runner", DOCKER_HOST: "unix:///run/docker.sock" } });
+const fakeDocker = createDockerBackend({
+  dockerPath: "/usr/bin/docker-not-called",
+  host: { path: "/usr/bin:/bin", home: "/home/runner", dockerEnv: { DOCKER_HOST: "unix:///run/docker.sock" } },
+});
 
 async function wrapWith(mode: NetworkMode) {
   const sandbox = await fakeDocker.prepare({
@@ -133,14 +137,19 @@ describe("docker in-container bridge launcher (run on the host with node)", () =
   });
 });
 
+const dockerBackend = createDockerBackend({ host: sandboxHost() });
 const dockerCheck = await dockerBackend.check();
 if (!dockerCheck.ok) console.warn(`[docker sandbox] real-run test skipped: ${dockerCheck.reason}`);
 
 describe("docker check()", () => {
-  it("reports why Docker cannot be used, naming the fix", () => {
-    if (dockerCheck.ok) return;
-    expect(dockerCheck.reason).toMatch(/docker (info|CLI)/);
-    expect(dockerCheck.reason).toContain("sandbox: bwrap");
+  it("reports why Docker cannot be used, naming the fix", async () => {
+    // Whether or not this machine has Docker: a CLI whose `docker info` fails.
+    const failing = await createDockerBackend({ host: { path: "/usr/bin:/bin", dockerEnv: {} }, dockerPath: "/bin/false" }).check();
+    expect(failing).toEqual({ ok: false, reason: expect.stringMatching(/^`docker info` failed \(.*\)\. .*sandbox: bwrap/) });
+    if (!dockerCheck.ok) {
+      expect(dockerCheck.reason).toMatch(/docker (info|CLI)/);
+      expect(dockerCheck.reason).toContain("sandbox: bwrap");
+    }
   });
 });
 

@@ -101,7 +101,10 @@ describe("model gateway: paths and keys", () => {
     expect(upstreamUrl("openai", new URL("https://api.openai.com"), "/v1/responses", q).toString()).toBe("https://api.openai.com/v1/responses?a=1");
     expect(upstreamUrl("anthropic", new URL("https://api.anthropic.com"), "/v1/messages", new URLSearchParams()).toString()).toBe("https://api.anthropic.com/v1/messages");
     expect(upstreamUrl("anthropic", new URL("http://corp/llm/anthropic/"), "/v1/messages", new URLSearchParams()).toString()).toBe("http://corp/llm/anthropic/v1/messages");
-    expect(PLACEHOLDER_KEYS.anthropic).not.toBe(REAL_KEY);
+    // Shaped like the provider's keys (CLIs that check the shape accept them), and never a key.
+    expect(PLACEHOLDER_KEYS.anthropic).toMatch(/^sk-ant-.*placeholder-not-a-key$/);
+    expect(PLACEHOLDER_KEYS.openai).toMatch(/^sk-.*placeholder-not-a-key$/);
+    expect(PLACEHOLDER_KEYS.gemini).toMatch(/placeholder-not-a-key$/);
   });
 });
 

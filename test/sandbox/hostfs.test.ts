@@ -84,8 +84,10 @@ describe("hidden host folders", () => {
       fs.mkdirSync(path.join(root, "_work/_temp"), { recursive: true });
       fs.mkdirSync(path.join(root, "_work/repo/repo"), { recursive: true });
       fs.writeFileSync(path.join(root, ".credentials"), "{}");
-      const hidden = hiddenHostDirs({ HOME: "/root", RUNNER_TEMP: path.join(root, "_work/_temp"), RUNNER_WORKSPACE: path.join(root, "_work/repo") });
-      for (const d of ["/root", "/tmp", "/run", root, path.join(root, "_work"), path.join(root, "_work/_temp")]) expect(hidden).toContain(d);
+      // A runner HOME outside /home and /root: hidden because the host says it is HOME.
+      fs.mkdirSync(path.join(root, "runner-home"));
+      const hidden = hiddenHostDirs({ home: path.join(root, "runner-home"), runnerTemp: path.join(root, "_work/_temp"), runnerWorkspace: path.join(root, "_work/repo") });
+      for (const d of ["/root", "/tmp", "/run", root, path.join(root, "runner-home"), path.join(root, "_work"), path.join(root, "_work/_temp")]) expect(hidden).toContain(d);
       expect(hidden).not.toContain("/");
       // Shortest first, so parents are laid before children.
       expect(hidden.indexOf("/tmp")).toBeLessThan(hidden.indexOf(root));

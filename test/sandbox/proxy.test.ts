@@ -33,12 +33,16 @@ describe("allowed-domains rules", () => {
 
   it("rejects entries that are not hosts, naming each", () => {
     expect(() => parseDomainRules(["*", "exa mple.com", "*.com.", "host:port"])).toThrow(ConfigurationError);
+    let error: unknown;
     try {
       parseDomainRules(["*", "ok.com", "bad host"]);
     } catch (e) {
-      expect((e as ConfigurationError).problems).toHaveLength(2);
-      expect((e as ConfigurationError).problems[0]).toContain("network: open");
+      error = e;
     }
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as ConfigurationError).problems).toHaveLength(2);
+    expect((error as ConfigurationError).problems[0]).toContain("network: open");
+    expect((error as ConfigurationError).problems[1]).toContain("bad host");
   });
 });
 

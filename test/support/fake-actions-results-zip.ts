@@ -4,7 +4,7 @@
  * descriptors, optional ZIP64) writes, and writes archives `unzip-stream`
  * (the artifact client's extractor) reads.
  */
-import { deflateRawSync, inflateRawSync } from "node:zlib";
+import { crc32, deflateRawSync, inflateRawSync } from "node:zlib";
 
 export interface ZipEntry {
   /** Path inside the archive, `/`-separated; directories end with `/`. */
@@ -17,22 +17,6 @@ export interface ZipEntry {
   size: number;
   /** Offset of the local file header. */
   localHeaderOffset: number;
-}
-
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-export function crc32(buf: Uint8Array): number {
-  let c = 0xffffffff;
-  for (let i = 0; i < buf.length; i++) c = CRC_TABLE[(c ^ buf[i]!) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
 }
 
 function findEocd(buf: Buffer): number {

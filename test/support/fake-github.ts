@@ -1007,6 +1007,42 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
   // ---------------------------------------------------------------- routes
   const routes: Array<{ method: string; re: RegExp; handler: RouteHandler }> = [];
   const on = (method: string, path: string, handler: RouteHandler) => routes.push({ method, re: compile(path), handler });
+  /** One comment and its reactions: the same API for issue comments and pull request review comments. */
+  function commentRoutes<C extends { id: number; body: string; updatedAt: string }>(
+    base: string,
+    resource: string,
+    subject: ReactionState["subject"],
+    find: (r: RepoState, id: string | undefined) => C,
+    render: (r: RepoState, c: C) => unknown,
+  ): void {
+    const one = (ctx: Ctx) => {
+      const r = requireRepo(ctx);
+      return { r, c: find(r, ctx.params["comment_id"]) };
+    };
+    on("GET", `${base}/{comment_id}`, (ctx) => {
+      const { r, c } = one(ctx);
+      return { status: 200, body: render(r, c) };
+    });
+    on("PATCH", `${base}/{comment_id}`, (ctx) => {
+      requireWrite(ctx);
+      const { r, c } = one(ctx);
+      c.body = checkBody(resource, ctx.body["body"], true)!;
+      c.updatedAt = ts();
+      return { status: 200, body: render(r, c) };
+    });
+    on("GET", `${base}/{comment_id}/reactions`, (ctx) => {
+      const { r, c } = one(ctx);
+      return listReactions(ctx, r, subject, c.id);
+    });
+    on("POST", `${base}/{comment_id}/reactions`, (ctx) => {
+      const { r, c } = one(ctx);
+      return addReaction(ctx, r, subject, c.id);
+    });
+    on("DELETE", `${base}/{comment_id}/reactions/{reaction_id}`, (ctx) => {
+      const { r, c } = one(ctx);
+      return deleteReaction(ctx, r, subject, c.id);
+    });
+  }
   const R = "/repos/{owner}/{repo}";
 
   on("GET", "/user", (ctx) => ({ status: 200, body: renderUser(ctx.token.login) }));
@@ -1071,36 +1107,13 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     const since = ctx.query.get("since");
     return paginate(r.comments.filter((c) => !since || c.updatedAt >= since).map((c) => renderComment(r, c)), ctx);
   });
-  on("GET", `${R}/issues/comments/{comment_id}`, (ctx) => {
-    const r = requireRepo(ctx);
-    return { status: 200, body: renderComment(r, findComment(r, ctx.params["comment_id"])) };
-  });
-  on("PATCH", `${R}/issues/comments/{comment_id}`, (ctx) => {
-    requireWrite(ctx);
-    const r = requireRepo(ctx);
-    const c = findComment(r, ctx.params["comment_id"]);
-    c.body = checkBody("IssueComment", ctx.body["body"], true)!;
-    c.updatedAt = ts();
-    return { status: 200, body: renderComment(r, c) };
-  });
+  commentRoutes(`${R}/issues/comments`, "IssueComment", "issue_comment", findComment, renderComment);
   on("DELETE", `${R}/issues/comments/{comment_id}`, (ctx) => {
     requireWrite(ctx);
     const r = requireRepo(ctx);
     const c = findComment(r, ctx.params["comment_id"]);
     r.comments.splice(r.comments.indexOf(c), 1);
     return { status: 204 };
-  });
-  on("GET", `${R}/issues/comments/{comment_id}/reactions`, (ctx) => {
-    const r = requireRepo(ctx);
-    return listReactions(ctx, r, "issue_comment", findComment(r, ctx.params["comment_id"]).id);
-  });
-  on("POST", `${R}/issues/comments/{comment_id}/reactions`, (ctx) => {
-    const r = requireRepo(ctx);
-    return addReaction(ctx, r, "issue_comment", findComment(r, ctx.params["comment_id"]).id);
-  });
-  on("DELETE", `${R}/issues/comments/{comment_id}/reactions/{reaction_id}`, (ctx) => {
-    const r = requireRepo(ctx);
-    return deleteReaction(ctx, r, "issue_comment", findComment(r, ctx.params["comment_id"]).id);
   });
   on("GET", `${R}/issues/{number}`, (ctx) => {
     const r = requireRepo(ctx);
@@ -1224,30 +1237,7 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     p.maintainerCanModify = ctx.body["maintainer_can_modify"] !== false && headRepo !== r;
     return { status: 201, body: renderPull(r, p, true), headers: { location: `${api}/repos/${r.fullName}/pulls/${p.number}` } };
   });
-  on("GET", `${R}/pulls/comments/{comment_id}`, (ctx) => {
-    const r = requireRepo(ctx);
-    return { status: 200, body: renderReviewComment(r, findReviewComment(r, ctx.params["comment_id"])) };
-  });
-  on("PATCH", `${R}/pulls/comments/{comment_id}`, (ctx) => {
-    requireWrite(ctx);
-    const r = requireRepo(ctx);
-    const c = findReviewComment(r, ctx.params["comment_id"]);
-    c.body = checkBody("PullRequestReviewComment", ctx.body["body"], true)!;
-    c.updatedAt = ts();
-    return { status: 200, body: renderReviewComment(r, c) };
-  });
-  on("GET", `${R}/pulls/comments/{comment_id}/reactions`, (ctx) => {
-    const r = requireRepo(ctx);
-    return listReactions(ctx, r, "pull_comment", findReviewComment(r, ctx.params["comment_id"]).id);
-  });
-  on("POST", `${R}/pulls/comments/{comment_id}/reactions`, (ctx) => {
-    const r = requireRepo(ctx);
-    return addReaction(ctx, r, "pull_comment", findReviewComment(r, ctx.params["comment_id"]).id);
-  });
-  on("DELETE", `${R}/pulls/comments/{comment_id}/reactions/{reaction_id}`, (ctx) => {
-    const r = requireRepo(ctx);
-    return deleteReaction(ctx, r, "pull_comment", findReviewComment(r, ctx.params["comment_id"]).id);
-  });
+  commentRoutes(`${R}/pulls/comments`, "PullRequestReviewComment", "pull_comment", findReviewComment, renderReviewComment);
   on("GET", `${R}/pulls/{number}`, async (ctx) => {
     const r = requireRepo(ctx);
     const p = requirePull(r, ctx.params["number"]);

@@ -84,6 +84,8 @@ describe("input parser", () => {
 
   it("never echoes a malformed secrets line", () => {
     const problems = problemsOf({ agent: "command", "agent-command": "true", prompt: "p", secrets: "not a pair hunter2-secret" });
+    // The line is refused (an empty list would also "not contain" the secret), without its value.
+    expect(problems).toEqual([expect.stringContaining("Input 'secrets': each line must be NAME=value")]);
     expect(problems.join()).not.toContain("hunter2-secret");
   });
 
@@ -105,6 +107,7 @@ describe("input parser", () => {
     const problems = problemsOf({ agent: "command", "agent-command": "true", prompt: "p" }, dir);
     expect(problems).toHaveLength(2);
     expect(problems[0]).toContain("secrets belong in the workflow");
+    expect(problems[1]).toContain("has key 'bogus', which is not an input the file may set");
   });
 
   it("checks that skills hold a SKILL.md", () => {

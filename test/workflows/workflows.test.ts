@@ -56,7 +56,9 @@ describe("shipped workflows", () => {
       jobs: Record<string, { permissions?: unknown; uses?: string; steps?: { run?: string }[] }>;
     };
     for (const [name, job] of Object.entries(doc.jobs)) {
-      expect(doc.permissions ?? job.permissions, `${file} job ${name} declares permissions`).toBeDefined();
+      const permissions = job.permissions ?? doc.permissions;
+      expect(permissions, `${file} job ${name} declares permissions`).toBeDefined();
+      expect(permissions, `${file} job ${name}: never every permission at once`).not.toBe("write-all");
       for (const step of job.steps ?? [])
         expect(step.run ?? "", `${file} job ${name}: event text must reach run scripts through env`).not.toMatch(/\$\{\{\s*github\.event\./);
     }

@@ -1,0 +1,135 @@
+/**
+ * The GitHub side of a triggered run, after the trigger stage: the progress
+ * comment while the agent works, then delivery and the final comment, or
+ * the reason in that comment when the run fails on the way.
+ */
+import { errorMessage } from "../errors.js";
+import type { ReactionTarget } from "../github/api.js";
+import type { RunResult } from "../result.js";
+import type { StageContext } from "../stage-context.js";
+import type { GitHubRun } from "../trigger/stage.js";
+import type { Trigger } from "../trigger/types.js";
+import { errorBody } from "./comment.js";
+import { deliver, type DeliveryOutcome } from "./deliver.js";
+import { deliveryOutputs, deliverySummary, renderFinalComment } from "./deliver-report.js";
+import type { Outputs } from "./outputs.js";
+import { Progress } from "./progress.js";
+
+/** A GitHub-triggered run: who asked and how it is delivered, and its progress comment. */
+export interface GitHubStage {
+  run: GitHubRun;
+  progress: Progress;
+}
+
+/** 👀 goes on the triggering comment, else on the issue or PR itself. */
+function reactionTarget(t: Trigger): ReactionTarget | undefined {
+  if (t.comment?.kind === "issue_comment") return { kind: "issue_comment", id: t.comment.id };
+  if (t.comment?.kind === "review_comment") return { kind: "review_comment", id: t.comment.id };
+  if (!t.comment && t.thread) return { kind: "issue", number: t.thread.number };
+  return undefined;
+}
+
+/**
+ * 👀 on the trigger and the "working" comment. Not in `phase: run`: that job
+ * holds a read-only token and writes nothing to GitHub; its publish job
+ * reacts and comments instead.
+ */
+export async function startProgress(ctx: StageContext, run: GitHubRun): Promise<GitHubStage> {
+  const writes = ctx.settings.delivery.phase !== "run";
+  const t = run.trigger;
+  const reactTo = writes ? reactionTarget(t) : undefined;
+  const progress = new Progress({
+    api: run.api,
+    mode: writes ? ctx.settings.delivery.comment : "none",
+    ...(t.thread ? { threadNumber: t.thread.number } : {}),
+    ...(reactTo ? { reactTo } : {}),
+    stickyKey: t.stickyKey,
+    ...(run.runUrl ? { runUrl: run.runUrl } : {}),
+    ...(t.requester ? { requester: t.requester.login } : {}),
+    log: ctx.log,
+    redactor: ctx.redactor,
+  });
+  await progress.start();
+  return { run, progress };
+}
+
+export interface Delivered {
+  outputs: Outputs;
+  /** The job summary's delivery section, when delivery was attempted. */
+  summary?: string;
+  /** Delivery or the final comment failed: the step fails with this, after the outputs are set. */
+  error?: string;
+}
+
+/**
+ * Publish/all: the patch becomes a commit, a pull request or stays in the
+ * comment; then the comment is finalized. In `phase: run`, or when the patch
+ * was refused (`refusal`), nothing is delivered and the comment says why.
+ * Failures here never lose the result: they come back as `error`.
+ */
+export async function deliverToGitHub(ctx: StageContext, gh: GitHubStage, result: RunResult, refusal?: string): Promise<Delivered> {
+  const { io, settings, log } = ctx;
+  const { run, progress } = gh;
+  let outcome: DeliveryOutcome | undefined;
+  let note: string | undefined;
+  if (settings.delivery.phase === "run") note = "The changes are delivered by the publish job.";
+  else if (refusal) note = `❌ ${refusal}`;
+  else {
+    outcome = await deliver(
+      {
+        plan: run.plan,
+        settings: settings.delivery,
+        trigger: run.trigger,
+        api: run.api,
+        token: settings.github.token,
+        serverUrl: io.host.serverUrl,
+        gitEnv: io.host.gitEnv,
+        remoteUrl: run.remoteUrl,
+        ...(run.runUrl ? { runUrl: run.runUrl } : {}),
+        ...(io.host.workflow ? { workflowName: io.host.workflow } : {}),
+        ...(io.host.workflowRef ? { workflowRef: io.host.workflowRef } : {}),
+        ...(io.host.ref ? { ref: io.host.ref } : {}),
+        workDir: ctx.runDir,
+        log,
+      },
+      result,
+    );
+    if (outcome.error) log.error(`Delivery: ${outcome.error} The results are in ${ctx.resultsDir}.`);
+  }
+  const errors: string[] = outcome?.error ? [outcome.error] : [];
+  try {
+    await progress.finish(
+      await renderFinalComment({
+        marker: progress.marker,
+        result,
+        ...(outcome ? { outcome } : {}),
+        ...(note ? { note } : {}),
+        showPatch: outcome ? outcome.showPatch : result.diff.changedFiles.length > 0,
+        ...(run.runUrl ? { runUrl: run.runUrl } : {}),
+        ...(run.trigger.requester ? { requester: run.trigger.requester.login } : {}),
+      }),
+    );
+  } catch (e) {
+    errors.push(`${errorMessage(e)}. The result is in the job summary and ${ctx.resultsDir}.`);
+    log.error(errors.at(-1)!);
+  }
+  return {
+    outputs: deliveryOutputs(outcome, progress.commentUrl),
+    ...(outcome ? { summary: deliverySummary(outcome, progress.commentUrl) } : {}),
+    ...(errors.length ? { error: `Delivery failed: ${errors.join(" ")}` } : {}),
+  };
+}
+
+/** Something failed after the comment said "working": the comment ends with the reason. */
+export async function reportFailure(ctx: StageContext, gh: GitHubStage, e: unknown, result: RunResult | undefined): Promise<void> {
+  const message = ctx.redactor.redact(errorMessage(e));
+  const runUrl = gh.run.runUrl ? { runUrl: gh.run.runUrl } : {};
+  try {
+    const body = result
+      ? await renderFinalComment({ marker: gh.progress.marker, result, note: `❌ ${message}`, showPatch: result.diff.changedFiles.length > 0, ...runUrl })
+      : errorBody({ marker: gh.progress.marker, message, ...runUrl });
+    await gh.progress.finish(body);
+  } catch (err) {
+    ctx.log.warning(`Could not write the failure into the comment: ${errorMessage(err)}`);
+  }
+}

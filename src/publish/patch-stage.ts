@@ -1,0 +1,39 @@
+/**
+ * phase publish/all, before delivery: the patch must apply to the recorded
+ * base commit and stay inside the repository (validate-patch.ts). In publish
+ * the changed files are taken from the patch, never from result.json: the
+ * artifact was written by a job that ran agent code.
+ */
+import { Git } from "../git/git.js";
+import type { RunResult } from "../result.js";
+import type { StageContext } from "../stage-context.js";
+import type { RunArtifactRef } from "./artifact-stage.js";
+import { PatchRefusedError, validatePatch } from "./validate-patch.js";
+
+/**
+ * Undefined when the patch may be delivered; else why it is refused. A
+ * refusal is returned, not thrown, so that the outputs and the summary are
+ * still written before the step fails with it.
+ */
+export async function checkPatch(ctx: StageContext, result: RunResult, artifact: RunArtifactRef | undefined): Promise<string | undefined> {
+  const { settings } = ctx;
+  if (settings.delivery.deliver === "none") return undefined;
+  const fromArtifact = settings.delivery.phase === "publish";
+  const source = fromArtifact && artifact ? `artifact '${artifact.name}'` : "this run";
+  try {
+    const validated = await validatePatch(
+      new Git(settings.workspace, ctx.io.host.gitEnv),
+      result.diff.patchPath,
+      result.diff.baseCommit,
+      { allowWorkflowChanges: settings.delivery.allowWorkflowChanges },
+      { source, scratchDir: ctx.runDir },
+    );
+    if (fromArtifact) result.diff.changedFiles = validated.changedFiles;
+    if (validated.bytes) ctx.log.info(`Patch: ${validated.changedFiles.length} file(s), ${validated.bytes} bytes, applies cleanly to ${result.diff.baseCommit.slice(0, 12)}.`);
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof PatchRefusedError)) throw e;
+    if (fromArtifact) result.diff.changedFiles = e.namedFiles;
+    return e.message;
+  }
+}

@@ -1,0 +1,440 @@
+/**
+ * agent: opencode — the parser on recorded `opencode run --format json`
+ * lines, the permission and config mapping, and the real OpenCode CLI driven
+ * by the action (dist/main.js) against the stub model: write + shell, resume
+ * and fork, instructions / MCP / skill / deny rule reaching the CLI,
+ * failures, and no traffic but the stub's.
+ */
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OpencodeParser, describeOpencodeExit, opencodeAgent, opencodePermissions } from "../../src/agents/opencode.js";
+import { Agent } from "../../src/config/schema.js";
+import { startStubModel, systemPromptOf, type StubModel } from "../support/stub-model.js";
+import { startTripwire, type Tripwire } from "../support/stub-model-tripwire.js";
+import { MCP_TEST_SERVER, makeSkill, makeWorkspace, parseAll, runAgentAction, runAgentCli, testContext, type AgentRun } from "./helpers.js";
+
+// ------------------------------------------------------------------ recorded lines (opencode 1.18.33)
+
+const SID = "ses_dd871bf28ffeCogcrDy8yiiJ3U";
+const line = (type: string, part: Record<string, unknown>) => JSON.stringify({ type, timestamp: 1795959967346, sessionID: SID, part: { sessionID: SID, messageID: "msg_1", id: "prt_1", ...part } });
+const STEP = line("step_start", { type: "step-start", snapshot: "444a8fa9" });
+const WRITE = line("tool_use", { type: "tool", tool: "write", callID: "call_stub_66c6", state: { status: "completed", input: { filePath: "/w/hello.txt", content: "hi\n" }, output: "Wrote file successfully.", metadata: {}, title: "hello.txt", time: { start: 1, end: 2 } } });
+const BASH_DENIED = line("tool_use", {
+  type: "tool",
+  tool: "bash",
+  callID: "call_stub_255c",
+  state: { status: "error", input: { command: "rm -f README.md", description: "remove" }, error: 'The user has specified a rule which prevents you from using this specific tool call. Here are some of the relevant rules [{"permission":"bash","pattern":"rm *","action":"deny"}]', time: { start: 1, end: 2 } },
+});
+const TOOL_STEP_DONE = line("step_finish", { type: "step-finish", reason: "tool-calls", snapshot: "8f7e794c", tokens: { total: 160, input: 100, output: 20, reasoning: 0, cache: { write: 0, read: 40 } }, cost: 0 });
+const REASONING = line("reasoning", { type: "reasoning", text: "thinking about it", time: { start: 1, end: 2 } });
+const TEXT = line("text", { type: "text", text: "All done.", time: { start: 1795959969651, end: 1795959969671 } });
+const FINAL_STEP_DONE = line("step_finish", { type: "step-finish", reason: "stop", snapshot: "8f7e794c", tokens: { total: 165, input: 100, output: 20, reasoning: 5, cache: { write: 0, read: 40 } }, cost: 0.0012 });
+const ERR_401 = `{"type":"error","timestamp":1795960230963,"sessionID":"${SID}","error":{"name":"APIError","data":{"message":"stub error 401","statusCode":401,"isRetryable":false,"responseHeaders":{"content-type":"application/json"},"responseBody":"{\\"error\\":{\\"message\\":\\"stub error 401\\"}}","metadata":{"url":"http://127.0.0.1:1/v1/chat/completions"}}}}`;
+const ERR_MALFORMED = `{"type":"error","timestamp":1795961139471,"sessionID":"${SID}","error":{"name":"UnknownError","data":{"message":"JSON parsing failed: Text: {\\"type\\": \\"message_start\\", \\"this is not json.\\nError message: JSON Parse error: Unterminated string"}}}`;
+
+describe("opencode run --format json parser", () => {
+  it("turns a recorded run into session, tool calls and results, denial, reasoning, text, usage and result", () => {
+    const events = parseAll(new OpencodeParser(), [STEP, WRITE, BASH_DENIED, TOOL_STEP_DONE, STEP, REASONING, TEXT, FINAL_STEP_DONE]);
+    expect(events.map((e) => e.type)).toEqual(["session", "tool_call", "tool_result", "tool_call", "tool_result", "permission_denied", "usage", "reasoning", "text", "usage", "result"]);
+    expect(events[0]).toEqual({ type: "session", sessionId: SID });
+    expect(events[1]).toEqual({ type: "tool_call", id: "call_stub_66c6", name: "write", input: { filePath: "/w/hello.txt", content: "hi\n" } });
+    expect(events[2]).toEqual({ type: "tool_result", id: "call_stub_66c6", name: "write", output: "Wrote file successfully.", isError: false });
+    expect(events[4]).toMatchObject({ type: "tool_result", name: "bash", isError: true });
+    expect(events[5]).toEqual({ type: "permission_denied", tool: "bash", detail: "rm -f README.md" });
+    expect(events[6]).toEqual({ type: "usage", usage: { inputTokens: 140, outputTokens: 20, cachedTokens: 40 } });
+    expect(events[9]).toEqual({ type: "usage", usage: { inputTokens: 140, outputTokens: 25, cachedTokens: 40, costUsd: 0.0012 } });
+    expect(events[10]).toEqual({ type: "result", text: "All done.", isError: false, usage: { inputTokens: 280, outputTokens: 45, cachedTokens: 80, costUsd: 0.0012 }, numTurns: 2 });
+  });
+
+  it("skips non-JSON lines, unknown types and broken JSON without losing the rest", () => {
+    const events = parseAll(new OpencodeParser(), ["! permission requested: external_directory (/etc/*); auto-rejecting", "", "{not json", '{"type":"future"}', STEP, TEXT, FINAL_STEP_DONE]);
+    expect(events.map((e) => e.type)).toEqual(["session", "text", "usage", "result"]);
+  });
+
+  it("fails the run on an error line, naming an authentication failure", () => {
+    const events = parseAll(new OpencodeParser(), [STEP, ERR_401]);
+    expect(events.at(-2)).toEqual({ type: "error", message: expect.stringMatching(/authentication failed.*401/) });
+    expect(events.at(-1)).toMatchObject({ type: "result", isError: true, reason: expect.stringMatching(/^The model API refused the credentials \(authentication failed\): Model API error 401: stub error 401/) });
+    expect(parseAll(new OpencodeParser(), [STEP, STEP, ERR_MALFORMED]).at(-1)).toMatchObject({ isError: true, reason: expect.stringContaining("JSON parsing failed"), numTurns: 2 });
+  });
+
+  it("reports no result for a run that stopped mid-step (the exit code tells the story)", () => {
+    expect(parseAll(new OpencodeParser(), [STEP, WRITE, TOOL_STEP_DONE]).map((e) => e.type)).toEqual(["session", "tool_call", "tool_result", "usage"]);
+  });
+
+  it("explains an exit before the stream started with OpenCode's own error line", () => {
+    expect(describeOpencodeExit(1, "\u001b[91m\u001b[1mError: \u001b[0mSession not found\n")).toBe("OpenCode failed (exit 1): Session not found");
+    expect(describeOpencodeExit(1, "some log line\n")).toBeUndefined();
+  });
+
+  it("keeps a huge tool output bounded", () => {
+    const big = line("tool_use", { type: "tool", tool: "bash", callID: "c", state: { status: "completed", input: { command: "yes" }, output: "y\n".repeat(300_000) } });
+    const [, , result] = parseAll(new OpencodeParser(), [big]);
+    expect((result as { output: string }).output.length).toBeLessThan(20_000);
+  });
+});
+
+// ------------------------------------------------------------------ mapping
+
+describe("opencode permission mapping", () => {
+  const agent = (permission: unknown) => Agent.parse({ name: "opencode", backend: "opencode", permission });
+
+  it("allows everything by default (the sandbox is the boundary), so nothing is left to ask about", () => {
+    expect(opencodePermissions(agent(undefined), "/out").permission).toEqual({ "*": "allow" });
+  });
+
+  it("writes general rules before specific ones, allow before deny, in OpenCode's names", () => {
+    const p = opencodePermissions(
+      agent({
+        default: "allow",
+        rules: [
+          { tool: "webfetch", action: "deny" },
+          { tool: "bash", pattern: "git push:*", action: "deny" },
+          { tool: "bash", pattern: "git *", action: "allow" },
+          { tool: "mcp__tester__echo_marker", action: "allow" },
+          { tool: "mcp__tester", action: "deny" },
+          { tool: "glob", action: "deny" },
+        ],
+      }),
+      "/out",
+    );
+    expect(p.problems).toEqual([]);
+    expect(Object.entries(p.permission)).toEqual([
+      ["*", "allow"],
+      ["webfetch", "deny"],
+      ["glob", "deny"],
+      ["bash", { "git *": "allow", "git push *": "deny" }],
+      ["tester_*", "deny"],
+      ["tester_echo_marker", "allow"],
+    ]);
+  });
+
+  it("with default deny keeps the outputs folder reachable, treats ask as deny, and lets a whole-tool deny win", () => {
+    const p = opencodePermissions(
+      agent({ default: "deny", rules: [{ tool: "edit", action: "allow" }, { tool: "read", action: "allow" }, { tool: "read", pattern: "*.env", action: "ask" }, { tool: "bash", action: "allow" }, { tool: "bash", action: "deny" }] }),
+      "/out",
+    );
+    expect(p.permission).toEqual({ "*": "deny", external_directory: { "/out/*": "allow" }, edit: "allow", read: { "*": "allow", "*.env": "deny" }, bash: "deny" });
+    expect(p.asked).toEqual(["read(*.env)"]);
+  });
+
+  it("refuses what OpenCode cannot express, each naming the input", () => {
+    const problems = opencodeAgent.unsupported(
+      Agent.parse({
+        name: "opencode",
+        backend: "opencode",
+        permission: { default: "allow", rules: [{ tool: "teleport", action: "deny" }, { tool: "write", action: "allow" }, { tool: "edit", action: "deny" }, { tool: "mcp__x", pattern: "y", action: "deny" }] },
+        skills: [{ name: "My_Skill", path: "/s" }],
+        mcpServers: { q: { command: "srv", env: { TOKEN: 'a"b' } } },
+      }),
+      testContext({ run: { outputSchema: { type: "object" }, resumeSessionId: "-x", secrets: { T: 'a"b' } } }).run,
+    );
+    expect(problems).toEqual([
+      expect.stringContaining("Input 'permissions': 'teleport' names no tool agent 'opencode' knows"),
+      expect.stringContaining("Input 'permissions': 'mcp__x(y)' cannot be honoured by agent 'opencode'"),
+      expect.stringContaining("Input 'permissions': agent 'opencode' cannot tell write from edit"),
+      expect.stringContaining("Input 'session': '-x' is not a session id"),
+      expect.stringContaining("Input 'output-schema' is not supported by agent 'opencode'"),
+      expect.stringContaining("Input 'mcp-servers': server 'q' has a secret with quotes"),
+      expect.stringContaining("Input 'skills': OpenCode loads a skill only from a folder named in lower case"),
+    ]);
+  });
+});
+
+describe("opencode materialisation and command line", () => {
+  it("writes opencode.json, instructions, skills and the plugin-install guard into HOME, keeping secrets in the environment", async () => {
+    const skill = makeSkill("triage", "Triage issues");
+    const ctx = testContext({
+      agent: {
+        backend: "opencode",
+        model: "gpt-4o",
+        instructions: "Be brief.",
+        maxTurns: 5,
+        skills: [{ name: "triage", path: skill }],
+        permission: { default: "allow", rules: [{ tool: "bash", action: "deny" }] },
+        mcpServers: { gh: { command: "gh-mcp", args: ["--token", "tok-123456"], env: { GH_TOKEN: "tok-123456", MODE: "ro" } }, web: { url: "https://mcp.example.com/x", headers: { Authorization: "Bearer tok-123456" } } },
+      },
+      run: { secrets: { GH: "tok-123456" } },
+    });
+    const { env } = await opencodeAgent.materialise(ctx);
+    const home = ctx.layout.home;
+    const dir = path.join(home, ".config/opencode");
+    expect(readFileSync(path.join(home, ".agent-runner/opencode-instructions.md"), "utf8")).toBe("# Run context\n\nBe brief.\n");
+    expect(readFileSync(path.join(dir, "skills/triage/SKILL.md"), "utf8")).toContain("Triage issues");
+    expect(existsSync(path.join(dir, "node_modules"))).toBe(true);
+    expect(JSON.parse(readFileSync(path.join(dir, "package-lock.json"), "utf8")).packages[""].dependencies).toEqual({ "@opencode-ai/plugin": "*" });
+    const raw = readFileSync(path.join(dir, "opencode.json"), "utf8");
+    expect(raw).not.toContain("tok-123456");
+    expect(raw).not.toContain("placeholder-key");
+    const config = JSON.parse(raw);
+    expect(config).toMatchObject({
+      model: "agent-runner/gpt-4o",
+      small_model: "agent-runner/gpt-4o",
+      enabled_providers: ["agent-runner"],
+      autoupdate: false,
+      share: "disabled",
+      instructions: [path.join(home, ".agent-runner/opencode-instructions.md")],
+      permission: { "*": "allow", bash: "deny" },
+      agent: { build: { steps: 5 } },
+      provider: { "agent-runner": { npm: "@ai-sdk/openai-compatible", options: { baseURL: "http://127.0.0.1:9/v1", apiKey: "{env:AGENT_RUNNER_MODEL_API_KEY}" }, models: { "gpt-4o": { tool_call: true } } } },
+    });
+    expect(config.mcp).toEqual({
+      gh: { type: "local", command: ["gh-mcp", "--token", "{env:AGENT_RUNNER_SECRET_0}"], environment: { GH_TOKEN: "{env:AGENT_RUNNER_SECRET_1}", MODE: "ro" }, enabled: true },
+      web: { type: "remote", url: "https://mcp.example.com/x", headers: { Authorization: "{env:AGENT_RUNNER_SECRET_2}" }, enabled: true },
+    });
+    expect(env).toMatchObject({
+      AGENT_RUNNER_SECRET_0: "tok-123456",
+      AGENT_RUNNER_SECRET_2: "Bearer tok-123456",
+      AGENT_RUNNER_MODEL_API_KEY: "placeholder-key",
+      XDG_CONFIG_HOME: path.join(home, ".config"),
+      XDG_DATA_HOME: path.join(home, ".local/share"),
+      OPENCODE_DISABLE_MODELS_FETCH: "1",
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+    });
+    // What must beat a repository's own opencode.json also goes in OPENCODE_CONFIG_CONTENT (no secrets in it).
+    const content = JSON.parse(env.OPENCODE_CONFIG_CONTENT!);
+    expect(Object.keys(content).sort()).toEqual(["autoupdate", "enabled_providers", "mcp", "model", "permission", "provider", "share", "small_model"]);
+    expect(content.provider).toEqual(config.provider);
+    expect(env.OPENCODE_CONFIG_CONTENT).not.toContain("tok-123456");
+    expect(opencodeAgent.sessionPaths(ctx)).toEqual(["opencode.db", "opencode.db-wal", "opencode.db-shm", "snapshot", "storage"].map((f) => path.join(home, ".local/share/opencode", f)));
+  });
+
+  it("builds the command line: prompt on stdin, fixed title, resume and fork", () => {
+    const ctx = testContext({ agent: { backend: "opencode" }, run: { prompt: "do it with spaces", resumeSessionId: SID, forkSession: true, extraArgs: ["--variant", "high"] } });
+    const inv = opencodeAgent.command(ctx, { binPath: "/bin/opencode", version: "x", readOnlyPaths: [] });
+    expect(inv.stdin).toBe("do it with spaces");
+    expect(inv.args).toEqual(["run", "--format", "json", "--pure", "--title", "Agent Runner", "--thinking", "--session", SID, "--fork", "--variant", "high"]);
+  });
+});
+
+// ------------------------------------------------------------------ the real CLI through the action
+
+const KEY = "sk-test-opencode-key-0123456789abcdef";
+const MODEL = "stub-model";
+const timings: string[] = [];
+const note = (label: string, r: AgentRun) => timings.push(`${label}: first model request ${r.firstModelRequestMs ?? "-"} ms, total ${r.totalMs} ms`);
+const opencodeInputs = (stub: StubModel, extra: Record<string, string> = {}) => ({
+  agent: "opencode",
+  model: MODEL,
+  "base-url": `${stub.url}/v1`,
+  secrets: `OPENAI_API_KEY=${KEY}`,
+  ...extra,
+});
+/** OpenCode takes 4–5 s to start on an idle box, much more under load (other suites running). */
+const SLOW = 120_000;
+
+describe("opencode run by the action against the stub model", () => {
+  let stub: StubModel;
+  let tripwire: Tripwire;
+  beforeAll(async () => {
+    stub = await startStubModel([]);
+    tripwire = await startTripwire();
+  });
+  afterAll(async () => {
+    await stub?.close();
+    await tripwire?.close();
+    if (timings.length) console.info(`[opencode] ${timings.join("; ")}`);
+  });
+
+  it("writes a file and runs a shell command: success, the file in the patch, session id, usage and final message", { timeout: SLOW }, async () => {
+    const ws = makeWorkspace();
+    stub.setScript([
+      { tool: "write", args: { filePath: path.join(ws, "hello.txt"), content: "hello from opencode\n" } },
+      { tool: "bash", args: { command: "echo made-by-shell > shell.txt", description: "write shell.txt" } },
+      { text: "MARK-1 all done" },
+    ]);
+    const r = await runAgentAction({
+      workspace: ws,
+      stub,
+      timeoutMs: SLOW,
+      inputs: { ...opencodeInputs(stub), prompt: "Create hello.txt and shell.txt", env: Object.entries(tripwire.env()).map(([k, v]) => `${k}=${v}`).join("\n") },
+    });
+    note("write+shell", r);
+    expect(r.main.outputs.conclusion, r.main.log).toBe("success");
+    expect(JSON.parse(r.main.outputs["changed-files"]!).sort()).toEqual(["hello.txt", "shell.txt"]);
+    expect(readFileSync(r.main.outputs["patch-path"]!, "utf8")).toContain("hello from opencode");
+    expect(r.main.outputs["final-message"]).toBe("MARK-1 all done");
+    expect(r.main.outputs["session-id"]).toMatch(/^ses_[A-Za-z0-9]+$/);
+    expect(JSON.parse(r.main.outputs.usage!)).toMatchObject({ inputTokens: 420, outputTokens: 60, cachedTokens: 120 });
+    expect(r.result.numTurns).toBe(3);
+    expect(r.trace.filter((e) => e.type === "tool_call").map((e) => (e as { name: string }).name)).toEqual(["write", "bash"]);
+    // The prompt arrived verbatim on stdin (argv words with spaces would be quoted), and no title request was made.
+    const first = stub.modelRequests().at(-3)!;
+    expect(JSON.stringify(first.body)).toContain('"Create hello.txt and shell.txt"');
+    expect(JSON.stringify(first.body)).not.toContain('\\"Create hello.txt');
+    expect(stub.requests.filter((q) => q.kind === "side")).toEqual([]);
+    expect(first.model).toBe(MODEL);
+    // The real key never reached the CLI: the gateway swapped the placeholder for it.
+    expect(stub.modelRequests().at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(r.main.log).not.toContain(KEY);
+    // Nothing tried to leave 127.0.0.1 (no plugin install, no model catalogue, no update check).
+    expect(tripwire.hits).toEqual([]);
+  });
+
+  it("works the same inside the bwrap sandbox with network model-only, attempting no other host", { timeout: SLOW }, async () => {
+    const ws = makeWorkspace();
+    stub.setScript([
+      { tool: "write", args: { filePath: path.join(ws, "hello.txt"), content: "hello from opencode\n" } },
+      { tool: "bash", args: { command: "echo made-by-shell > shell.txt", description: "write shell.txt" } },
+      { text: "done in the sandbox" },
+    ]);
+    const r = await runAgentAction({ workspace: ws, stub, timeoutMs: SLOW, inputs: { ...opencodeInputs(stub), prompt: "Create hello.txt and shell.txt", sandbox: "bwrap", network: "model-only" } });
+    note("bwrap", r);
+    expect(r.main.outputs.conclusion, r.main.log).toBe("success");
+    expect(r.result.sandboxBackend).toBe("bwrap");
+    expect(JSON.parse(r.main.outputs["changed-files"]!).sort()).toEqual(["hello.txt", "shell.txt"]);
+    expect(r.main.outputs["final-message"]).toBe("done in the sandbox");
+    expect(r.result.networkBlocked).toBe(0);
+  });
+
+  it("resumes the session given by id (the model sees the earlier turns), and fork-session starts a new id", { timeout: 3 * SLOW }, async () => {
+    const w = makeWorkspace();
+    const stateDir = mkdtempSync(path.join(os.tmpdir(), "agent-state-"));
+    stub.setScript([{ text: "MARK-1 first answer" }]);
+    const first = await runAgentCli({ workspace: w, stateDir, timeoutMs: SLOW, inputs: { ...opencodeInputs(stub), prompt: "First turn" } });
+    expect(first.outputs.conclusion, first.stdout + first.stderr).toBe("success");
+    const id = first.outputs["session-id"]!;
+    expect(id).toMatch(/^ses_/);
+
+    stub.setScript([{ text: "resumed" }]);
+    const resumed = await runAgentCli({ workspace: w, stateDir, timeoutMs: SLOW, inputs: { ...opencodeInputs(stub), prompt: "Second turn", session: id } });
+    expect(resumed.outputs.conclusion, resumed.stdout + resumed.stderr).toBe("success");
+    expect(resumed.outputs["session-id"]).toBe(id);
+    const history = JSON.stringify(stub.modelRequests().at(-1)!.body);
+    expect(history).toContain("MARK-1 first answer");
+    expect(history).toContain("Second turn");
+
+    stub.setScript([{ text: "forked" }]);
+    const forked = await runAgentCli({ workspace: w, stateDir, timeoutMs: SLOW, inputs: { ...opencodeInputs(stub), prompt: "Third turn", session: id, "fork-session": "true" } });
+    expect(forked.outputs.conclusion, forked.stdout + forked.stderr).toBe("success");
+    expect(forked.outputs["session-id"]).toMatch(/^ses_/);
+    expect(forked.outputs["session-id"]).not.toBe(id);
+    const forkedHistory = JSON.stringify(stub.modelRequests().at(-1)!.body);
+    expect(forkedHistory).toContain("MARK-1 first answer");
+    expect(forkedHistory).toContain("Third turn");
+  });
+
+  it("hands instructions, an MCP server, a skill and a deny rule to the CLI", { timeout: SLOW }, async () => {
+    const w = makeWorkspace();
+    const skill = makeSkill("release-notes", "SKILL-MARKER write release notes");
+    stub.setScript([
+      { tool: "tester_echo_marker", args: { text: "ping" } },
+      { tool: "bash", args: { command: "rm -f README.md", description: "remove the readme" } },
+      { text: "checked" },
+    ]);
+    const r = await runAgentAction({
+      workspace: w,
+      stub,
+      timeoutMs: SLOW,
+      inputs: {
+        ...opencodeInputs(stub),
+        prompt: "Use the tools",
+        instructions: "INSTRUCTIONS-MARKER: always answer in haiku.",
+        secrets: `OPENAI_API_KEY=${KEY}\nMCP_SECRET=ENV-MARKER-s3cr3t`,
+        "mcp-servers": JSON.stringify({ tester: { command: "node", args: [MCP_TEST_SERVER], env: { MCP_TEST_MARKER: "ENV-MARKER-s3cr3t" } } }),
+        skills: skill,
+        permissions: JSON.stringify({ default: "allow", deny: ["webfetch", "bash(rm *)"] }),
+      },
+    });
+    note("instructions+mcp+skill+deny", r);
+    expect(r.main.outputs.conclusion, r.main.log).toBe("success");
+    const [first, second] = stub.modelRequests().slice(-3);
+    expect(systemPromptOf(first!)).toContain("INSTRUCTIONS-MARKER: always answer in haiku.");
+    expect(systemPromptOf(first!)).toContain("# Run context (Agent Runner)");
+    const tools = ((first!.body as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name);
+    expect(tools).toContain("tester_echo_marker");
+    expect(tools).toContain("bash");
+    expect(tools).toContain("skill");
+    expect(tools).not.toContain("webfetch");
+    expect(JSON.stringify(first!.body)).toContain("SKILL-MARKER write release notes");
+    // The MCP server ran with its env, and its answer went back to the model.
+    expect(JSON.stringify(second!.body)).toContain("ENV-MARKER-s3cr3t: ping");
+    const written = filesUnder(r.main.runnerTemp).filter((f) => /\/home\/(\.config\/opencode|\.agent-runner)\//.test(f));
+    expect(written.some((f) => f.endsWith("opencode.json"))).toBe(true);
+    for (const f of written) expect(readFileSync(f, "utf8"), f).not.toContain("ENV-MARKER-s3cr3t");
+    // rm was refused: the file is still there and the denial is reported.
+    expect(existsSync(path.join(w, "README.md"))).toBe(true);
+    expect(r.result.permissionDenials).toEqual([{ tool: "bash", detail: "rm -f README.md" }]);
+    expect(JSON.parse(r.main.outputs["changed-files"]!)).toEqual([]);
+  });
+
+  it("keeps the workflow's endpoint, permissions and MCP servers over a repository's own opencode.json", { timeout: SLOW }, async () => {
+    const w = makeWorkspace({
+      "README.md": "# repo\n",
+      "REPO-INSTRUCTIONS.md": "REPO-INSTRUCTIONS-MARKER\n",
+      "opencode.json": JSON.stringify({
+        model: "elsewhere/big-model",
+        provider: { elsewhere: { npm: "@ai-sdk/openai-compatible", options: { baseURL: "http://127.0.0.1:9/v1" }, models: { "big-model": {} } } },
+        permission: { bash: "allow" },
+        instructions: ["REPO-INSTRUCTIONS.md"],
+        mcp: { tester: { type: "local", command: ["false"], enabled: false } },
+      }),
+    });
+    stub.setScript([{ tool: "bash", args: { command: "rm -f README.md", description: "remove" } }, { text: "kept" }]);
+    const r = await runAgentAction({
+      workspace: w,
+      stub,
+      timeoutMs: SLOW,
+      inputs: {
+        ...opencodeInputs(stub),
+        prompt: "try",
+        instructions: "WORKFLOW-INSTRUCTIONS-MARKER",
+        "mcp-servers": JSON.stringify({ tester: { command: "node", args: [MCP_TEST_SERVER] } }),
+        permissions: JSON.stringify({ default: "allow", deny: ["bash(rm *)"] }),
+      },
+    });
+    expect(r.main.outputs.conclusion, r.main.log).toBe("success");
+    const first = stub.modelRequests().at(-2)!;
+    expect(first.model).toBe(MODEL);
+    const tools = ((first.body as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name);
+    expect(tools).toContain("tester_echo_marker");
+    // Both sets of instructions: the repository's add to the workflow's.
+    expect(systemPromptOf(first)).toContain("WORKFLOW-INSTRUCTIONS-MARKER");
+    expect(systemPromptOf(first)).toContain("REPO-INSTRUCTIONS-MARKER");
+    expect(existsSync(path.join(w, "README.md"))).toBe(true);
+    expect(r.result.permissionDenials).toEqual([{ tool: "bash", detail: "rm -f README.md" }]);
+  });
+
+  it("caps the agentic steps at max-turns: at the cap the model is told to answer without tools", { timeout: SLOW }, async () => {
+    const w = makeWorkspace();
+    stub.setScript([{ tool: "bash", args: { command: "echo one", description: "one" } }, { text: "summary at the cap" }]);
+    const r = await runAgentAction({ workspace: w, stub, timeoutMs: SLOW, inputs: { ...opencodeInputs(stub), prompt: "loop", "max-turns": "2" } });
+    expect(r.main.outputs.conclusion, r.main.log).toBe("success");
+    expect(JSON.stringify(stub.modelRequests().at(-1)!.body)).toContain("MAXIMUM STEPS REACHED");
+    expect(r.main.outputs["final-message"]).toBe("summary at the cap");
+  });
+
+  it("fails with OpenCode's own reason when the session to resume does not exist", { timeout: SLOW }, async () => {
+    stub.setScript([{ text: "never" }]);
+    const before = stub.modelRequests().length;
+    const r = await runAgentAction({ workspace: makeWorkspace(), stub, timeoutMs: SLOW, inputs: { ...opencodeInputs(stub), prompt: "go on", session: "ses_doesnotexist123" } });
+    expect(r.main.outputs.conclusion).toBe("failure");
+    expect(r.result.reason).toBe("OpenCode failed (exit 1): Session not found");
+    expect(stub.modelRequests().length).toBe(before);
+  });
+
+  const failures: [string, Parameters<StubModel["setScript"]>[0], RegExp][] = [
+    // OpenCode retries a 5xx five times, honouring retry-after-ms (else 2 s, 4 s, … backoff).
+    ["server errors (500)", Array(7).fill({ status: 500, headers: { "retry-after-ms": "0" } }), /Model API error 500: stub error 500/],
+    // (The stub's `malformed` body reads as a retryable network error to OpenCode — "Unterminated" matches its
+    // /terminated/ — and takes ~60 s of backoff; a stream that is plainly not JSON fails at once.)
+    ["a malformed stream", Array(3).fill({ status: 200, body: "data: {not json at all\n\n" }), /JSON parsing failed/],
+    ["an authentication error (401)", Array(3).fill({ status: 401 }), /authentication failed.*401/],
+  ];
+  it.each(failures)("fails with the reason, in bounded time, on %s", { timeout: SLOW }, async (_label, script, reason) => {
+    stub.setScript(script);
+    const r = await runAgentAction({ workspace: makeWorkspace(), stub, timeoutMs: SLOW, inputs: { ...opencodeInputs(stub), prompt: "fail" } });
+    expect(r.main.outputs.conclusion, r.main.log).toBe("failure");
+    expect(r.result.reason).toMatch(reason);
+    expect(r.main.exitCode).toBe(1);
+    expect(r.totalMs).toBeLessThan(SLOW);
+  });
+});
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => path.join(d.parentPath, d.name));
+}
