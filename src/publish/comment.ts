@@ -27,7 +27,6 @@ export interface CommentLinks {
   artifactUrl?: string;
   pullRequest?: { number: number; url: string };
   commit?: { sha: string; url?: string };
-  branch?: string;
 }
 
 /** Agent output shown as markdown: no hidden markers, no pings. */
@@ -66,7 +65,6 @@ export interface FinalCommentInput {
   deliveryNote?: string;
   /** Patch text to include in a collapsed block, when the changes were not pushed (or always). */
   patch?: { text: string; bytes: number; path: string };
-  requester?: string;
 }
 
 function kb(bytes: number): string {

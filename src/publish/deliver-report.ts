@@ -47,7 +47,6 @@ export async function renderFinalComment(opts: {
   note?: string;
   showPatch: boolean;
   runUrl?: string;
-  requester?: string;
 }): Promise<string> {
   const { result, outcome } = opts;
   const patch = opts.showPatch ? await readPatchHead(result.diff.patchPath) : undefined;
@@ -61,11 +60,9 @@ export async function renderFinalComment(opts: {
       ...(artifactUrl ? { artifactUrl } : {}),
       ...(outcome?.pullRequest ? { pullRequest: outcome.pullRequest } : {}),
       ...(outcome?.commitSha ? { commit: { sha: outcome.commitSha, ...(outcome.commitUrl ? { url: outcome.commitUrl } : {}) } } : {}),
-      ...(outcome?.branch ? { branch: outcome.branch } : {}),
     },
     ...(note ? { deliveryNote: note } : {}),
     ...(patch ? { patch } : {}),
-    ...(opts.requester ? { requester: opts.requester } : {}),
   });
 }
 

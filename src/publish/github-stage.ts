@@ -106,7 +106,6 @@ export async function deliverToGitHub(ctx: StageContext, gh: GitHubStage, result
         ...(note ? { note } : {}),
         showPatch: outcome ? outcome.showPatch : result.diff.changedFiles.length > 0,
         ...(run.runUrl ? { runUrl: run.runUrl } : {}),
-        ...(run.trigger.requester ? { requester: run.trigger.requester.login } : {}),
       }),
     );
   } catch (e) {
