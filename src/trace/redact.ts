@@ -110,7 +110,20 @@ export class Redactor {
 
   /** Deep-redact every string in a JSON-like value. */
   redactValue<T>(value: T): T {
-    return JSON.parse(this.redact(JSON.stringify(value))) as T;
+    // A walk, not a JSON round trip: this runs once per event of streams that
+    // can be hundreds of MB, and every copy is garbage for the collector.
+    return this.walk(value) as T;
+  }
+
+  private walk(value: unknown): unknown {
+    if (typeof value === "string") return this.redact(value);
+    if (Array.isArray(value)) return value.map((v) => this.walk(v));
+    if (value !== null && typeof value === "object") {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) out[k] = this.walk(v);
+      return out;
+    }
+    return value;
   }
 }
 

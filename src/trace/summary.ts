@@ -21,8 +21,13 @@ export interface EventSummary {
 
 export class SummaryBuilder {
   private s: EventSummary = { finalMessage: "", usage: emptyUsage(), numTurns: 0, toolCalls: 0, permissionDenials: [], networkBlocked: 0, errors: [] };
-  /** Text since the last tool call: the final answer when the CLI gives no explicit result. */
-  private trailingText = "";
+  /**
+   * Text since the last tool call: the final answer when the CLI gives no
+   * explicit result. Kept as parts and joined once at the end: re-joining a
+   * 64 KB tail per line would allocate gigabytes on a long stream.
+   */
+  private trailing: string[] = [];
+  private trailingLength = 0;
   private cumulativeUsage: Usage | undefined;
   private incrementalUsage = emptyUsage();
 
@@ -34,11 +39,15 @@ export class SummaryBuilder {
         if (e.model) s.model = e.model;
         break;
       case "text":
-        this.trailingText = (this.trailingText ? `${this.trailingText}\n${e.text}` : e.text).slice(-FINAL_TEXT_LIMIT);
+        this.trailing.push(e.text);
+        this.trailingLength += e.text.length + 1;
+        while (this.trailingLength - (this.trailing[0]?.length ?? 0) - 1 >= FINAL_TEXT_LIMIT && this.trailing.length > 1)
+          this.trailingLength -= this.trailing.shift()!.length + 1;
         break;
       case "tool_call":
         s.toolCalls++;
-        this.trailingText = "";
+        this.trailing = [];
+        this.trailingLength = 0;
         break;
       case "usage":
         if (e.cumulative) this.cumulativeUsage = e.usage;
@@ -67,6 +76,7 @@ export class SummaryBuilder {
   summary(): EventSummary {
     const result = this.s.result;
     const usage = result?.usage ?? this.cumulativeUsage ?? this.incrementalUsage;
-    return { ...this.s, usage, finalMessage: (result?.text ?? this.trailingText).trim() };
+    const trailingText = this.trailing.join("\n").slice(-FINAL_TEXT_LIMIT);
+    return { ...this.s, usage, finalMessage: (result?.text ?? trailingText).trim() };
   }
 }

@@ -57,10 +57,12 @@ export class TraceWriter {
   }
 
   event(e: AgentEvent, raw?: string): TracedEvent {
+    // A plain-text line (the command agent's output) is its own raw form: keep it once.
+    const keepRaw = raw !== undefined && !(e.type === "text" && e.text === raw);
     const traced: TracedEvent = this.redactor.redactValue({
       ts: new Date().toISOString(),
       ...e,
-      ...(raw !== undefined ? { raw: raw.length > RAW_IN_EVENT_LIMIT ? `${raw.slice(0, RAW_IN_EVENT_LIMIT)}…` : raw } : {}),
+      ...(keepRaw ? { raw: raw.length > RAW_IN_EVENT_LIMIT ? `${raw.slice(0, RAW_IN_EVENT_LIMIT)}…` : raw } : {}),
     });
     this.trace.write(JSON.stringify(traced) + "\n");
     return traced;
