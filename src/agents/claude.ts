@@ -9,19 +9,23 @@
  * permission bypass (and so no IS_SANDBOX=1 as root).
  */
 import path from "node:path";
-import type { Agent, RunConfig } from "../config/schema.js";
+import type { Agent } from "../config/schema.js";
 import type { AgentEvent, Usage } from "../trace/events.js";
 import {
   BoundedMap,
   FINAL_TEXT_LIMIT,
-  GENERIC_TOOLS,
   arr,
   clip,
   contentText,
   copySkills,
   describeModelFailure,
+  dollarVariable,
+  endpointEnv,
   headlessPolicy,
   instructionsText,
+  isGenericTool,
+  mapValues,
+  maxTurnsReason,
   mcpEntries,
   num,
   oneLine,
@@ -29,18 +33,19 @@ import {
   parseMcpToolName,
   promptUsage,
   rec,
-  ruleText,
   runnerFilesDir,
   SecretVariables,
   sessionIdProblems,
   str,
+  unknownToolProblem,
   writePrivateFile,
+  type GenericTool,
   type JsonObject,
 } from "./common.js";
-import type { AgentBackend, AgentContext, EventParser } from "./types.js";
+import type { AgentBackend, EventParser } from "./types.js";
 
 /** Our tool vocabulary → Claude Code's tool names. */
-const CLAUDE_TOOL: Record<(typeof GENERIC_TOOLS)[number], string> = {
+const CLAUDE_TOOL: Record<GenericTool, string> = {
   bash: "Bash",
   write: "Write",
   edit: "Edit",
@@ -79,9 +84,7 @@ export function claudePermissions(agent: Agent): ClaudePermissions {
   for (const rule of policy.rules) {
     const tool = claudeToolName(rule.tool);
     if (!tool) {
-      problems.push(
-        `Input 'permissions': '${ruleText(rule)}' names no tool agent 'claude' knows; use ${GENERIC_TOOLS.join(", ")}, mcp__<server>[__<tool>] or a Claude Code tool name such as NotebookEdit.`,
-      );
+      problems.push(unknownToolProblem("claude", rule, "a Claude Code tool name such as NotebookEdit"));
       continue;
     }
     const entry = rule.pattern !== undefined ? `${tool}(${rule.pattern})` : tool;
@@ -91,20 +94,23 @@ export function claudePermissions(agent: Agent): ClaudePermissions {
 }
 
 function claudeToolName(tool: string): string | undefined {
-  if (tool in CLAUDE_TOOL) return CLAUDE_TOOL[tool as keyof typeof CLAUDE_TOOL];
+  if (isGenericTool(tool)) return CLAUDE_TOOL[tool];
   if (parseMcpToolName(tool)) return tool;
   // Claude Code's own names (Bash, NotebookEdit, …) are accepted as written.
   if (/^[A-Z][A-Za-z]+$/.test(tool)) return tool;
   return undefined;
 }
 
-function configDir(ctx: AgentContext): string {
-  return path.join(ctx.layout.home, ".claude");
-}
-
-function files(ctx: AgentContext) {
-  const dir = runnerFilesDir(ctx.layout.home);
-  return { instructions: path.join(dir, "claude-instructions.md"), mcp: path.join(dir, "claude-mcp.json") };
+/** Where the run's Claude Code files live in the isolated HOME. */
+function homePaths(home: string) {
+  const configDir = path.join(home, ".claude");
+  return {
+    configDir,
+    skills: path.join(configDir, "skills"),
+    projects: path.join(configDir, "projects"),
+    instructions: path.join(runnerFilesDir(home), "claude-instructions.md"),
+    mcpConfig: path.join(runnerFilesDir(home), "claude-mcp.json"),
+  };
 }
 
 export const claudeAgent: AgentBackend = {
@@ -113,35 +119,30 @@ export const claudeAgent: AgentBackend = {
   provider: "anthropic",
   keyNames: ["ANTHROPIC_API_KEY"],
 
-  unsupported(agent: Agent, run: RunConfig) {
+  unsupported(agent, run) {
     return [...claudePermissions(agent).problems, ...sessionIdProblems(run)];
   },
 
   async materialise(ctx) {
     const { agent } = ctx;
-    const f = files(ctx);
-    await writePrivateFile(f.instructions, instructionsText(ctx));
+    const paths = homePaths(ctx.layout.home);
+    await writePrivateFile(paths.instructions, instructionsText(ctx));
     // Claude expands ${VAR} in MCP settings: a secret stays in the environment, not in the file.
     const hidden = new SecretVariables(ctx.run.secrets);
-    const ref = (v: string) => {
-      const name = hidden.hide(v);
-      return name ? `\${${name}}` : v;
-    };
-    const refs = (m: Record<string, string>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, ref(v)]));
+    const ref = (v: string) => hidden.configValue(v, dollarVariable);
     const servers: Record<string, JsonObject> = {};
     for (const s of mcpEntries(agent.mcpServers))
       servers[s.name] =
         s.kind === "stdio"
-          ? { type: "stdio", command: s.command, args: s.args.map(ref), env: refs(s.env) }
-          : { type: "http", url: ref(s.url), headers: refs(s.headers) };
-    await writePrivateFile(f.mcp, JSON.stringify({ mcpServers: servers }, null, 2) + "\n");
-    if (agent.skills.length) await copySkills(agent.skills, path.join(configDir(ctx), "skills"));
+          ? { type: "stdio", command: s.command, args: s.args.map(ref), env: mapValues(s.env, ref) }
+          : { type: "http", url: ref(s.url), headers: mapValues(s.headers, ref) };
+    await writePrivateFile(paths.mcpConfig, JSON.stringify({ mcpServers: servers }, null, 2) + "\n");
+    if (agent.skills.length) await copySkills(agent.skills, paths.skills);
     return {
       env: {
         ...hidden.env,
-        CLAUDE_CONFIG_DIR: configDir(ctx),
-        ...(ctx.endpoint ? { ANTHROPIC_BASE_URL: ctx.endpoint.baseUrl } : {}),
-        ...(ctx.endpoint?.apiKey ? { ANTHROPIC_API_KEY: ctx.endpoint.apiKey } : {}),
+        CLAUDE_CONFIG_DIR: paths.configDir,
+        ...endpointEnv(ctx.endpoint, { baseUrl: "ANTHROPIC_BASE_URL", apiKey: "ANTHROPIC_API_KEY" }),
         // No telemetry, error reports, feature-flag fetches, title requests or self-updates:
         // the model endpoint is the only host a run talks to.
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
@@ -155,7 +156,7 @@ export const claudeAgent: AgentBackend = {
 
   command(ctx, installed) {
     const { agent, run } = ctx;
-    const f = files(ctx);
+    const paths = homePaths(ctx.layout.home);
     const perms = claudePermissions(agent);
     // --allowedTools, --disallowedTools and --mcp-config take several values: each gets
     // exactly one (comma-joined) and is followed by another flag, so nothing else is swallowed.
@@ -164,12 +165,12 @@ export const claudeAgent: AgentBackend = {
       ...(perms.allowed.length ? ["--allowedTools", perms.allowed.join(",")] : []),
       ...(perms.disallowed.length ? ["--disallowedTools", perms.disallowed.join(",")] : []),
       "--mcp-config",
-      f.mcp,
+      paths.mcpConfig,
       "--strict-mcp-config",
       "--permission-mode",
       "dontAsk",
       "--append-system-prompt-file",
-      f.instructions,
+      paths.instructions,
       ...(agent.model ? ["--model", agent.model] : []),
       ...(agent.maxTurns ? ["--max-turns", String(agent.maxTurns)] : []),
       ...(run.outputSchema ? ["--json-schema", JSON.stringify(run.outputSchema)] : []),
@@ -187,7 +188,7 @@ export const claudeAgent: AgentBackend = {
   createParser: (ctx) => new ClaudeParser(ctx.agent.maxTurns),
 
   // Session files live under projects/<cwd with / → ->/<id>.jsonl (subagents in <id>/).
-  sessionPaths: (ctx) => [path.join(configDir(ctx), "projects")],
+  sessionPaths: (ctx) => [homePaths(ctx.layout.home).projects],
 };
 
 /**
@@ -219,7 +220,7 @@ export class ClaudeParser implements EventParser {
   }
 
   end(): AgentEvent[] {
-    // Without a result line the exit code and stderr tell the story (see conclude()).
+    // Without a result line the exit code and stderr tell the story (see conclude() in runner.ts).
     return [];
   }
 
@@ -314,8 +315,7 @@ export class ClaudeParser implements EventParser {
   private reason(e: JsonObject): string {
     const subtype = str(e.subtype) ?? "";
     const errors = arr(e.errors).map((x) => (typeof x === "string" ? x : JSON.stringify(x)));
-    if (subtype === "error_max_turns")
-      return `The agent stopped at the 'max-turns' limit${this.maxTurns ? ` (${this.maxTurns})` : ""} before finishing.`;
+    if (subtype === "error_max_turns") return maxTurnsReason(this.maxTurns);
     if (subtype === "error_max_budget_usd") return "The agent stopped at its spending limit before finishing.";
     if (subtype === "error_max_structured_output_retries") return "The agent could not produce output matching 'output-schema'.";
     const message = str(e.result) ?? errors.at(-1) ?? subtype;

@@ -9,7 +9,7 @@
  * (`danger-full-access`): Agent Runner's sandbox is the boundary.
  */
 import path from "node:path";
-import type { Agent, RunConfig } from "../config/schema.js";
+import type { Agent } from "../config/schema.js";
 import type { AgentEvent, Usage } from "../trace/events.js";
 import {
   BoundedMap,
@@ -20,12 +20,14 @@ import {
   copySkills,
   decideTool,
   describeModelFailure,
+  endpointEnv,
   headlessPolicy,
   instructionsText,
   mcpEntries,
   num,
   parseJsonLine,
   parseMcpToolName,
+  plainCommandWords,
   promptUsage,
   rec,
   ruleText,
@@ -33,6 +35,11 @@ import {
   SecretVariables,
   sessionIdProblems,
   str,
+  tomlArray,
+  tomlString,
+  unenforceableRuleProblem,
+  unknownToolProblem,
+  unsupportedInputProblem,
   writePrivateFile,
   type JsonObject,
   type McpEntry,
@@ -44,8 +51,10 @@ export const CODEX_PROVIDER_ID = "agent_runner";
 /** Codex reads the key from this variable (env_key), never from a file or argv. */
 const KEY_ENV = "OPENAI_API_KEY";
 
+type CodexToolKind = "bash" | "write" | "edit" | "read" | "web";
+
 /** Our tool vocabulary, plus Codex's own names for the same things. */
-const CODEX_ALIASES: Record<string, "bash" | "write" | "edit" | "read" | "web"> = {
+const CODEX_ALIASES: Record<string, CodexToolKind> = {
   bash: "bash",
   shell: "bash",
   exec_command: "bash",
@@ -57,6 +66,11 @@ const CODEX_ALIASES: Record<string, "bash" | "write" | "edit" | "read" | "web"> 
   websearch: "web",
   web_search: "web",
 };
+
+function codexToolKind(tool: string): CodexToolKind | undefined {
+  // Own keys only: `tool in` / indexing would also find `constructor` and the like.
+  return Object.hasOwn(CODEX_ALIASES, tool) ? CODEX_ALIASES[tool] : undefined;
+}
 
 export interface CodexPermissions {
   sandboxMode: "danger-full-access" | "read-only";
@@ -80,26 +94,23 @@ export function codexPermissions(agent: Agent): CodexPermissions {
   const policy = headlessPolicy(agent.permission);
   const problems: string[] = [];
   const rules: string[] = [];
-  const cannot = (rule: { tool: string; pattern?: string }, why: string) =>
-    problems.push(`Input 'permissions': '${ruleText(rule)}' cannot be honoured by agent 'codex': ${why}.`);
+  const cannot = (rule: { tool: string; pattern?: string }, why: string) => problems.push(unenforceableRuleProblem("codex", rule, why));
 
   for (const rule of policy.rules) {
     if (parseMcpToolName(rule.tool)) {
       if (rule.pattern !== undefined) cannot(rule, "MCP tools take no patterns");
       continue;
     }
-    const kind = CODEX_ALIASES[rule.tool];
+    const kind = codexToolKind(rule.tool);
     if (!kind) {
-      problems.push(
-        `Input 'permissions': '${ruleText(rule)}' names no tool agent 'codex' knows; use bash, write, edit, read, webfetch, websearch or mcp__<server>[__<tool>].`,
-      );
+      problems.push(unknownToolProblem("codex", rule));
       continue;
     }
     if (kind === "read" && rule.action === "deny") cannot(rule, "Codex always lets the agent read files");
     if (rule.pattern === undefined) continue;
     if (kind !== "bash") cannot(rule, "only shell commands can be limited by a pattern");
     else if (rule.action === "allow") {
-      if (decideTool(policy, (t) => CODEX_ALIASES[t] === "bash") === "deny")
+      if (decideTool(policy, (t) => codexToolKind(t) === "bash") === "deny")
         cannot(rule, "Codex cannot allow only some shell commands while the shell is otherwise denied");
     } else {
       const prefix = commandPrefix(rule.pattern);
@@ -111,7 +122,7 @@ export function codexPermissions(agent: Agent): CodexPermissions {
     }
   }
 
-  const allowed = (kind: string) => decideTool(policy, (t) => CODEX_ALIASES[t] === kind) === "allow";
+  const allowed = (kind: CodexToolKind) => decideTool(policy, (t) => codexToolKind(t) === kind) === "allow";
   const mcp: CodexPermissions["mcp"] = {};
   for (const name of Object.keys(agent.mcpServers)) {
     const serverRule = decideTool(policy, (t) => {
@@ -141,28 +152,17 @@ export function codexPermissions(agent: Agent): CodexPermissions {
   };
 }
 
-/** `rm *`, `git push:*`, `git push` → the command's leading words; anything fancier → undefined. */
+/**
+ * `rm *`, `git push:*`, `git push` → the command's leading words; anything
+ * fancier → undefined. Unlike commandPrefixWords (common.ts) the wildcard is
+ * optional: a Codex prefix rule matches argv by leading words anyway, so a
+ * denied `npm publish` also refuses `npm publish --force`.
+ */
 export function commandPrefix(pattern: string): string[] | undefined {
-  const p = pattern.trim().replace(/(?::\*|\s+\*|\*)$/, "").trim();
-  const words = p.split(/\s+/).filter(Boolean);
-  if (!words.length || words.some((w) => /[*?[\]{}'"`$\\]/.test(w))) return undefined;
-  return words;
+  return plainCommandWords(pattern.trim().replace(/(?::\*|\s+\*|\*)$/, ""));
 }
 
 // ------------------------------------------------------------------ config.toml
-
-/**
- * A TOML basic string. JSON's escapes are a subset of TOML's; TOML also
- * forbids a raw DEL and escaped lone surrogates, so those are fixed first.
- */
-export function tomlString(s: string): string {
-  const wellFormed = s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
-  return JSON.stringify(wellFormed).replace(/\u007f/g, "\\u007F");
-}
-
-function tomlArray(items: string[]): string {
-  return `[${items.map(tomlString).join(", ")}]`;
-}
 
 function tomlInlineTable(map: Record<string, string>): string {
   return `{ ${Object.entries(map)
@@ -248,12 +248,17 @@ function mcpServerToml(s: McpEntry, p: CodexPermissions["mcp"][string] | undefin
   return out;
 }
 
-function codexHome(ctx: AgentContext): string {
-  return path.join(ctx.layout.home, ".codex");
-}
-
-function schemaFile(ctx: AgentContext): string {
-  return path.join(runnerFilesDir(ctx.layout.home), "codex-output-schema.json");
+/** Where the run's Codex files live in the isolated HOME. */
+function homePaths(home: string) {
+  const codexHome = path.join(home, ".codex");
+  return {
+    codexHome,
+    config: path.join(codexHome, "config.toml"),
+    rules: path.join(codexHome, "rules", "agent-runner.rules"),
+    skills: path.join(codexHome, "skills"),
+    sessions: path.join(codexHome, "sessions"),
+    outputSchema: path.join(runnerFilesDir(home), "codex-output-schema.json"),
+  };
 }
 
 export const codexAgent: AgentBackend = {
@@ -262,9 +267,9 @@ export const codexAgent: AgentBackend = {
   provider: "openai",
   keyNames: ["OPENAI_API_KEY", "CODEX_API_KEY"],
 
-  unsupported(agent: Agent, run: RunConfig) {
+  unsupported(agent, run) {
     const problems = [...codexPermissions(agent).problems, ...sessionIdProblems(run)];
-    if (agent.maxTurns) problems.push("Input 'max-turns' is not supported by agent 'codex': codex exec has no turn limit (use timeout-minutes).");
+    if (agent.maxTurns) problems.push(unsupportedInputProblem("max-turns", "codex", "codex exec has no turn limit (use timeout-minutes)"));
     const hidden = new SecretVariables(run.secrets);
     for (const s of mcpEntries(agent.mcpServers))
       if (secretInPlainSight(s, hidden))
@@ -276,20 +281,21 @@ export const codexAgent: AgentBackend = {
 
   async materialise(ctx) {
     const { agent, run } = ctx;
-    const home = codexHome(ctx);
+    const paths = homePaths(ctx.layout.home);
     const perms = codexPermissions(agent);
     const hidden = new SecretVariables(run.secrets);
-    await writePrivateFile(path.join(home, "config.toml"), codexConfigToml(ctx, perms, hidden));
-    if (perms.rules.length) await writePrivateFile(path.join(home, "rules", "agent-runner.rules"), perms.rules.join("\n") + "\n");
+    await writePrivateFile(paths.config, codexConfigToml(ctx, perms, hidden));
+    if (perms.rules.length) await writePrivateFile(paths.rules, perms.rules.join("\n") + "\n");
     if (perms.sandboxMode === "read-only")
       ctx.log.info("codex: write/edit denied → Codex's own read-only sandbox; where it cannot start, shell commands fail instead of running unconfined.");
-    if (agent.skills.length) await copySkills(agent.skills, path.join(home, "skills"));
-    if (run.outputSchema) await writePrivateFile(schemaFile(ctx), JSON.stringify(run.outputSchema, null, 2) + "\n");
+    if (agent.skills.length) await copySkills(agent.skills, paths.skills);
+    if (run.outputSchema) await writePrivateFile(paths.outputSchema, JSON.stringify(run.outputSchema, null, 2) + "\n");
     return {
       env: {
         ...hidden.env,
-        CODEX_HOME: home,
-        ...(ctx.endpoint?.apiKey ? { [KEY_ENV]: ctx.endpoint.apiKey } : {}),
+        CODEX_HOME: paths.codexHome,
+        // The base URL is in config.toml (the provider's base_url); only the key travels in the environment.
+        ...endpointEnv(ctx.endpoint, { apiKey: KEY_ENV }),
       },
     };
   },
@@ -303,7 +309,7 @@ export const codexAgent: AgentBackend = {
       ...sub,
       "--json",
       "--skip-git-repo-check",
-      ...(run.outputSchema ? ["--output-schema", schemaFile(ctx)] : []),
+      ...(run.outputSchema ? ["--output-schema", homePaths(ctx.layout.home).outputSchema] : []),
       ...run.extraArgs,
       ...(run.resumeSessionId ? ["--", run.resumeSessionId] : run.continueLast ? ["--last", "--"] : ["--"]),
       // `-`: the prompt is read from stdin (no argv limit, not visible in `ps`).
@@ -315,7 +321,7 @@ export const codexAgent: AgentBackend = {
   createParser: (ctx) => new CodexParser(ctx.run.outputSchema !== undefined),
 
   // Rollout files: sessions/YYYY/MM/DD/rollout-…-<id>.jsonl; `exec resume <id>` needs nothing else.
-  sessionPaths: (ctx) => [path.join(codexHome(ctx), "sessions")],
+  sessionPaths: (ctx) => [homePaths(ctx.layout.home).sessions],
 };
 
 /**

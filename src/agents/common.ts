@@ -2,13 +2,14 @@
  * Helpers every CLI backend needs, kept generic (nothing here knows a CLI's
  * flags or event names): reading JSON lines safely, bounding event payloads,
  * one-line failure reasons, the PermissionPolicy reduced to what a headless
- * run can do, and writing instructions, skills and MCP servers into HOME.
+ * run can do, the problems unsupported() reports, and writing instructions,
+ * skills, MCP servers and the endpoint into HOME and the CLI's environment.
  */
 import { cp, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { McpServer, PermissionPolicy, RunConfig, Skill } from "../config/schema.js";
+import type { AgentBackendName, McpServer, PermissionPolicy, RunConfig, Skill } from "../config/schema.js";
 import type { Usage } from "../trace/events.js";
-import type { AgentContext } from "./types.js";
+import type { AgentContext, ModelEndpoint } from "./types.js";
 
 // ------------------------------------------------------------------ JSON lines
 
@@ -18,10 +19,10 @@ export type JsonObject = Record<string, unknown>;
  * A line longer than this is not parsed (it stays in raw/stdout.jsonl): one
  * runaway tool output must not make the runner hold several copies of it.
  */
-export const MAX_PARSED_LINE = 4 * 1024 * 1024;
+const MAX_PARSED_LINE = 4 * 1024 * 1024;
 
 /** Text kept in one event (tool output, message); the raw line keeps everything. */
-export const EVENT_TEXT_LIMIT = 16 * 1024;
+const EVENT_TEXT_LIMIT = 16 * 1024;
 
 /** The final message is an output and a comment: long, but not unbounded. */
 export const FINAL_TEXT_LIMIT = 64 * 1024;
@@ -122,10 +123,25 @@ export function describeModelFailure(message: string, status?: number): string {
   return m;
 }
 
+/** Why a run stopped at its turn limit, naming the limit when the parser knows it. */
+export function maxTurnsReason(maxTurns: number | undefined): string {
+  return `The agent stopped at the 'max-turns' limit${maxTurns ? ` (${maxTurns})` : ""} before finishing.`;
+}
+
 // ------------------------------------------------------------------ permissions
 
 /** The tool names users write in `permissions`, the same for every backend. */
-export const GENERIC_TOOLS = ["bash", "write", "edit", "read", "webfetch", "websearch"] as const;
+const GENERIC_TOOLS = ["bash", "write", "edit", "read", "webfetch", "websearch"] as const;
+
+export type GenericTool = (typeof GENERIC_TOOLS)[number];
+
+/**
+ * Whether `tool` is one of ours. Backends map these through object literals,
+ * where `tool in MAP` would also accept inherited keys such as `constructor`.
+ */
+export function isGenericTool(tool: string): tool is GenericTool {
+  return (GENERIC_TOOLS as readonly string[]).includes(tool);
+}
 
 export type HeadlessAction = "allow" | "deny";
 
@@ -178,17 +194,46 @@ export function parseMcpToolName(name: string): { server: string; tool?: string 
   return { server: m[1]!, ...(m[2] ? { tool: m[2] } : {}) };
 }
 
+/** How a permission rule reads in the input, for messages: `bash(rm *)`. */
+export function ruleText(r: { tool: string; pattern?: string }): string {
+  return r.pattern !== undefined ? `${r.tool}(${r.pattern})` : r.tool;
+}
+
+/** The rules written as `ask`, as written: a headless run refuses them. */
+export function askedRules(policy: HeadlessPolicy): string[] {
+  return policy.rules.filter((r) => r.asked).map(ruleText);
+}
+
+/** Tells the user that each `ask` rule was written into the CLI's config as a refusal. */
+export function warnAskedRules(ctx: AgentContext, asked: string[]): void {
+  for (const r of asked) ctx.log.warning(`permissions: '${r}' is 'ask'; nobody can answer in a headless run, so it is refused.`);
+}
+
+// ------------------------------------------------------------------ unsupported() problems
+// Worded alike for every backend: a user reads the same sentence whichever agent refused the input.
+
+/** A permission rule naming a tool the backend does not know; `nativeExample` says which of the CLI's own names it also takes. */
+export function unknownToolProblem(agent: AgentBackendName, rule: { tool: string; pattern?: string }, nativeExample?: string): string {
+  const names = nativeExample ? `${GENERIC_TOOLS.join(", ")}, mcp__<server>[__<tool>] or ${nativeExample}` : `${GENERIC_TOOLS.join(", ")} or mcp__<server>[__<tool>]`;
+  return `Input 'permissions': '${ruleText(rule)}' names no tool agent '${agent}' knows; use ${names}.`;
+}
+
+/** A permission rule the backend understands but cannot enforce. */
+export function unenforceableRuleProblem(agent: AgentBackendName, rule: { tool: string; pattern?: string }, why: string): string {
+  return `Input 'permissions': '${ruleText(rule)}' cannot be honoured by agent '${agent}': ${why}.`;
+}
+
+/** An input the backend's CLI has no way to honour. */
+export function unsupportedInputProblem(input: string, agent: AgentBackendName, why: string): string {
+  return `Input '${input}' is not supported by agent '${agent}': ${why}.`;
+}
+
 /** A session id goes on a command line: it must not read as an option or carry shell-ish text. */
 export function sessionIdProblems(run: RunConfig): string[] {
   const id = run.resumeSessionId;
   return id !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/.test(id)
     ? [`Input 'session': '${oneLine(id, 80)}' is not a session id (letters, digits, '.', '_', ':' and '-', not starting with '-').`]
     : [];
-}
-
-/** How a permission rule reads in the input, for messages: `bash(rm *)`. */
-export function ruleText(r: { tool: string; pattern?: string }): string {
-  return r.pattern !== undefined ? `${r.tool}(${r.pattern})` : r.tool;
 }
 
 // ------------------------------------------------------------------ materialisation
@@ -243,6 +288,32 @@ export class SecretVariables {
     this.env[variable] = value;
     return variable;
   }
+  /** `value` as a config file should hold it: as written, or `reference(variable)` when it holds a secret. */
+  configValue(value: string, reference: (variable: string) => string): string {
+    const variable = this.hide(value);
+    return variable ? reference(variable) : value;
+  }
+}
+
+/** A variable reference for CLIs that expand `${VAR}` in their config (Claude Code, Gemini CLI). */
+export function dollarVariable(variable: string): string {
+  return `\${${variable}}`;
+}
+
+export function mapValues(map: Record<string, string>, f: (value: string) => string): Record<string, string> {
+  return Object.fromEntries(Object.entries(map).map(([k, v]) => [k, f(v)]));
+}
+
+/**
+ * The model endpoint as environment variables, under the names the CLI reads.
+ * Without an endpoint (no gateway) nothing is set and the CLI keeps its own;
+ * `baseUrl` is left out for CLIs that take the URL from their config file.
+ */
+export function endpointEnv(endpoint: ModelEndpoint | undefined, names: { baseUrl?: string; apiKey: string }): Record<string, string> {
+  return {
+    ...(endpoint && names.baseUrl ? { [names.baseUrl]: endpoint.baseUrl } : {}),
+    ...(endpoint?.apiKey ? { [names.apiKey]: endpoint.apiKey } : {}),
+  };
 }
 
 export type McpEntry =
@@ -271,6 +342,10 @@ export function tomlString(s: string): string {
   return JSON.stringify(wellFormed).replace(/\u007f/g, "\\u007F");
 }
 
+export function tomlArray(items: string[]): string {
+  return `[${items.map(tomlString).join(", ")}]`;
+}
+
 /** Characters with a meaning in a regular expression, escaped. */
 export function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -283,8 +358,12 @@ export function escapeRegExp(s: string): string {
  */
 export function commandPrefixWords(pattern: string): string[] | undefined {
   const m = /^(.*?)(?::\*|\s+\*)$/.exec(pattern.trim());
-  if (!m) return undefined;
-  const words = m[1]!.trim().split(/\s+/).filter(Boolean);
+  return m ? plainCommandWords(m[1]!) : undefined;
+}
+
+/** The words of a command with no wildcard, quoting or expansion in it; undefined for anything else. */
+export function plainCommandWords(command: string): string[] | undefined {
+  const words = command.trim().split(/\s+/).filter(Boolean);
   if (!words.length || words.some((w) => /[*?[\]{}'"`$\\]/.test(w))) return undefined;
   return words;
 }

@@ -11,19 +11,24 @@
  */
 import { closeSync, openSync, readSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import type { Agent, RunConfig } from "../config/schema.js";
+import type { Agent } from "../config/schema.js";
 import type { AgentEvent, Usage } from "../trace/events.js";
 import {
   BoundedMap,
   FINAL_TEXT_LIMIT,
-  GENERIC_TOOLS,
+  askedRules,
   clip,
   commandPrefixWords,
   copySkills,
   describeModelFailure,
+  dollarVariable,
+  endpointEnv,
   escapeRegExp,
   headlessPolicy,
   instructionsText,
+  isGenericTool,
+  mapValues,
+  maxTurnsReason,
   mcpEntries,
   num,
   oneLine,
@@ -35,18 +40,24 @@ import {
   SecretVariables,
   sessionIdProblems,
   str,
+  tomlArray,
   tomlString,
+  unenforceableRuleProblem,
+  unknownToolProblem,
+  unsupportedInputProblem,
+  warnAskedRules,
   writePrivateFile,
+  type GenericTool,
   type HeadlessRule,
   type JsonObject,
 } from "./common.js";
 import type { AgentBackend, AgentContext, EventParser } from "./types.js";
 
 /** Without -m the CLI first asks a flash-lite model to route the request: one extra call per prompt. */
-export const GEMINI_DEFAULT_MODEL = "gemini-2.5-pro";
+const GEMINI_DEFAULT_MODEL = "gemini-2.5-pro";
 
 /** Our tool vocabulary → Gemini CLI's tool names. */
-const GEMINI_TOOLS: Record<(typeof GENERIC_TOOLS)[number], string[]> = {
+const GEMINI_TOOLS: Record<GenericTool, string[]> = {
   bash: ["run_shell_command"],
   write: ["write_file"],
   edit: ["replace"],
@@ -131,15 +142,13 @@ export function geminiPermissions(agent: Agent, workspace: string): GeminiPermis
     if (mcp) {
       if (mcp.server.includes("_"))
         problems.push(`Input 'permissions': '${ruleText(rule)}': Gemini CLI cannot match rules for an MCP server whose name has '_'; rename the server (e.g. '${mcp.server.replace(/_/g, "-")}').`);
-      else if (rule.pattern !== undefined) problems.push(`Input 'permissions': '${ruleText(rule)}' cannot be honoured by agent 'gemini': MCP tools take no patterns.`);
+      else if (rule.pattern !== undefined) problems.push(unenforceableRuleProblem("gemini", rule, "MCP tools take no patterns"));
       else rules.push({ mcpName: mcp.server, ...(mcp.tool ? { toolName: mcp.tool } : {}), ...base, priority: wholePriority(rule) });
       continue;
     }
     const tools = geminiToolNames(rule.tool);
     if (!tools) {
-      problems.push(
-        `Input 'permissions': '${ruleText(rule)}' names no tool agent 'gemini' knows; use ${GENERIC_TOOLS.join(", ")}, mcp__<server>[__<tool>] or a Gemini CLI tool name such as run_shell_command.`,
-      );
+      problems.push(unknownToolProblem("gemini", rule, "a Gemini CLI tool name such as run_shell_command"));
       continue;
     }
     if (rule.pattern === undefined) {
@@ -150,7 +159,7 @@ export function geminiPermissions(agent: Agent, workspace: string): GeminiPermis
     const shell = tools.includes("run_shell_command");
     const files = tools.filter((t) => FILE_PATH_TOOLS.has(t));
     if (!shell && !files.length) {
-      problems.push(`Input 'permissions': '${ruleText(rule)}' cannot be honoured by agent 'gemini': only shell commands and file tools (write, edit, read) take patterns.`);
+      problems.push(unenforceableRuleProblem("gemini", rule, "only shell commands and file tools (write, edit, read) take patterns"));
       continue;
     }
     if (shell) {
@@ -163,7 +172,7 @@ export function geminiPermissions(agent: Agent, workspace: string): GeminiPermis
     if (files.includes("read_file") && rule.action === "deny")
       rules.push({ toolName: "read_many_files", decision: "deny", denyMessage, priority: PRIORITY.toolDeny });
   }
-  return { rules, asked: policy.rules.filter((r) => r.asked).map(ruleText), problems };
+  return { rules, asked: askedRules(policy), problems };
 }
 
 function wholePriority(rule: HeadlessRule): number {
@@ -171,7 +180,7 @@ function wholePriority(rule: HeadlessRule): number {
 }
 
 function geminiToolNames(tool: string): string[] | undefined {
-  if (tool in GEMINI_TOOLS) return GEMINI_TOOLS[tool as keyof typeof GEMINI_TOOLS];
+  if (isGenericTool(tool)) return GEMINI_TOOLS[tool];
   return NATIVE_TOOLS.has(tool) ? [tool] : undefined;
 }
 
@@ -209,15 +218,25 @@ function filePathPatterns(pattern: string, workspace: string): string[] {
 }
 
 export function policyToml(rules: GeminiPolicyRule[]): string {
-  const value = (v: string | string[] | number) => (typeof v === "number" ? String(v) : Array.isArray(v) ? `[${v.map(tomlString).join(", ")}]` : tomlString(v));
+  const value = (v: string | string[] | number) => (typeof v === "number" ? String(v) : Array.isArray(v) ? tomlArray(v) : tomlString(v));
   const blocks = rules.map((r) => ["[[rule]]", ...Object.entries(r).map(([k, v]) => `${k} = ${value(v as string | string[] | number)}`)].join("\n"));
   return ["# Written by Agent Runner for this run from the 'permissions' input; edits are lost.", ...blocks].join("\n\n") + "\n";
 }
 
 // ------------------------------------------------------------------ settings
 
-function geminiDir(ctx: AgentContext): string {
-  return path.join(ctx.layout.home, ".gemini");
+/** Where the run's Gemini CLI files live in the isolated HOME. */
+function homePaths(home: string) {
+  const dir = path.join(home, ".gemini");
+  return {
+    settings: path.join(dir, "settings.json"),
+    // The CLI's global context file: loaded with the repository's own GEMINI.md, not instead of it.
+    context: path.join(dir, "GEMINI.md"),
+    policy: path.join(dir, "policies", "agent-runner.toml"),
+    skills: path.join(dir, "skills"),
+    tmp: path.join(dir, "tmp"),
+    projects: path.join(dir, "projects.json"),
+  };
 }
 
 /**
@@ -225,20 +244,16 @@ function geminiDir(ctx: AgentContext): string {
  * of it, so a secret in an MCP server's settings is written as a reference to
  * an environment variable of the CLI process (collected in `hidden`).
  */
-export function geminiSettings(ctx: AgentContext, hidden: SecretVariables): JsonObject {
+function geminiSettings(ctx: AgentContext, hidden: SecretVariables): JsonObject {
   const { agent } = ctx;
-  const ref = (v: string) => {
-    const name = hidden.hide(v);
-    return name ? `\${${name}}` : v;
-  };
-  const refs = (m: Record<string, string>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, ref(v)]));
+  const ref = (v: string) => hidden.configValue(v, dollarVariable);
   const mcpServers: Record<string, JsonObject> = {};
   for (const s of mcpEntries(agent.mcpServers))
     mcpServers[s.name] =
       s.kind === "stdio"
-        ? { command: ref(s.command), args: s.args.map(ref), env: refs(s.env) }
+        ? { command: ref(s.command), args: s.args.map(ref), env: mapValues(s.env, ref) }
         : // Streamable HTTP (`url` would mean the older SSE transport).
-          { httpUrl: ref(s.url), headers: refs(s.headers) };
+          { httpUrl: ref(s.url), headers: mapValues(s.headers, ref) };
   return {
     // A custom base URL works only with API-key auth selected; anything else exits 41.
     security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: false } },
@@ -266,7 +281,7 @@ export function geminiSettings(ctx: AgentContext, hidden: SecretVariables): Json
  * file's first line (its metadata); the file name carries only its first 8 characters.
  */
 export function findSessionFile(home: string, id: string | undefined): string | undefined {
-  const tmp = path.join(home, ".gemini", "tmp");
+  const { tmp } = homePaths(home);
   let best: { file: string; mtime: number } | undefined;
   for (const project of safeReaddir(tmp)) {
     const chats = path.join(tmp, project, "chats");
@@ -318,28 +333,27 @@ export const geminiAgent: AgentBackend = {
   provider: "gemini",
   keyNames: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
 
-  unsupported(agent: Agent, run: RunConfig) {
+  unsupported(agent, run) {
+    // The workspace path only shapes the rules, not which of them can be honoured.
     const problems = [...geminiPermissions(agent, "/workspace").problems, ...sessionIdProblems(run)];
-    if (run.outputSchema) problems.push("Input 'output-schema' is not supported by agent 'gemini': Gemini CLI has no structured-output option.");
+    if (run.outputSchema) problems.push(unsupportedInputProblem("output-schema", "gemini", "Gemini CLI has no structured-output option"));
     return problems;
   },
 
   async materialise(ctx) {
     const { agent } = ctx;
-    const dir = geminiDir(ctx);
+    const paths = homePaths(ctx.layout.home);
     const hidden = new SecretVariables(ctx.run.secrets);
-    await writePrivateFile(path.join(dir, "settings.json"), JSON.stringify(geminiSettings(ctx, hidden), null, 2) + "\n");
-    // The global context file: loaded with the repository's own GEMINI.md, not instead of it.
-    await writePrivateFile(path.join(dir, "GEMINI.md"), instructionsText(ctx));
+    await writePrivateFile(paths.settings, JSON.stringify(geminiSettings(ctx, hidden), null, 2) + "\n");
+    await writePrivateFile(paths.context, instructionsText(ctx));
     const perms = geminiPermissions(agent, ctx.layout.workspace);
-    if (perms.rules.length) await writePrivateFile(path.join(dir, "policies", "agent-runner.toml"), policyToml(perms.rules));
-    for (const r of perms.asked) ctx.log.warning(`permissions: '${r}' is 'ask'; nobody can answer in a headless run, so it is refused.`);
-    if (agent.skills.length) await copySkills(agent.skills, path.join(dir, "skills"));
+    if (perms.rules.length) await writePrivateFile(paths.policy, policyToml(perms.rules));
+    warnAskedRules(ctx, perms.asked);
+    if (agent.skills.length) await copySkills(agent.skills, paths.skills);
     return {
       env: {
         ...hidden.env,
-        ...(ctx.endpoint ? { GOOGLE_GEMINI_BASE_URL: ctx.endpoint.baseUrl } : {}),
-        ...(ctx.endpoint?.apiKey ? { GEMINI_API_KEY: ctx.endpoint.apiKey } : {}),
+        ...endpointEnv(ctx.endpoint, { baseUrl: "GOOGLE_GEMINI_BASE_URL", apiKey: "GEMINI_API_KEY" }),
         // Else yolo is forced back to "default" in an untrusted folder.
         GEMINI_CLI_TRUST_WORKSPACE: "true",
         // No second node process (the CLI relaunches itself to raise its heap limit).
@@ -357,7 +371,7 @@ export const geminiAgent: AgentBackend = {
       // No fork flag: importing the session's chat file starts a new session with its history.
       const file = findSessionFile(ctx.layout.home, run.resumeSessionId);
       if (!file) ctx.log.warning(`gemini: no saved chat for ${run.resumeSessionId ? `session ${run.resumeSessionId}` : "the last session"} to fork from.`);
-      resume.push("--session-file", file ?? path.join(geminiDir(ctx), "tmp", `missing-session-${run.resumeSessionId ?? "latest"}.jsonl`));
+      resume.push("--session-file", file ?? path.join(homePaths(ctx.layout.home).tmp, `missing-session-${run.resumeSessionId ?? "latest"}.jsonl`));
     } else if (run.resumeSessionId) resume.push("--resume", run.resumeSessionId);
     else if (run.continueLast) resume.push("--resume", "latest");
     const args = [
@@ -377,7 +391,10 @@ export const geminiAgent: AgentBackend = {
   createParser: (ctx) => new GeminiParser(ctx.agent.maxTurns),
 
   // Chats: tmp/<project>/chats/session-<date>-<id8>.jsonl; projects.json maps the cwd to <project>.
-  sessionPaths: (ctx) => [path.join(geminiDir(ctx), "tmp"), path.join(geminiDir(ctx), "projects.json")],
+  sessionPaths: (ctx) => {
+    const { tmp, projects } = homePaths(ctx.layout.home);
+    return [tmp, projects];
+  },
 
   describeExit: describeGeminiExit,
 };
@@ -525,8 +542,7 @@ export class GeminiParser implements EventParser {
 
   private reason(error: JsonObject): string {
     const message = str(error.message) ?? "Gemini CLI reported an error.";
-    if (/max session turns/i.test(message) || /TurnLimit/i.test(str(error.type) ?? ""))
-      return `The agent stopped at the 'max-turns' limit${this.maxTurns ? ` (${this.maxTurns})` : ""} before finishing.`;
+    if (/max session turns/i.test(message) || /TurnLimit/i.test(str(error.type) ?? "")) return maxTurnsReason(this.maxTurns);
     const api = /^\[API Error: ([\s\S]*)\]/.exec(message);
     if (api) {
       const inner = parseJsonLine(api[1]!);

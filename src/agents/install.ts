@@ -43,7 +43,7 @@ export interface InstallContext {
   npmTimeoutMs?: number;
 }
 
-export function findOnPath(bin: string, searchPath: string, cwd: string): string | undefined {
+function findOnPath(bin: string, searchPath: string, cwd: string): string | undefined {
   if (bin.includes("/")) {
     const full = path.resolve(cwd, bin);
     return isExecutable(full) ? full : undefined;
@@ -220,7 +220,7 @@ export function hostInstallOptions(host: { toolCache?: string; installEnv?: Reco
 }
 
 /** The Actions cache, loaded only when a run uses it (it is a large module). */
-export function actionsInstallCache(): InstallCache {
+function actionsInstallCache(): InstallCache {
   return {
     async restore(dir, key) {
       const cache = await import("@actions/cache");

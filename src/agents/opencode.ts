@@ -11,16 +11,19 @@
  */
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import type { Agent, RunConfig } from "../config/schema.js";
+import type { Agent } from "../config/schema.js";
 import { addUsage, type AgentEvent, type Usage } from "../trace/events.js";
 import {
   FINAL_TEXT_LIMIT,
-  GENERIC_TOOLS,
+  askedRules,
   clip,
   copySkills,
   describeModelFailure,
+  endpointEnv,
   headlessPolicy,
   instructionsText,
+  isGenericTool,
+  mapValues,
   mcpEntries,
   num,
   oneLine,
@@ -28,12 +31,16 @@ import {
   parseMcpToolName,
   promptUsage,
   rec,
-  ruleText,
   runnerFilesDir,
   SecretVariables,
   sessionIdProblems,
   str,
+  unenforceableRuleProblem,
+  unknownToolProblem,
+  unsupportedInputProblem,
+  warnAskedRules,
   writePrivateFile,
+  type GenericTool,
   type HeadlessAction,
   type JsonObject,
   type McpEntry,
@@ -41,14 +48,14 @@ import {
 import type { AgentBackend, AgentContext, EventParser } from "./types.js";
 
 /** The provider id in opencode.json; the model is `agent-runner/<model>`. */
-export const OPENCODE_PROVIDER_ID = "agent-runner";
+const OPENCODE_PROVIDER_ID = "agent-runner";
 /** Used when the workflow names no model: a Chat Completions model with tool calling. */
-export const OPENCODE_DEFAULT_MODEL = "gpt-4.1";
+const OPENCODE_DEFAULT_MODEL = "gpt-4.1";
 /** opencode.json reads the key from this variable (`{env:…}`): never written to a file. */
 const KEY_ENV = "AGENT_RUNNER_MODEL_API_KEY";
 
 /** Our tool vocabulary → OpenCode permission names (`edit` covers write, edit and patch). */
-const OPENCODE_PERMISSION: Record<(typeof GENERIC_TOOLS)[number], string> = {
+const OPENCODE_PERMISSION: Record<GenericTool, string> = {
   bash: "bash",
   write: "edit",
   edit: "edit",
@@ -109,18 +116,16 @@ export function opencodePermissions(agent: Agent, outputsDir: string): OpencodeP
     let key: string;
     if (mcp) {
       if (rule.pattern !== undefined) {
-        problems.push(`Input 'permissions': '${ruleText(rule)}' cannot be honoured by agent 'opencode': MCP tools take no patterns.`);
+        problems.push(unenforceableRuleProblem("opencode", rule, "MCP tools take no patterns"));
         continue;
       }
       // OpenCode names MCP tools <server>_<tool>.
       key = mcp.tool ? `${mcp.server}_${mcp.tool}` : `${mcp.server}_*`;
       (mcp.tool ? mcpTools : mcpServers).push(key);
-    } else if (rule.tool in OPENCODE_PERMISSION) key = OPENCODE_PERMISSION[rule.tool as keyof typeof OPENCODE_PERMISSION];
+    } else if (isGenericTool(rule.tool)) key = OPENCODE_PERMISSION[rule.tool];
     else if (NATIVE_PERMISSIONS.has(rule.tool)) key = rule.tool;
     else {
-      problems.push(
-        `Input 'permissions': '${ruleText(rule)}' names no tool agent 'opencode' knows; use ${GENERIC_TOOLS.join(", ")}, mcp__<server>[__<tool>] or an OpenCode permission such as glob.`,
-      );
+      problems.push(unknownToolProblem("opencode", rule, "an OpenCode permission such as glob"));
       continue;
     }
     if (rule.pattern === undefined) {
@@ -162,13 +167,13 @@ export function opencodePermissions(agent: Agent, outputsDir: string): OpencodeP
     }
     permission[key] = entries;
   }
-  return { permission, asked: policy.rules.filter((r) => r.asked).map(ruleText), problems };
+  return { permission, asked: askedRules(policy), problems };
 }
 
 // ------------------------------------------------------------------ opencode.json
 
-function dirs(ctx: AgentContext) {
-  const home = ctx.layout.home;
+/** Where the run's OpenCode files live in the isolated HOME (found through the XDG_* folders). */
+function homePaths(home: string) {
   const config = path.join(home, ".config");
   const data = path.join(home, ".local", "share");
   return {
@@ -177,6 +182,8 @@ function dirs(ctx: AgentContext) {
     cache: path.join(home, ".cache"),
     state: path.join(home, ".local", "state"),
     opencodeConfig: path.join(config, "opencode"),
+    configFile: path.join(config, "opencode", "opencode.json"),
+    skills: path.join(config, "opencode", "skills"),
     opencodeData: path.join(data, "opencode"),
     instructions: path.join(runnerFilesDir(home), "opencode-instructions.md"),
   };
@@ -199,15 +206,11 @@ function secretProblem(s: McpEntry, hidden: SecretVariables): string | undefined
     : undefined;
 }
 
-export function opencodeConfig(ctx: AgentContext, perms: OpencodePermissions, hidden: SecretVariables): JsonObject {
+function opencodeConfig(ctx: AgentContext, perms: OpencodePermissions, hidden: SecretVariables): JsonObject {
   const { agent } = ctx;
-  const d = dirs(ctx);
+  const paths = homePaths(ctx.layout.home);
   const model = agent.model ?? OPENCODE_DEFAULT_MODEL;
-  const ref = (v: string) => {
-    const name = jsonSafe(v) ? hidden.hide(v) : undefined;
-    return name ? `{env:${name}}` : v;
-  };
-  const refs = (m: Record<string, string>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, ref(v)]));
+  const ref = (v: string) => (jsonSafe(v) ? hidden.configValue(v, (variable) => `{env:${variable}}`) : v);
   const mcp: Record<string, JsonObject> = {};
   for (const s of mcpEntries(agent.mcpServers)) {
     if (secretProblem(s, hidden)) {
@@ -216,8 +219,8 @@ export function opencodeConfig(ctx: AgentContext, perms: OpencodePermissions, hi
     }
     mcp[s.name] =
       s.kind === "stdio"
-        ? { type: "local", command: [s.command, ...s.args].map(ref), environment: refs(s.env), enabled: true }
-        : { type: "remote", url: ref(s.url), headers: refs(s.headers), enabled: true };
+        ? { type: "local", command: [s.command, ...s.args].map(ref), environment: mapValues(s.env, ref), enabled: true }
+        : { type: "remote", url: ref(s.url), headers: mapValues(s.headers, ref), enabled: true };
   }
   return {
     model: `${OPENCODE_PROVIDER_ID}/${model}`,
@@ -226,7 +229,7 @@ export function opencodeConfig(ctx: AgentContext, perms: OpencodePermissions, hi
     enabled_providers: [OPENCODE_PROVIDER_ID],
     autoupdate: false,
     share: "disabled",
-    instructions: [d.instructions],
+    instructions: [paths.instructions],
     permission: perms.permission,
     ...(Object.keys(mcp).length ? { mcp } : {}),
     // `steps` caps the agentic iterations; at the cap OpenCode asks for a final text answer.
@@ -257,9 +260,10 @@ export const opencodeAgent: AgentBackend = {
   provider: "openai",
   keyNames: ["OPENAI_API_KEY"],
 
-  unsupported(agent: Agent, run: RunConfig) {
+  unsupported(agent, run) {
+    // The outputs folder only shapes the rules, not which of them can be honoured.
     const problems = [...opencodePermissions(agent, "/outputs").problems, ...sessionIdProblems(run)];
-    if (run.outputSchema) problems.push("Input 'output-schema' is not supported by agent 'opencode': `opencode run` has no structured-output option.");
+    if (run.outputSchema) problems.push(unsupportedInputProblem("output-schema", "opencode", "`opencode run` has no structured-output option"));
     const hidden = new SecretVariables(run.secrets);
     for (const s of mcpEntries(agent.mcpServers)) {
       const p = secretProblem(s, hidden);
@@ -273,32 +277,33 @@ export const opencodeAgent: AgentBackend = {
 
   async materialise(ctx) {
     const { agent } = ctx;
-    const d = dirs(ctx);
+    const paths = homePaths(ctx.layout.home);
     const hidden = new SecretVariables(ctx.run.secrets);
     const perms = opencodePermissions(agent, ctx.layout.outputsDir);
-    for (const r of perms.asked) ctx.log.warning(`permissions: '${r}' is 'ask'; nobody can answer in a headless run, so it is refused.`);
+    warnAskedRules(ctx, perms.asked);
     if (agent.maxTurns)
       ctx.log.info(`opencode: max-turns ${agent.maxTurns} is OpenCode's agent 'steps': at the limit the model is told to stop calling tools and answer.`);
-    await writePrivateFile(d.instructions, instructionsText(ctx));
+    await writePrivateFile(paths.instructions, instructionsText(ctx));
     const config = opencodeConfig(ctx, perms, hidden);
-    await writePrivateFile(path.join(d.opencodeConfig, "opencode.json"), JSON.stringify(config, null, 2) + "\n");
+    await writePrivateFile(paths.configFile, JSON.stringify(config, null, 2) + "\n");
     // OpenCode starts `npm install @opencode-ai/plugin` in every config folder in the background
     // (to registry.npmjs.org), unless node_modules/ exists and the lock file already lists it.
-    await mkdir(path.join(d.opencodeConfig, "node_modules"), { recursive: true });
+    await mkdir(path.join(paths.opencodeConfig, "node_modules"), { recursive: true });
     await writePrivateFile(
-      path.join(d.opencodeConfig, "package-lock.json"),
+      path.join(paths.opencodeConfig, "package-lock.json"),
       JSON.stringify({ name: "opencode-config", lockfileVersion: 3, requires: true, packages: { "": { dependencies: { "@opencode-ai/plugin": "*" } } } }, null, 2) + "\n",
     );
-    if (agent.skills.length) await copySkills(agent.skills, path.join(d.opencodeConfig, "skills"));
+    if (agent.skills.length) await copySkills(agent.skills, paths.skills);
     return {
       env: {
         ...hidden.env,
         OPENCODE_CONFIG_CONTENT: JSON.stringify(Object.fromEntries(Object.entries(config).filter(([k]) => WORKFLOW_WINS.includes(k)))),
-        XDG_CONFIG_HOME: d.config,
-        XDG_DATA_HOME: d.data,
-        XDG_CACHE_HOME: d.cache,
-        XDG_STATE_HOME: d.state,
-        ...(ctx.endpoint?.apiKey ? { [KEY_ENV]: ctx.endpoint.apiKey } : {}),
+        XDG_CONFIG_HOME: paths.config,
+        XDG_DATA_HOME: paths.data,
+        XDG_CACHE_HOME: paths.cache,
+        XDG_STATE_HOME: paths.state,
+        // The base URL is in opencode.json (the provider's baseURL); only the key travels in the environment.
+        ...endpointEnv(ctx.endpoint, { apiKey: KEY_ENV }),
         OPENCODE_DISABLE_MODELS_FETCH: "1",
         OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
         OPENCODE_DISABLE_AUTOUPDATE: "1",
@@ -322,7 +327,7 @@ export const opencodeAgent: AgentBackend = {
       // A fixed title: otherwise a title-generation request goes to the model first.
       "--title",
       "Agent Runner",
-      // Reasoning parts in the JSON stream.
+      // Reasoning parts in the JSON stream, so the trace shows them as it does for the other CLIs.
       "--thinking",
       ...resume,
       ...(resume.length && run.forkSession ? ["--fork"] : []),
@@ -337,7 +342,7 @@ export const opencodeAgent: AgentBackend = {
 
   // SQLite database (with its WAL) plus the git snapshots of the workspace the session refers to.
   sessionPaths: (ctx) => {
-    const data = dirs(ctx).opencodeData;
+    const data = homePaths(ctx.layout.home).opencodeData;
     return ["opencode.db", "opencode.db-wal", "opencode.db-shm", "snapshot", "storage"].map((p) => path.join(data, p));
   },
 

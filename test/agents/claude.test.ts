@@ -4,15 +4,28 @@
  * against the stub model: write + shell, resume and fork, instructions / MCP /
  * skill / deny rule reaching the CLI, failures, and no traffic but the stub's.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
-import os from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ClaudeParser, claudeAgent, claudePermissions } from "../../src/agents/claude.js";
 import { Agent } from "../../src/config/schema.js";
-import { startStubModel, systemPromptOf, type StubModel } from "../support/stub-model.js";
-import { startTripwire, type Tripwire } from "../support/stub-model-tripwire.js";
-import { MCP_TEST_SERVER, makeSkill, makeWorkspace, parseAll, runAgentAction, runAgentCli, testContext, type AgentRun } from "./helpers.js";
+import { systemPromptOf } from "../support/stub-model.js";
+import {
+  INSTRUCTIONS_MARKER,
+  MCP_SECRET,
+  SKILL_MARKER,
+  expectBothFilesDelivered,
+  expectBoundedFailure,
+  expectResumeAndFork,
+  expectSameInBwrap,
+  expectSecretInNoFile,
+  handOffInputs,
+  useStubModel,
+  writeAndShellScript,
+  type BackendUnderTest,
+  type FailureCase,
+} from "./e2e-checks.js";
+import { MCP_SERVERS_HOLDING_SECRET, filesUnder, makeSkill, makeWorkspace, parseAll, runAgentAction, testContext } from "./helpers.js";
 
 // ------------------------------------------------------------------ recorded lines (claude 2.1.197)
 
@@ -79,7 +92,7 @@ describe("claude materialisation", () => {
   it("writes instructions, MCP servers and skills into HOME, keeping secrets in the environment", async () => {
     const skill = makeSkill("triage", "Triage issues");
     const ctx = testContext({
-      agent: { backend: "claude", instructions: "Be brief.", skills: [{ name: "triage", path: skill }], mcpServers: { gh: { command: "gh-mcp", args: ["--token", "tok-123456"], env: { GH_TOKEN: "tok-123456", MODE: "ro" } }, web: { url: "https://mcp.example.com/x", headers: { Authorization: "Bearer tok-123456" } } } },
+      agent: { backend: "claude", instructions: "Be brief.", skills: [{ name: "triage", path: skill }], mcpServers: MCP_SERVERS_HOLDING_SECRET },
       run: { secrets: { GH: "tok-123456" } },
     });
     const { env } = await claudeAgent.materialise(ctx);
@@ -92,8 +105,20 @@ describe("claude materialisation", () => {
       gh: { type: "stdio", command: "gh-mcp", args: ["--token", "${AGENT_RUNNER_SECRET_0}"], env: { GH_TOKEN: "${AGENT_RUNNER_SECRET_1}", MODE: "ro" } },
       web: { type: "http", url: "https://mcp.example.com/x", headers: { Authorization: "${AGENT_RUNNER_SECRET_2}" } },
     });
-    expect(env).toMatchObject({ AGENT_RUNNER_SECRET_0: "tok-123456", AGENT_RUNNER_SECRET_2: "Bearer tok-123456", CLAUDE_CONFIG_DIR: path.join(home, ".claude"), ANTHROPIC_API_KEY: "placeholder-key", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" });
+    const offline = { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", DISABLE_ERROR_REPORTING: "1", DISABLE_AUTOUPDATER: "1", DISABLE_BUG_COMMAND: "1" };
+    expect(env).toEqual({
+      AGENT_RUNNER_SECRET_0: "tok-123456",
+      AGENT_RUNNER_SECRET_1: "tok-123456",
+      AGENT_RUNNER_SECRET_2: "Bearer tok-123456",
+      CLAUDE_CONFIG_DIR: path.join(home, ".claude"),
+      ANTHROPIC_BASE_URL: "http://127.0.0.1:9/v1",
+      ANTHROPIC_API_KEY: "placeholder-key",
+      ...offline,
+    });
     expect(claudeAgent.sessionPaths(ctx)).toEqual([path.join(home, ".claude/projects")]);
+    // Without a gateway there is no endpoint to name: the CLI keeps its own.
+    const noEndpoint = { ...testContext({ agent: { backend: "claude" }, home }), endpoint: undefined };
+    expect((await claudeAgent.materialise(noEndpoint)).env).toEqual({ CLAUDE_CONFIG_DIR: path.join(home, ".claude"), ...offline });
   });
 });
 
@@ -115,8 +140,14 @@ describe("claude permission mapping", () => {
 
   it("refuses tool names it does not know, naming the input", () => {
     expect(claudeAgent.unsupported(agent({ default: "allow", rules: [{ tool: "teleport", action: "deny" }] }), testContext().run)).toEqual([
-      expect.stringContaining("Input 'permissions': 'teleport'"),
+      "Input 'permissions': 'teleport' names no tool agent 'claude' knows; use bash, write, edit, read, webfetch, websearch, mcp__<server>[__<tool>] or a Claude Code tool name such as NotebookEdit.",
     ]);
+  });
+
+  it("takes no inherited object key for a tool name", () => {
+    const p = claudePermissions(agent({ default: "deny", rules: ["constructor", "toString", "__proto__"].map((tool) => ({ tool, action: "deny" })) }));
+    expect(p.problems).toEqual(["constructor", "toString", "__proto__"].map((t) => expect.stringContaining(`'${t}' names no tool agent 'claude' knows`)));
+    expect(p.disallowed).toEqual([]);
   });
 
   it("refuses a session id that could read as an option", () => {
@@ -132,152 +163,103 @@ describe("claude permission mapping", () => {
     });
     const inv = claudeAgent.command(ctx, { binPath: "/bin/claude", version: "x", readOnlyPaths: [] });
     expect(inv.stdin).toBe("do it");
-    expect(inv.args).not.toContain("do it");
-    expect(inv.args.join(" ")).toContain("--permission-mode dontAsk");
-    expect(inv.args.join(" ")).toContain(`--resume ${SID} --fork-session`);
-    expect(inv.args.join(" ")).toContain('--json-schema {"type":"object"}');
-    expect(inv.args.join(" ")).toContain("--max-turns 7");
-    expect(inv.args.slice(-2)).toEqual(["--effort", "low"]);
+    expect(inv.file).toBe("/bin/claude");
+    const runnerFiles = path.join(ctx.layout.home, ".agent-runner");
+    expect(inv.args).toEqual([
+      "-p",
+      "--allowedTools",
+      "Bash,Edit,Write,NotebookEdit,Read,Glob,Grep,WebFetch,WebSearch",
+      "--mcp-config",
+      path.join(runnerFiles, "claude-mcp.json"),
+      "--strict-mcp-config",
+      "--permission-mode",
+      "dontAsk",
+      "--append-system-prompt-file",
+      path.join(runnerFiles, "claude-instructions.md"),
+      "--model",
+      "claude-sonnet-4-5",
+      "--max-turns",
+      "7",
+      "--json-schema",
+      '{"type":"object"}',
+      "--resume",
+      SID,
+      "--fork-session",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--effort",
+      "low",
+    ]);
+    const last = claudeAgent.command(testContext({ agent: { backend: "claude", permission: { default: "deny", rules: [{ tool: "bash", action: "deny" }] } }, run: { continueLast: true } }), { binPath: "/bin/claude", version: "x", readOnlyPaths: [] });
+    expect(last.args).not.toContain("--allowedTools");
+    expect(last.args.join(" ")).toContain("--disallowedTools Bash --mcp-config");
+    expect(last.args.join(" ")).toContain("--continue --output-format");
+    expect(last.args).not.toContain("--fork-session");
   });
 });
 
 // ------------------------------------------------------------------ the real CLI through the action
 
 const KEY = "sk-ant-test-key-0123456789abcdef";
-const timings: string[] = [];
-const note = (label: string, r: AgentRun) =>
-  timings.push(`${label}: first model request ${r.firstModelRequestMs ?? "-"} ms, total ${r.totalMs} ms`);
-const claudeInputs = (stub: StubModel, extra: Record<string, string> = {}) => ({
-  agent: "claude",
-  model: "claude-sonnet-4-5",
-  "base-url": stub.url,
-  secrets: `ANTHROPIC_API_KEY=${KEY}`,
-  ...extra,
-});
+const CLAUDE: BackendUnderTest = {
+  cli: "claude",
+  inputs: (stub) => ({ agent: "claude", model: "claude-sonnet-4-5", "base-url": stub.url, secrets: `ANTHROPIC_API_KEY=${KEY}` }),
+  sessionId: /^[0-9a-f-]{36}$/,
+  failsWithinMs: 30_000,
+};
 
 describe("claude run by the action against the stub model", () => {
-  let stub: StubModel;
-  let tripwire: Tripwire;
-  beforeAll(async () => {
-    stub = await startStubModel([]);
-    tripwire = await startTripwire();
-  });
-  afterAll(async () => {
-    await stub?.close();
-    await tripwire?.close();
-    if (timings.length) console.info(`[claude] ${timings.join("; ")}`);
-  });
+  const live = useStubModel(CLAUDE);
 
   it("writes a file and runs a shell command: success, the file in the patch, session id, usage and final message", async () => {
     const ws = makeWorkspace();
-    stub.setScript([
-      { tool: "Write", args: { file_path: path.join(ws, "hello.txt"), content: "hello from claude\n" } },
-      { tool: "Bash", args: { command: "echo made-by-shell > shell.txt" } },
-      { text: "MARK-1 all done" },
-    ]);
-    const r = await runAgentAction({
-      workspace: ws,
-      stub,
-      inputs: { ...claudeInputs(stub), prompt: "Create hello.txt and shell.txt", env: Object.entries(tripwire.env()).map(([k, v]) => `${k}=${v}`).join("\n") },
-    });
-    note("write+shell", r);
-    expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    expect(JSON.parse(r.main.outputs["changed-files"]!).sort()).toEqual(["hello.txt", "shell.txt"]);
-    expect(readFileSync(r.main.outputs["patch-path"]!, "utf8")).toContain("hello from claude");
-    expect(r.main.outputs["final-message"]).toBe("MARK-1 all done");
-    expect(r.main.outputs["session-id"]).toMatch(/^[0-9a-f-]{36}$/);
+    live.stub.setScript(writeAndShellScript("claude", ws, "MARK-1 all done"));
+    const r = await runAgentAction({ workspace: ws, stub: live.stub, inputs: live.inputs({ prompt: "Create hello.txt and shell.txt", env: live.tripwireEnv() }) });
+    live.note("write+shell", r);
+    expectBothFilesDelivered(r, "claude", "MARK-1 all done");
+    expect(r.main.outputs["session-id"]).toMatch(CLAUDE.sessionId);
     const usage = JSON.parse(r.main.outputs.usage!);
     expect(usage.inputTokens).toBeGreaterThan(0);
     expect(usage.outputTokens).toBeGreaterThan(0);
     expect(usage.costUsd).toBeGreaterThan(0);
     expect(r.trace.filter((e) => e.type === "tool_call").map((e) => (e as { name: string }).name)).toEqual(["Write", "Bash"]);
     // The real key never reached the CLI: the gateway swapped the placeholder for it.
-    expect(stub.modelRequests().at(-1)!.headers["x-api-key"]).toBe(KEY);
+    expect(live.stub.modelRequests().at(-1)!.headers["x-api-key"]).toBe(KEY);
     expect(r.main.log).not.toContain(KEY);
     // Nothing tried to leave 127.0.0.1 through the proxy the agent was given.
-    expect(tripwire.hits).toEqual([]);
+    expect(live.tripwire.hits).toEqual([]);
   });
 
-  it("works the same inside the bwrap sandbox with network model-only, attempting no other host", async () => {
-    const ws = makeWorkspace();
-    stub.setScript([
-      { tool: "Write", args: { file_path: path.join(ws, "hello.txt"), content: "hello from claude\n" } },
-      { tool: "Bash", args: { command: "echo made-by-shell > shell.txt" } },
-      { text: "done in the sandbox" },
-    ]);
-    const r = await runAgentAction({ workspace: ws, stub, inputs: { ...claudeInputs(stub), prompt: "Create hello.txt and shell.txt", sandbox: "bwrap", network: "model-only" } });
-    note("bwrap", r);
-    expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    expect(r.result.sandboxBackend).toBe("bwrap");
-    expect(JSON.parse(r.main.outputs["changed-files"]!).sort()).toEqual(["hello.txt", "shell.txt"]);
-    expect(r.main.outputs["final-message"]).toBe("done in the sandbox");
-    expect(r.result.networkBlocked).toBe(0);
-  });
+  it("works the same inside the bwrap sandbox with network model-only, attempting no other host", () => expectSameInBwrap(live));
 
-  it("resumes the session given by id (the model sees the earlier turns), and fork-session starts a new id", async () => {
-    // Session state travels between runs through a store; locally that is the CLI's --state-dir.
-    const w = makeWorkspace();
-    const stateDir = mkdtempSync(path.join(os.tmpdir(), "agent-state-"));
-    stub.setScript([{ text: "MARK-1 first answer" }]);
-    const first = await runAgentCli({ workspace: w, stateDir, inputs: { ...claudeInputs(stub), prompt: "First turn" } });
-    expect(first.outputs.conclusion, first.stdout + first.stderr).toBe("success");
-    const id = first.outputs["session-id"]!;
-    expect(id).toMatch(/^[0-9a-f-]{36}$/);
-
-    stub.setScript([{ text: "resumed" }]);
-    const resumed = await runAgentCli({ workspace: w, stateDir, inputs: { ...claudeInputs(stub), prompt: "Second turn", session: id } });
-    expect(resumed.outputs.conclusion, resumed.stdout + resumed.stderr).toBe("success");
-    expect(resumed.outputs["session-id"]).toBe(id);
-    const history = JSON.stringify(stub.modelRequests().at(-1)!.body);
-    expect(history).toContain("MARK-1 first answer");
-    expect(history).toContain("Second turn");
-
-    stub.setScript([{ text: "forked" }]);
-    const forked = await runAgentCli({ workspace: w, stateDir, inputs: { ...claudeInputs(stub), prompt: "Third turn", session: id, "fork-session": "true" } });
-    expect(forked.outputs.conclusion, forked.stdout + forked.stderr).toBe("success");
-    expect(forked.outputs["session-id"]).toMatch(/^[0-9a-f-]{36}$/);
-    expect(forked.outputs["session-id"]).not.toBe(id);
-    expect(JSON.stringify(stub.modelRequests().at(-1)!.body)).toContain("MARK-1 first answer");
-  });
+  it("resumes the session given by id (the model sees the earlier turns), and fork-session starts a new id", () => expectResumeAndFork(live));
 
   it("hands instructions, an MCP server, a skill and a deny rule to the CLI", async () => {
     const w = makeWorkspace();
-    const skill = makeSkill("release-notes", "SKILL-MARKER write release notes");
-    stub.setScript([
+    live.stub.setScript([
       { tool: "mcp__tester__echo_marker", args: { text: "ping" } },
       { tool: "Bash", args: { command: "rm -f README.md" } },
       { text: "checked" },
     ]);
-    const r = await runAgentAction({
-      workspace: w,
-      stub,
-      inputs: {
-        ...claudeInputs(stub),
-        prompt: "Use the tools",
-        instructions: "INSTRUCTIONS-MARKER: always answer in haiku.",
-        // The server's env holds a secret: it reaches the server, but no file.
-        secrets: `ANTHROPIC_API_KEY=${KEY}\nMCP_SECRET=ENV-MARKER-s3cr3t`,
-        "mcp-servers": JSON.stringify({ tester: { command: "node", args: [MCP_TEST_SERVER], env: { MCP_TEST_MARKER: "ENV-MARKER-s3cr3t" } } }),
-        skills: skill,
-        permissions: JSON.stringify({ default: "allow", deny: ["webfetch", "bash(rm *)"] }),
-      },
-    });
-    note("instructions+mcp+skill+deny", r);
+    const r = await runAgentAction({ workspace: w, stub: live.stub, inputs: handOffInputs(live) });
+    live.note("instructions+mcp+skill+deny", r);
     expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    const [first, second] = stub.modelRequests().slice(-3);
-    expect(systemPromptOf(first!)).toContain("INSTRUCTIONS-MARKER: always answer in haiku.");
+    const [first, second] = live.stub.modelRequests().slice(-3);
+    expect(systemPromptOf(first!)).toContain(INSTRUCTIONS_MARKER);
     expect(systemPromptOf(first!)).toContain("# Run context (Agent Runner)");
     const tools = ((first!.body as { tools: { name: string }[] }).tools ?? []).map((t) => t.name);
     expect(tools).toContain("mcp__tester__echo_marker");
     expect(tools).toContain("Bash");
     expect(tools).not.toContain("WebFetch");
-    expect(JSON.stringify(first!.body)).toContain("SKILL-MARKER write release notes");
+    expect(JSON.stringify(first!.body)).toContain(SKILL_MARKER);
     // The MCP server ran with its env, and its answer went back to the model.
-    expect(JSON.stringify(second!.body)).toContain("ENV-MARKER-s3cr3t: ping");
+    expect(JSON.stringify(second!.body)).toContain(`${MCP_SECRET}: ping`);
     // (The CLI's own session log holds the tool's answer, like any tool output; session capture redacts it.)
-    const written = filesUnder(r.main.runnerTemp).filter((f) => f.includes("/home/.agent-runner/"));
-    expect(written.some((f) => f.endsWith("claude-mcp.json"))).toBe(true);
-    for (const f of written) expect(readFileSync(f, "utf8"), f).not.toContain("ENV-MARKER-s3cr3t");
+    expectSecretInNoFile(
+      filesUnder(r.main.runnerTemp).filter((f) => f.includes("/home/.agent-runner/")),
+      "claude-mcp.json",
+    );
     // rm was refused: the file is still there and the denial is reported.
     expect(existsSync(path.join(w, "README.md"))).toBe(true);
     expect(r.result.permissionDenials).toEqual([{ tool: "Bash", detail: "rm -f README.md" }]);
@@ -286,45 +268,30 @@ describe("claude run by the action against the stub model", () => {
   });
 
   it("returns the structured output when output-schema is set", async () => {
-    stub.setScript([{ tool: "StructuredOutput", args: { answer: "42" } }, { text: "ok" }]);
+    live.stub.setScript([{ tool: "StructuredOutput", args: { answer: "42" } }, { text: "ok" }]);
     const r = await runAgentAction({
       workspace: makeWorkspace(),
-      stub,
-      inputs: { ...claudeInputs(stub), prompt: "answer", "output-schema": JSON.stringify({ type: "object", properties: { answer: { type: "string" } }, required: ["answer"] }) },
+      stub: live.stub,
+      inputs: live.inputs({ prompt: "answer", "output-schema": JSON.stringify({ type: "object", properties: { answer: { type: "string" } }, required: ["answer"] }) }),
     });
     expect(r.main.outputs.conclusion, r.main.log).toBe("success");
     expect(JSON.parse(r.main.outputs["structured-output"]!)).toEqual({ answer: "42" });
   });
 
   it("fails with the turn limit as the reason when max-turns is reached", async () => {
-    stub.setScript([{ tool: "Bash", args: { command: "echo one" } }, { tool: "Bash", args: { command: "echo two" } }, { text: "never" }]);
-    const r = await runAgentAction({ workspace: makeWorkspace(), stub, inputs: { ...claudeInputs(stub), prompt: "loop", "max-turns": "1" } });
+    live.stub.setScript([{ tool: "Bash", args: { command: "echo one" } }, { tool: "Bash", args: { command: "echo two" } }, { text: "never" }]);
+    const r = await runAgentAction({ workspace: makeWorkspace(), stub: live.stub, inputs: live.inputs({ prompt: "loop", "max-turns": "1" }) });
     expect(r.main.outputs.conclusion).toBe("failure");
     expect(r.result.reason).toContain("'max-turns' limit (1)");
   });
 
-  const failures: [string, Parameters<StubModel["setScript"]>[0], RegExp][] = [
+  const failures: FailureCase[] = [
     ["server errors (500)", Array(5).fill({ status: 500 }), /500/],
     ["a malformed stream", Array(5).fill({ malformed: true }), /API Error/],
     ["an authentication error (401)", Array(5).fill({ status: 401 }), /authentication failed.*401/],
   ];
-  it.each(failures)("fails with the reason, in bounded time, on %s", async (_label, script, reason) => {
-    stub.setScript(script);
-    const r = await runAgentAction({
-      workspace: makeWorkspace(),
-      stub,
-      // Claude retries failed calls up to 10 times with backoff; the test does not wait for that.
-      inputs: { ...claudeInputs(stub), prompt: "fail", env: "CLAUDE_CODE_MAX_RETRIES=0" },
-    });
-    expect(r.main.outputs.conclusion).toBe("failure");
-    expect(r.result.reason).toMatch(reason);
-    expect(r.main.exitCode).toBe(1);
-    expect(r.totalMs).toBeLessThan(30_000);
-  });
+  it.each(failures)("fails with the reason, in bounded time, on %s", (_label, script, reason) =>
+    // Claude retries failed calls up to 10 times with backoff; the test does not wait for that.
+    expectBoundedFailure(live, script, reason, { inputs: { env: "CLAUDE_CODE_MAX_RETRIES=0" } }),
+  );
 });
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((d) => d.isFile())
-    .map((d) => path.join(d.parentPath, d.name));
-}

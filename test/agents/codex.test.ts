@@ -5,15 +5,28 @@
  * instructions / MCP / skill / deny rules reaching the CLI, failures, and no
  * traffic but the stub's.
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import os from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CodexParser, codexAgent, codexConfigToml, codexPermissions, commandPrefix, tomlString } from "../../src/agents/codex.js";
+import { describe, expect, it } from "vitest";
+import { CODEX_PROVIDER_ID, CodexParser, codexAgent, codexConfigToml, codexPermissions, commandPrefix } from "../../src/agents/codex.js";
+import { tomlString } from "../../src/agents/common.js";
 import { Agent } from "../../src/config/schema.js";
-import { startStubModel, systemPromptOf, type StubModel } from "../support/stub-model.js";
-import { startTripwire, type Tripwire } from "../support/stub-model-tripwire.js";
-import { MCP_TEST_SERVER, makeSkill, makeWorkspace, parseAll, runAgentAction, runAgentCli, testContext, type AgentRun } from "./helpers.js";
+import { systemPromptOf } from "../support/stub-model.js";
+import {
+  INSTRUCTIONS_MARKER,
+  SKILL_MARKER,
+  expectBothFilesDelivered,
+  expectBoundedFailure,
+  expectResumeAndFork,
+  expectSameInBwrap,
+  expectSecretInNoFile,
+  handOffInputs,
+  useStubModel,
+  writeAndShellScript,
+  type BackendUnderTest,
+  type FailureCase,
+} from "./e2e-checks.js";
+import { filesUnder, makeWorkspace, parseAll, runAgentAction, testContext } from "./helpers.js";
 
 // ------------------------------------------------------------------ recorded lines (codex 0.171.0)
 
@@ -142,6 +155,7 @@ describe("codex permission and config mapping", () => {
             { tool: "bash", pattern: "git status", action: "allow" },
             { tool: "bash", pattern: "rm -rf $HOME", action: "deny" },
             { tool: "teleport", action: "deny" },
+            { tool: "mcp__x", pattern: "y", action: "deny" },
           ],
         },
         {},
@@ -149,15 +163,35 @@ describe("codex permission and config mapping", () => {
       ),
       testContext().run,
     );
-    expect(problems).toHaveLength(6);
-    for (const p of problems) expect(p).toMatch(/^Input '(permissions|max-turns)'/);
-    expect(problems.join("\n")).toContain("max-turns");
+    expect(problems).toEqual([
+      "Input 'permissions': 'read' cannot be honoured by agent 'codex': Codex always lets the agent read files.",
+      "Input 'permissions': 'write(src/**)' cannot be honoured by agent 'codex': only shell commands can be limited by a pattern.",
+      "Input 'permissions': 'bash(git status)' cannot be honoured by agent 'codex': Codex cannot allow only some shell commands while the shell is otherwise denied.",
+      "Input 'permissions': 'bash(rm -rf $HOME)' cannot be honoured by agent 'codex': a shell pattern must be a command prefix such as 'git push *' or 'rm:*'.",
+      "Input 'permissions': 'teleport' names no tool agent 'codex' knows; use bash, write, edit, read, webfetch, websearch or mcp__<server>[__<tool>].",
+      "Input 'permissions': 'mcp__x(y)' cannot be honoured by agent 'codex': MCP tools take no patterns.",
+      "Input 'max-turns' is not supported by agent 'codex': codex exec has no turn limit (use timeout-minutes).",
+    ]);
+  });
+
+  it("refuses forking the last session, which codex exec fork cannot find", () => {
+    expect(codexAgent.unsupported(agent(undefined), testContext({ run: { continueLast: true, forkSession: true } }).run)).toEqual([
+      "Input 'fork-session' needs a session id with agent 'codex' (codex exec fork has no --last).",
+    ]);
+    expect(codexAgent.unsupported(agent(undefined), testContext({ run: { resumeSessionId: TID, continueLast: true, forkSession: true } }).run)).toEqual([]);
+  });
+
+  it("takes no inherited object key for a tool name", () => {
+    const p = codexPermissions(agent({ default: "allow", rules: ["constructor", "toString", "__proto__"].map((tool) => ({ tool, action: "deny" })) }));
+    expect(p.problems).toEqual(["constructor", "toString", "__proto__"].map((t) => expect.stringContaining(`'${t}' names no tool agent 'codex' knows`)));
+    expect(p).toMatchObject({ sandboxMode: "danger-full-access", shellTool: true, webSearch: true, rules: [] });
   });
 
   it("reads command prefixes the way people write them", () => {
     expect(commandPrefix("rm *")).toEqual(["rm"]);
     expect(commandPrefix("git push:*")).toEqual(["git", "push"]);
     expect(commandPrefix("npm publish")).toEqual(["npm", "publish"]);
+    expect(commandPrefix("git push*")).toEqual(["git", "push"]);
     expect(commandPrefix("rm -rf *.txt")).toBeUndefined();
     expect(commandPrefix("*")).toBeUndefined();
   });
@@ -178,6 +212,18 @@ describe("codex permission and config mapping", () => {
     expect(toml).toContain('[mcp_servers."tester"]\ncommand = "node"\nargs = ["s.mjs"]\nenv = { "A" = "1" }');
     expect(toml).toContain("[analytics]\nenabled = false");
     expect(toml).not.toContain("placeholder-key");
+    // Without a gateway there is no endpoint to name: Codex keeps its own provider.
+    const noEndpoint = { ...ctx, endpoint: undefined };
+    const own = codexConfigToml(noEndpoint, codexPermissions(ctx.agent));
+    expect(own).not.toContain("model_provider");
+    expect(own).not.toContain("base_url");
+  });
+
+  it("gives the CLI its home and the endpoint's key, and only the home without an endpoint", async () => {
+    const ctx = testContext({ agent: { backend: "codex" } });
+    const home = path.join(ctx.layout.home, ".codex");
+    expect((await codexAgent.materialise(ctx)).env).toEqual({ CODEX_HOME: home, OPENAI_API_KEY: "placeholder-key" });
+    expect((await codexAgent.materialise({ ...ctx, endpoint: undefined })).env).toEqual({ CODEX_HOME: home });
   });
 
   it("keeps secrets for MCP servers in the environment, and refuses one it would have to write down", async () => {
@@ -190,24 +236,29 @@ describe("codex permission and config mapping", () => {
     expect(toml).not.toContain("tok-123456");
     expect(toml).toContain('env = { "MODE" = "ro" }\nenv_vars = ["GH_TOKEN"]');
     expect(toml).toContain('env_http_headers = { "Authorization" = "AGENT_RUNNER_SECRET_0" }');
-    expect(env).toMatchObject({ GH_TOKEN: "tok-123456", AGENT_RUNNER_SECRET_0: "Bearer tok-123456", CODEX_HOME: path.join(ctx.layout.home, ".codex"), OPENAI_API_KEY: "placeholder-key" });
+    expect(env).toEqual({ GH_TOKEN: "tok-123456", AGENT_RUNNER_SECRET_0: "Bearer tok-123456", CODEX_HOME: path.join(ctx.layout.home, ".codex"), OPENAI_API_KEY: "placeholder-key" });
     expect(codexAgent.sessionPaths(ctx)).toEqual([path.join(ctx.layout.home, ".codex/sessions")]);
 
     const inArgs = testContext({ agent: { backend: "codex", mcpServers: { gh: { command: "gh-mcp", args: ["--token", "tok-123456"], env: {} } } }, run: { secrets: { GH: "tok-123456" } } });
     expect(codexAgent.unsupported(inArgs.agent, inArgs.run)).toEqual([expect.stringContaining("Input 'mcp-servers': server 'gh' has a secret in its command, args or url")]);
   });
 
-  it("builds the command line: prompt on stdin, resume and fork by id, output schema", () => {
+  it("builds the command line: prompt on stdin, resume and fork by id, output schema", async () => {
     const bin = { binPath: "/bin/codex", version: "x", readOnlyPaths: [] };
     const fresh = codexAgent.command(testContext({ agent: { backend: "codex" }, run: { prompt: "do it" } }), bin);
     expect(fresh.args).toEqual(["exec", "--json", "--skip-git-repo-check", "--", "-"]);
     expect(fresh.stdin).toBe("do it");
-    const resume = codexAgent.command(testContext({ agent: { backend: "codex" }, run: { resumeSessionId: TID, outputSchema: { type: "object" } } }), bin);
-    expect(resume.args.slice(0, 2)).toEqual(["exec", "resume"]);
-    expect(resume.args).toContain("--output-schema");
-    expect(resume.args.slice(-3)).toEqual(["--", TID, "-"]);
+    expect(fresh.file).toBe("/bin/codex");
+    const withSchema = testContext({ agent: { backend: "codex" }, run: { resumeSessionId: TID, outputSchema: { type: "object" }, extraArgs: ["-c", "x=1"] } });
+    const schemaFile = path.join(withSchema.layout.home, ".agent-runner/codex-output-schema.json");
+    expect(codexAgent.command(withSchema, bin).args).toEqual(["exec", "resume", "--json", "--skip-git-repo-check", "--output-schema", schemaFile, "-c", "x=1", "--", TID, "-"]);
+    // The schema file the flag names is the one materialise writes.
+    await codexAgent.materialise(withSchema);
+    expect(JSON.parse(readFileSync(schemaFile, "utf8"))).toEqual({ type: "object" });
     const fork = codexAgent.command(testContext({ agent: { backend: "codex" }, run: { resumeSessionId: TID, forkSession: true } }), bin);
-    expect(fork.args.slice(0, 2)).toEqual(["exec", "fork"]);
+    expect(fork.args).toEqual(["exec", "fork", "--json", "--skip-git-repo-check", "--", TID, "-"]);
+    const last = codexAgent.command(testContext({ agent: { backend: "codex" }, run: { continueLast: true } }), bin);
+    expect(last.args).toEqual(["exec", "resume", "--json", "--skip-git-repo-check", "--last", "--", "-"]);
   });
 });
 
@@ -215,122 +266,61 @@ describe("codex permission and config mapping", () => {
 
 const KEY = "sk-openai-test-key-0123456789abcdef";
 /** Codex retries failed requests with backoff; the failure tests do not wait for that. */
-const NO_RETRIES = JSON.stringify(["-c", "model_providers.agent_runner.request_max_retries=0", "-c", "model_providers.agent_runner.stream_max_retries=0"]);
-const timings: string[] = [];
-const note = (label: string, r: AgentRun) => timings.push(`${label}: first model request ${r.firstModelRequestMs ?? "-"} ms, total ${r.totalMs} ms`);
-const codexInputs = (stub: StubModel, extra: Record<string, string> = {}) => ({
-  agent: "codex",
+const NO_RETRIES = JSON.stringify(["-c", `model_providers.${CODEX_PROVIDER_ID}.request_max_retries=0`, "-c", `model_providers.${CODEX_PROVIDER_ID}.stream_max_retries=0`]);
+const CODEX: BackendUnderTest = {
+  cli: "codex",
   // Codex's own default model gets a different tool surface (code mode) than the stub speaks.
-  model: "gpt-5.5",
-  "base-url": `${stub.url}/v1`,
-  secrets: `OPENAI_API_KEY=${KEY}`,
-  ...extra,
-});
-const addFile = (name: string, line: string) => ({ tool: "apply_patch", args: { input: `*** Begin Patch\n*** Add File: ${name}\n+${line}\n*** End Patch\n` } });
+  inputs: (stub) => ({ agent: "codex", model: "gpt-5.5", "base-url": `${stub.url}/v1`, secrets: `OPENAI_API_KEY=${KEY}` }),
+  sessionId: /^[0-9a-f-]{36}$/,
+  failsWithinMs: 30_000,
+};
 const tools = (body: unknown) =>
   ((body as { tools?: { name?: string; type?: string; tools?: { name: string }[] }[] }).tools ?? []).flatMap((t) => [t.name ?? t.type ?? "?", ...(t.tools ?? []).map((n) => `${t.name}/${n.name}`)]);
 
 describe("codex run by the action against the stub model", () => {
-  let stub: StubModel;
-  let tripwire: Tripwire;
-  beforeAll(async () => {
-    stub = await startStubModel([]);
-    tripwire = await startTripwire();
-  });
-  afterAll(async () => {
-    await stub?.close();
-    await tripwire?.close();
-    if (timings.length) console.info(`[codex] ${timings.join("; ")}`);
-  });
+  const live = useStubModel(CODEX);
 
   it("writes a file and runs a shell command: success, the file in the patch, session id, usage and final message", async () => {
     const ws = makeWorkspace();
-    stub.setScript([addFile("hello.txt", "hello from codex"), { tool: "exec_command", args: { cmd: "echo made-by-shell > shell.txt" } }, { text: "MARK-1 all done" }]);
-    const r = await runAgentAction({
-      workspace: ws,
-      stub,
-      inputs: { ...codexInputs(stub), prompt: "Create hello.txt and shell.txt", env: Object.entries(tripwire.env()).map(([k, v]) => `${k}=${v}`).join("\n") },
-    });
-    note("write+shell", r);
-    expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    expect(JSON.parse(r.main.outputs["changed-files"]!).sort()).toEqual(["hello.txt", "shell.txt"]);
-    expect(readFileSync(r.main.outputs["patch-path"]!, "utf8")).toContain("hello from codex");
-    expect(r.main.outputs["final-message"]).toBe("MARK-1 all done");
-    expect(r.main.outputs["session-id"]).toMatch(/^[0-9a-f-]{36}$/);
+    live.stub.setScript(writeAndShellScript("codex", ws, "MARK-1 all done"));
+    const r = await runAgentAction({ workspace: ws, stub: live.stub, inputs: live.inputs({ prompt: "Create hello.txt and shell.txt", env: live.tripwireEnv() }) });
+    live.note("write+shell", r);
+    expectBothFilesDelivered(r, "codex", "MARK-1 all done");
+    expect(r.main.outputs["session-id"]).toMatch(CODEX.sessionId);
     const usage = JSON.parse(r.main.outputs.usage!);
     expect(usage.inputTokens).toBeGreaterThan(0);
     expect(usage.outputTokens).toBeGreaterThan(0);
     expect(r.trace.filter((e) => e.type === "tool_call").map((e) => (e as { name: string }).name)).toEqual(["apply_patch", "bash"]);
     // The real key reached the stub only through the gateway; the CLI held a placeholder.
-    expect(stub.modelRequests().at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(live.stub.modelRequests().at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(r.main.log).not.toContain(KEY);
-    expect(tripwire.hits).toEqual([]);
+    expect(live.tripwire.hits).toEqual([]);
   });
 
-  it("works the same inside the bwrap sandbox with network model-only, attempting no other host", async () => {
-    const ws = makeWorkspace();
-    stub.setScript([addFile("hello.txt", "hello from codex"), { tool: "exec_command", args: { cmd: "echo made-by-shell > shell.txt" } }, { text: "done in the sandbox" }]);
-    const r = await runAgentAction({ workspace: ws, stub, inputs: { ...codexInputs(stub), prompt: "Create hello.txt and shell.txt", sandbox: "bwrap", network: "model-only" } });
-    note("bwrap", r);
-    expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    expect(r.result.sandboxBackend).toBe("bwrap");
-    expect(JSON.parse(r.main.outputs["changed-files"]!).sort()).toEqual(["hello.txt", "shell.txt"]);
-    expect(r.main.outputs["final-message"]).toBe("done in the sandbox");
-    expect(r.result.networkBlocked).toBe(0);
-  });
+  it("works the same inside the bwrap sandbox with network model-only, attempting no other host", () => expectSameInBwrap(live));
 
-  it("resumes the session given by id (the model sees the earlier turns), and fork-session starts a new id", async () => {
-    const w = makeWorkspace();
-    const stateDir = mkdtempSync(path.join(os.tmpdir(), "agent-state-"));
-    stub.setScript([{ text: "MARK-1 first answer" }]);
-    const first = await runAgentCli({ workspace: w, stateDir, inputs: { ...codexInputs(stub), prompt: "First turn" } });
-    expect(first.outputs.conclusion, first.stdout + first.stderr).toBe("success");
-    const id = first.outputs["session-id"]!;
-
-    stub.setScript([{ text: "resumed" }]);
-    const resumed = await runAgentCli({ workspace: w, stateDir, inputs: { ...codexInputs(stub), prompt: "Second turn", session: id } });
-    expect(resumed.outputs.conclusion, resumed.stdout + resumed.stderr).toBe("success");
-    expect(resumed.outputs["session-id"]).toBe(id);
-    const history = JSON.stringify(stub.modelRequests().at(-1)!.body);
-    expect(history).toContain("MARK-1 first answer");
-    expect(history).toContain("Second turn");
-
-    stub.setScript([{ text: "forked" }]);
-    const forked = await runAgentCli({ workspace: w, stateDir, inputs: { ...codexInputs(stub), prompt: "Third turn", session: id, "fork-session": "true" } });
-    expect(forked.outputs.conclusion, forked.stdout + forked.stderr).toBe("success");
-    expect(forked.outputs["session-id"]).toMatch(/^[0-9a-f-]{36}$/);
-    expect(forked.outputs["session-id"]).not.toBe(id);
-    expect(JSON.stringify(stub.modelRequests().at(-1)!.body)).toContain("MARK-1 first answer");
-  });
+  it("resumes the session given by id (the model sees the earlier turns), and fork-session starts a new id", () => expectResumeAndFork(live));
 
   it("hands instructions, an MCP server, a skill and deny rules to the CLI", async () => {
     const w = makeWorkspace();
-    const skill = makeSkill("release-notes", "SKILL-MARKER write release notes");
-    stub.setScript([{ tool: "exec_command", args: { cmd: "rm -f README.md" } }, { text: "checked" }]);
-    const r = await runAgentAction({
-      workspace: w,
-      stub,
-      inputs: {
-        ...codexInputs(stub),
-        // An unknown model has no tool-search support, so Codex lists MCP tools up front.
-        model: "stub-model",
-        prompt: "Use the tools",
-        instructions: "INSTRUCTIONS-MARKER: always answer in haiku.",
-        "mcp-servers": JSON.stringify({ tester: { command: "node", args: [MCP_TEST_SERVER], env: { MCP_TEST_MARKER: "ENV-MARKER" } } }),
-        skills: skill,
-        permissions: JSON.stringify({ default: "allow", deny: ["webfetch", "bash(rm *)"] }),
-      },
-    });
-    note("instructions+mcp+skill+deny", r);
+    live.stub.setScript([{ tool: "exec_command", args: { cmd: "rm -f README.md" } }, { text: "checked" }]);
+    // An unknown model has no tool-search support, so Codex lists MCP tools up front.
+    const r = await runAgentAction({ workspace: w, stub: live.stub, inputs: { ...handOffInputs(live), model: "stub-model" } });
+    live.note("instructions+mcp+skill+deny", r);
     expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    const [first, second] = stub.modelRequests().slice(-2);
-    expect(systemPromptOf(first!)).toContain("INSTRUCTIONS-MARKER: always answer in haiku.");
+    const [first, second] = live.stub.modelRequests().slice(-2);
+    expect(systemPromptOf(first!)).toContain(INSTRUCTIONS_MARKER);
     expect(systemPromptOf(first!)).toContain("# Run context (Agent Runner)");
-    expect(systemPromptOf(first!)).toContain("SKILL-MARKER write release notes");
+    expect(systemPromptOf(first!)).toContain(SKILL_MARKER);
     const names = tools(first!.body);
     expect(names).toContain("mcp__tester/echo_marker");
     expect(names).toContain("exec_command");
     expect(names).not.toContain("web_search");
+    // The MCP server's secret is forwarded from the environment (env_vars), not written into config.toml.
+    expectSecretInNoFile(
+      filesUnder(r.main.runnerTemp).filter((f) => /\/home\/(\.agent-runner\/|\.codex\/(config\.toml|rules\/))/.test(f)),
+      "config.toml",
+    );
     // `rm` was refused by the command rule: the file is still there, and the model was told.
     expect(existsSync(path.join(w, "README.md"))).toBe(true);
     expect(JSON.stringify(second!.body)).toMatch(/rejected/);
@@ -338,43 +328,38 @@ describe("codex run by the action against the stub model", () => {
   });
 
   it("takes the shell tool away when bash is denied", async () => {
-    stub.setScript([{ text: "no shell" }]);
-    const r = await runAgentAction({ workspace: makeWorkspace(), stub, inputs: { ...codexInputs(stub), prompt: "p", permissions: JSON.stringify({ default: "allow", deny: ["bash"] }) } });
+    live.stub.setScript([{ text: "no shell" }]);
+    const r = await runAgentAction({ workspace: makeWorkspace(), stub: live.stub, inputs: live.inputs({ prompt: "p", permissions: JSON.stringify({ default: "allow", deny: ["bash"] }) }) });
     expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    expect(tools(stub.modelRequests().at(-1)!.body)).not.toContain("exec_command");
+    expect(tools(live.stub.modelRequests().at(-1)!.body)).not.toContain("exec_command");
   });
 
   it("returns the structured output when output-schema is set", async () => {
-    stub.setScript([{ text: '{"answer":"42"}' }]);
+    live.stub.setScript([{ text: '{"answer":"42"}' }]);
     const r = await runAgentAction({
       workspace: makeWorkspace(),
-      stub,
-      inputs: { ...codexInputs(stub), prompt: "answer", "output-schema": JSON.stringify({ type: "object", properties: { answer: { type: "string" } }, required: ["answer"], additionalProperties: false }) },
+      stub: live.stub,
+      inputs: live.inputs({ prompt: "answer", "output-schema": JSON.stringify({ type: "object", properties: { answer: { type: "string" } }, required: ["answer"], additionalProperties: false }) }),
     });
     expect(r.main.outputs.conclusion, r.main.log).toBe("success");
     expect(JSON.parse(r.main.outputs["structured-output"]!)).toEqual({ answer: "42" });
-    expect(JSON.stringify(stub.modelRequests().at(-1)!.body)).toContain('"json_schema"');
+    expect(JSON.stringify(live.stub.modelRequests().at(-1)!.body)).toContain('"json_schema"');
   });
 
   it("refuses max-turns before starting anything (codex has no turn limit)", async () => {
-    const before = stub.requests.length;
-    const r = await runAgentAction({ workspace: makeWorkspace(), stub, inputs: { ...codexInputs(stub), prompt: "p", "max-turns": "3" } }).catch((e: Error) => e);
+    const before = live.stub.requests.length;
+    const r = await runAgentAction({ workspace: makeWorkspace(), stub: live.stub, inputs: live.inputs({ prompt: "p", "max-turns": "3" }) }).catch((e: Error) => e);
     expect(r).toBeInstanceOf(Error);
     expect(String(r)).toContain("Input 'max-turns' is not supported by agent 'codex'");
-    expect(stub.requests.length).toBe(before);
+    expect(live.stub.requests.length).toBe(before);
   });
 
-  const failures: [string, Parameters<StubModel["setScript"]>[0], RegExp][] = [
+  const failures: FailureCase[] = [
     ["server errors (500)", Array(5).fill({ status: 500 }), /high demand|500/],
     ["a malformed stream", Array(5).fill({ malformed: true }), /stream/],
     ["an authentication error (401)", Array(5).fill({ status: 401 }), /authentication failed.*401/],
   ];
-  it.each(failures)("fails with the reason, in bounded time, on %s", async (_label, script, reason) => {
-    stub.setScript(script);
-    const r = await runAgentAction({ workspace: makeWorkspace(), stub, inputs: { ...codexInputs(stub), prompt: "fail", "agent-args": NO_RETRIES } });
-    expect(r.main.outputs.conclusion).toBe("failure");
-    expect(r.result.reason).toMatch(reason);
-    expect(r.main.exitCode).toBe(1);
-    expect(r.totalMs).toBeLessThan(30_000);
-  });
+  it.each(failures)("fails with the reason, in bounded time, on %s", (_label, script, reason) =>
+    expectBoundedFailure(live, script, reason, { inputs: { "agent-args": NO_RETRIES } }),
+  );
 });

@@ -5,15 +5,28 @@
  * instructions / MCP / skill / deny rule reaching the CLI, failures, and no
  * traffic but the stub's.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GeminiParser, describeGeminiExit, findSessionFile, geminiAgent, geminiPermissions, policyToml } from "../../src/agents/gemini.js";
 import { Agent } from "../../src/config/schema.js";
-import { startStubModel, systemPromptOf, type StubModel } from "../support/stub-model.js";
-import { startTripwire, type Tripwire } from "../support/stub-model-tripwire.js";
-import { MCP_TEST_SERVER, makeSkill, makeWorkspace, parseAll, runAgentAction, runAgentCli, testContext, type AgentRun } from "./helpers.js";
+import { systemPromptOf } from "../support/stub-model.js";
+import {
+  INSTRUCTIONS_MARKER,
+  MCP_SECRET,
+  SKILL_MARKER,
+  expectBothFilesDelivered,
+  expectBoundedFailure,
+  expectResumeAndFork,
+  expectSameInBwrap,
+  expectSecretInNoFile,
+  handOffInputs,
+  useStubModel,
+  writeAndShellScript,
+  type BackendUnderTest,
+  type FailureCase,
+} from "./e2e-checks.js";
+import { MCP_SERVERS_HOLDING_SECRET, filesUnder, makeSkill, makeWorkspace, parseAll, runAgentAction, testContext } from "./helpers.js";
 
 // ------------------------------------------------------------------ recorded lines (gemini 0.61.0)
 
@@ -145,16 +158,31 @@ describe("gemini permission mapping", () => {
 
   it("refuses what Gemini CLI cannot express, each naming the input", () => {
     const problems = geminiAgent.unsupported(
-      agent({ default: "allow", rules: [{ tool: "teleport", action: "deny" }, { tool: "webfetch", pattern: "https://x/*", action: "deny" }, { tool: "mcp__my_server", action: "deny" }] }),
+      agent({
+        default: "allow",
+        rules: [
+          { tool: "teleport", action: "deny" },
+          { tool: "webfetch", pattern: "https://x/*", action: "deny" },
+          { tool: "mcp__my_server", action: "deny" },
+          { tool: "mcp__x", pattern: "y", action: "deny" },
+        ],
+      }),
       testContext({ run: { outputSchema: { type: "object" }, resumeSessionId: "--yolo" } }).run,
     );
     expect(problems).toEqual([
-      expect.stringContaining("Input 'permissions': 'teleport' names no tool agent 'gemini' knows"),
-      expect.stringContaining("Input 'permissions': 'webfetch(https://x/*)' cannot be honoured by agent 'gemini'"),
-      expect.stringContaining("Input 'permissions': 'mcp__my_server'"),
-      expect.stringContaining("Input 'session': '--yolo' is not a session id"),
-      expect.stringContaining("Input 'output-schema' is not supported by agent 'gemini'"),
+      "Input 'permissions': 'teleport' names no tool agent 'gemini' knows; use bash, write, edit, read, webfetch, websearch, mcp__<server>[__<tool>] or a Gemini CLI tool name such as run_shell_command.",
+      "Input 'permissions': 'webfetch(https://x/*)' cannot be honoured by agent 'gemini': only shell commands and file tools (write, edit, read) take patterns.",
+      "Input 'permissions': 'mcp__my_server': Gemini CLI cannot match rules for an MCP server whose name has '_'; rename the server (e.g. 'my-server').",
+      "Input 'permissions': 'mcp__x(y)' cannot be honoured by agent 'gemini': MCP tools take no patterns.",
+      "Input 'session': '--yolo' is not a session id (letters, digits, '.', '_', ':' and '-', not starting with '-').",
+      "Input 'output-schema' is not supported by agent 'gemini': Gemini CLI has no structured-output option.",
     ]);
+  });
+
+  it("takes no inherited object key for a tool name", () => {
+    const p = geminiPermissions(agent({ default: "allow", rules: ["constructor", "toString", "__proto__"].map((tool) => ({ tool, action: "deny" })) }), "/ws");
+    expect(p.problems).toEqual(["constructor", "toString", "__proto__"].map((t) => expect.stringContaining(`'${t}' names no tool agent 'gemini' knows`)));
+    expect(p.rules).toEqual([]);
   });
 
   it("writes a policy file Gemini CLI parses (TOML strings, arrays, numbers)", () => {
@@ -173,7 +201,7 @@ describe("gemini materialisation and command line", () => {
         maxTurns: 9,
         skills: [{ name: "triage", path: skill }],
         permission: { default: "allow", rules: [{ tool: "bash", action: "deny" }] },
-        mcpServers: { gh: { command: "gh-mcp", args: ["--token", "tok-123456"], env: { GH_TOKEN: "tok-123456", MODE: "ro" } }, web: { url: "https://mcp.example.com/x", headers: { Authorization: "Bearer tok-123456" } } },
+        mcpServers: MCP_SERVERS_HOLDING_SECRET,
       },
       run: { secrets: { GH: "tok-123456" } },
     });
@@ -193,15 +221,21 @@ describe("gemini materialisation and command line", () => {
       gh: { command: "gh-mcp", args: ["--token", "${AGENT_RUNNER_SECRET_0}"], env: { GH_TOKEN: "${AGENT_RUNNER_SECRET_1}", MODE: "ro" } },
       web: { httpUrl: "https://mcp.example.com/x", headers: { Authorization: "${AGENT_RUNNER_SECRET_2}" } },
     });
-    expect(env).toMatchObject({
+    const switches = { GEMINI_CLI_TRUST_WORKSPACE: "true", GEMINI_CLI_NO_RELAUNCH: "true", GEMINI_SANDBOX: "false", GEMINI_TELEMETRY_ENABLED: "false" };
+    expect(env).toEqual({
       AGENT_RUNNER_SECRET_0: "tok-123456",
+      AGENT_RUNNER_SECRET_1: "tok-123456",
       AGENT_RUNNER_SECRET_2: "Bearer tok-123456",
       GOOGLE_GEMINI_BASE_URL: "http://127.0.0.1:9/v1",
       GEMINI_API_KEY: "placeholder-key",
-      GEMINI_CLI_TRUST_WORKSPACE: "true",
-      GEMINI_SANDBOX: "false",
+      ...switches,
     });
+    expect(settings.telemetry).toEqual({ enabled: false, logPrompts: false });
+    expect(settings.general).toMatchObject({ enableAutoUpdate: false, enableAutoUpdateNotification: false });
     expect(geminiAgent.sessionPaths(ctx)).toEqual([path.join(dir, "tmp"), path.join(dir, "projects.json")]);
+    // Without a gateway there is no endpoint to name: the CLI keeps its own.
+    const noEndpoint = { ...testContext({ agent: { backend: "gemini" }, home: ctx.layout.home }), endpoint: undefined };
+    expect((await geminiAgent.materialise(noEndpoint)).env).toEqual(switches);
   });
 
   it("builds the command line: prompt on stdin, yolo under the policy, a model to skip routing, resume", () => {
@@ -232,144 +266,69 @@ describe("gemini materialisation and command line", () => {
 // ------------------------------------------------------------------ the real CLI through the action
 
 const KEY = "AIza-test-gemini-key-0123456789abcdef";
-const MODEL = "gemini-2.5-pro";
-const timings: string[] = [];
-const note = (label: string, r: AgentRun) => timings.push(`${label}: first model request ${r.firstModelRequestMs ?? "-"} ms, total ${r.totalMs} ms`);
-const geminiInputs = (stub: StubModel, extra: Record<string, string> = {}) => ({
-  agent: "gemini",
-  model: MODEL,
-  "base-url": stub.url,
-  secrets: `GEMINI_API_KEY=${KEY}`,
-  ...extra,
-});
+const GEMINI: BackendUnderTest = {
+  cli: "gemini",
+  inputs: (stub) => ({ agent: "gemini", model: "gemini-2.5-pro", "base-url": stub.url, secrets: `GEMINI_API_KEY=${KEY}` }),
+  sessionId: /^[0-9a-f-]{36}$/,
+  failsWithinMs: 30_000,
+};
 /** Gemini CLI retries a failed request up to 10 times with backoff; the repository's own settings cut that. */
 const ONE_ATTEMPT = { ".gemini/settings.json": JSON.stringify({ general: { maxAttempts: 1 } }) };
 
 describe("gemini run by the action against the stub model", () => {
-  let stub: StubModel;
-  let tripwire: Tripwire;
-  beforeAll(async () => {
-    stub = await startStubModel([]);
-    tripwire = await startTripwire();
-  });
-  afterAll(async () => {
-    await stub?.close();
-    await tripwire?.close();
-    if (timings.length) console.info(`[gemini] ${timings.join("; ")}`);
-  });
+  const live = useStubModel(GEMINI);
 
   it("writes a file and runs a shell command: success, the file in the patch, session id, usage and final message", async () => {
     const ws = makeWorkspace();
-    stub.setScript([
-      { tool: "write_file", args: { file_path: path.join(ws, "hello.txt"), content: "hello from gemini\n" } },
-      { tool: "run_shell_command", args: { command: "echo made-by-shell > shell.txt" } },
-      { text: "MARK-1 all " },
-    ]);
-    const r = await runAgentAction({
-      workspace: ws,
-      stub,
-      inputs: { ...geminiInputs(stub), prompt: "Create hello.txt and shell.txt", env: Object.entries(tripwire.env()).map(([k, v]) => `${k}=${v}`).join("\n") },
-    });
-    note("write+shell", r);
-    expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    expect(JSON.parse(r.main.outputs["changed-files"]!).sort()).toEqual(["hello.txt", "shell.txt"]);
-    expect(readFileSync(r.main.outputs["patch-path"]!, "utf8")).toContain("hello from gemini");
-    expect(r.main.outputs["final-message"]).toBe("MARK-1 all");
-    expect(r.main.outputs["session-id"]).toMatch(/^[0-9a-f-]{36}$/);
+    // The trailing space is trimmed from the final message.
+    live.stub.setScript(writeAndShellScript("gemini", ws, "MARK-1 all "));
+    const r = await runAgentAction({ workspace: ws, stub: live.stub, inputs: live.inputs({ prompt: "Create hello.txt and shell.txt", env: live.tripwireEnv() }) });
+    live.note("write+shell", r);
+    expectBothFilesDelivered(r, "gemini", "MARK-1 all");
+    expect(r.main.outputs["session-id"]).toMatch(GEMINI.sessionId);
     const usage = JSON.parse(r.main.outputs.usage!);
     expect(usage).toMatchObject({ inputTokens: 420, outputTokens: 60, cachedTokens: 120 });
     expect(r.result.numTurns).toBe(3);
     expect(r.trace.filter((e) => e.type === "tool_call").map((e) => (e as { name: string }).name)).toEqual(["write_file", "run_shell_command"]);
     // The prompt went in on stdin, and -m saved the routing call: every request was a model turn.
-    expect(JSON.stringify(stub.modelRequests().at(-3)!.body)).toContain("Create hello.txt and shell.txt");
-    expect(stub.requests.filter((q) => q.kind === "side")).toEqual([]);
+    expect(JSON.stringify(live.stub.modelRequests().at(-3)!.body)).toContain("Create hello.txt and shell.txt");
+    expect(live.stub.requests.filter((q) => q.kind === "side")).toEqual([]);
     // The real key never reached the CLI: the gateway swapped the placeholder for it.
-    expect(stub.modelRequests().at(-1)!.headers["x-goog-api-key"]).toBe(KEY);
+    expect(live.stub.modelRequests().at(-1)!.headers["x-goog-api-key"]).toBe(KEY);
     expect(r.main.log).not.toContain(KEY);
     // Nothing tried to leave 127.0.0.1 through the proxy the agent was given.
-    expect(tripwire.hits).toEqual([]);
+    expect(live.tripwire.hits).toEqual([]);
   });
 
-  it("works the same inside the bwrap sandbox with network model-only, attempting no other host", async () => {
-    const ws = makeWorkspace();
-    stub.setScript([
-      { tool: "write_file", args: { file_path: path.join(ws, "hello.txt"), content: "hello from gemini\n" } },
-      { tool: "run_shell_command", args: { command: "echo made-by-shell > shell.txt" } },
-      { text: "done in the sandbox" },
-    ]);
-    const r = await runAgentAction({ workspace: ws, stub, inputs: { ...geminiInputs(stub), prompt: "Create hello.txt and shell.txt", sandbox: "bwrap", network: "model-only" } });
-    note("bwrap", r);
-    expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    expect(r.result.sandboxBackend).toBe("bwrap");
-    expect(JSON.parse(r.main.outputs["changed-files"]!).sort()).toEqual(["hello.txt", "shell.txt"]);
-    expect(r.main.outputs["final-message"]).toBe("done in the sandbox");
-    expect(r.result.networkBlocked).toBe(0);
-  });
+  it("works the same inside the bwrap sandbox with network model-only, attempting no other host", () => expectSameInBwrap(live));
 
-  it("resumes the session given by id (the model sees the earlier turns), and fork-session starts a new id", async () => {
-    const w = makeWorkspace();
-    const stateDir = mkdtempSync(path.join(os.tmpdir(), "agent-state-"));
-    stub.setScript([{ text: "MARK-1 first answer" }]);
-    const first = await runAgentCli({ workspace: w, stateDir, inputs: { ...geminiInputs(stub), prompt: "First turn" } });
-    expect(first.outputs.conclusion, first.stdout + first.stderr).toBe("success");
-    const id = first.outputs["session-id"]!;
-    expect(id).toMatch(/^[0-9a-f-]{36}$/);
-
-    stub.setScript([{ text: "resumed" }]);
-    const resumed = await runAgentCli({ workspace: w, stateDir, inputs: { ...geminiInputs(stub), prompt: "Second turn", session: id } });
-    expect(resumed.outputs.conclusion, resumed.stdout + resumed.stderr).toBe("success");
-    expect(resumed.outputs["session-id"]).toBe(id);
-    const history = JSON.stringify(stub.modelRequests().at(-1)!.body);
-    expect(history).toContain("MARK-1 first answer");
-    expect(history).toContain("Second turn");
-
-    stub.setScript([{ text: "forked" }]);
-    const forked = await runAgentCli({ workspace: w, stateDir, inputs: { ...geminiInputs(stub), prompt: "Third turn", session: id, "fork-session": "true" } });
-    expect(forked.outputs.conclusion, forked.stdout + forked.stderr).toBe("success");
-    expect(forked.outputs["session-id"]).toMatch(/^[0-9a-f-]{36}$/);
-    expect(forked.outputs["session-id"]).not.toBe(id);
-    const forkedHistory = JSON.stringify(stub.modelRequests().at(-1)!.body);
-    expect(forkedHistory).toContain("MARK-1 first answer");
-    expect(forkedHistory).toContain("Third turn");
-  });
+  it("resumes the session given by id (the model sees the earlier turns), and fork-session starts a new id", () => expectResumeAndFork(live));
 
   it("hands instructions, an MCP server, a skill and a deny rule to the CLI", async () => {
     const w = makeWorkspace();
-    const skill = makeSkill("release-notes", "SKILL-MARKER write release notes");
-    stub.setScript([
+    live.stub.setScript([
       { tool: "mcp_tester_echo_marker", args: { text: "ping" } },
       { tool: "run_shell_command", args: { command: "rm -f README.md" } },
       { text: "checked" },
     ]);
-    const r = await runAgentAction({
-      workspace: w,
-      stub,
-      inputs: {
-        ...geminiInputs(stub),
-        prompt: "Use the tools",
-        instructions: "INSTRUCTIONS-MARKER: always answer in haiku.",
-        secrets: `GEMINI_API_KEY=${KEY}\nMCP_SECRET=ENV-MARKER-s3cr3t`,
-        "mcp-servers": JSON.stringify({ tester: { command: "node", args: [MCP_TEST_SERVER], env: { MCP_TEST_MARKER: "ENV-MARKER-s3cr3t" } } }),
-        skills: skill,
-        permissions: JSON.stringify({ default: "allow", deny: ["webfetch", "bash(rm *)"] }),
-      },
-    });
-    note("instructions+mcp+skill+deny", r);
+    const r = await runAgentAction({ workspace: w, stub: live.stub, inputs: handOffInputs(live) });
+    live.note("instructions+mcp+skill+deny", r);
     expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    const [first, second] = stub.modelRequests().slice(-3);
-    expect(systemPromptOf(first!)).toContain("INSTRUCTIONS-MARKER: always answer in haiku.");
+    const [first, second] = live.stub.modelRequests().slice(-3);
+    expect(systemPromptOf(first!)).toContain(INSTRUCTIONS_MARKER);
     expect(systemPromptOf(first!)).toContain("# Run context (Agent Runner)");
     const tools = ((first!.body as { tools: { functionDeclarations: { name: string }[] }[] }).tools ?? []).flatMap((t) => t.functionDeclarations.map((f) => f.name));
     expect(tools).toContain("mcp_tester_echo_marker");
     expect(tools).toContain("run_shell_command");
     expect(tools).toContain("activate_skill");
     expect(tools).not.toContain("web_fetch");
-    expect(systemPromptOf(first!)).toContain("SKILL-MARKER write release notes");
+    expect(systemPromptOf(first!)).toContain(SKILL_MARKER);
     // The MCP server ran with its env, and its answer went back to the model.
-    expect(JSON.stringify(second!.body)).toContain("ENV-MARKER-s3cr3t: ping");
-    const written = filesUnder(r.main.runnerTemp).filter((f) => f.includes("/home/.gemini/") && !f.includes("/.gemini/tmp/"));
-    expect(written.some((f) => f.endsWith("settings.json"))).toBe(true);
-    for (const f of written) expect(readFileSync(f, "utf8"), f).not.toContain("ENV-MARKER-s3cr3t");
+    expect(JSON.stringify(second!.body)).toContain(`${MCP_SECRET}: ping`);
+    expectSecretInNoFile(
+      filesUnder(r.main.runnerTemp).filter((f) => f.includes("/home/.gemini/") && !f.includes("/.gemini/tmp/")),
+      "settings.json",
+    );
     // rm was refused: the file is still there and the denial is reported.
     expect(existsSync(path.join(w, "README.md"))).toBe(true);
     expect(r.result.permissionDenials).toEqual([{ tool: "run_shell_command", detail: "rm -f README.md" }]);
@@ -379,54 +338,43 @@ describe("gemini run by the action against the stub model", () => {
 
   it("lets the file tools write a report into the outputs folder, outside the workspace", async () => {
     // The outputs folder is known once the run starts: the script reads it from the run context.
-    stub.setScript((req, i) => {
+    live.stub.setScript((req, i) => {
       const dir = /in (\S+) \(also in \$AGENT_OUTPUT_DIR\)/.exec(systemPromptOf(req))?.[1];
       return i === 0 && dir ? { tool: "write_file", args: { file_path: path.join(dir, "report.md"), content: "REPORT-MARKER\n" } } : { text: "reported" };
     });
-    const r = await runAgentAction({ workspace: makeWorkspace(), stub, inputs: { ...geminiInputs(stub), prompt: "write a report" } });
+    const r = await runAgentAction({ workspace: makeWorkspace(), stub: live.stub, inputs: live.inputs({ prompt: "write a report" }) });
     expect(r.main.outputs.conclusion, r.main.log).toBe("success");
     expect(r.trace.find((e) => e.type === "tool_result")).toMatchObject({ isError: false });
     expect(readFileSync(path.join(path.dirname(r.main.outputs["patch-path"]!), "outputs", "report.md"), "utf8")).toBe("REPORT-MARKER\n");
   });
 
   it("fails with the turn limit as the reason when max-turns is reached", async () => {
-    stub.setScript([
+    live.stub.setScript([
       { tool: "run_shell_command", args: { command: "echo one" } },
       { tool: "run_shell_command", args: { command: "echo two" } },
       { tool: "run_shell_command", args: { command: "echo three" } },
       { text: "never" },
     ]);
-    const r = await runAgentAction({ workspace: makeWorkspace(), stub, inputs: { ...geminiInputs(stub), prompt: "loop", "max-turns": "2" } });
+    const r = await runAgentAction({ workspace: makeWorkspace(), stub: live.stub, inputs: live.inputs({ prompt: "loop", "max-turns": "2" }) });
     expect(r.main.outputs.conclusion, r.main.log).toBe("failure");
     expect(r.result.reason).toContain("'max-turns' limit (2)");
   });
 
   it("fails with the CLI's own reason when the session to resume does not exist (exit 42)", async () => {
-    stub.setScript([{ text: "never" }]);
-    const before = stub.modelRequests().length;
-    const r = await runAgentAction({ workspace: makeWorkspace(), stub, inputs: { ...geminiInputs(stub), prompt: "go on", session: "11111111-2222-3333-4444-555555555555" } });
+    live.stub.setScript([{ text: "never" }]);
+    const before = live.stub.modelRequests().length;
+    const r = await runAgentAction({ workspace: makeWorkspace(), stub: live.stub, inputs: live.inputs({ prompt: "go on", session: "11111111-2222-3333-4444-555555555555" }) });
     expect(r.main.outputs.conclusion).toBe("failure");
     expect(r.result.reason).toMatch(/^Gemini CLI refused its input \(exit 42\): Error resuming session: (No previous sessions|Invalid session identifier)/);
-    expect(stub.modelRequests().length).toBe(before);
+    expect(live.stub.modelRequests().length).toBe(before);
   });
 
-  const failures: [string, Parameters<StubModel["setScript"]>[0], RegExp][] = [
+  const failures: FailureCase[] = [
     ["server errors (500)", Array(5).fill({ status: 500 }), /Model API error 500 INTERNAL: stub error 500/],
     ["a malformed stream", Array(5).fill({ malformed: true }), /Model API error: .*JSON/],
     ["an authentication error (401)", Array(5).fill({ status: 401 }), /authentication failed.*401/],
   ];
-  it.each(failures)("fails with the reason, in bounded time, on %s", async (_label, script, reason) => {
-    stub.setScript(script);
-    const r = await runAgentAction({ workspace: makeWorkspace({ "README.md": "x\n", ...ONE_ATTEMPT }), stub, inputs: { ...geminiInputs(stub), prompt: "fail" } });
-    expect(r.main.outputs.conclusion).toBe("failure");
-    expect(r.result.reason).toMatch(reason);
-    expect(r.main.exitCode).toBe(1);
-    expect(r.totalMs).toBeLessThan(30_000);
-  });
+  it.each(failures)("fails with the reason, in bounded time, on %s", (_label, script, reason) =>
+    expectBoundedFailure(live, script, reason, { workspace: makeWorkspace({ "README.md": "x\n", ...ONE_ATTEMPT }) }),
+  );
 });
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((d) => d.isFile())
-    .map((d) => path.join(d.parentPath, d.name));
-}

@@ -4,7 +4,7 @@
  * the run left behind (outputs, result.json, trace).
  */
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { AgentContext } from "../../src/agents/types.js";
@@ -15,7 +15,7 @@ import type { TracedEvent } from "../../src/trace/events.js";
 import { REPO_ROOT, runStep, type StepResult } from "../support/harness.js";
 import type { StubModel } from "../support/stub-model.js";
 
-export const BIN_DIR = path.join(REPO_ROOT, "node_modules/.bin");
+const BIN_DIR = path.join(REPO_ROOT, "node_modules/.bin");
 export const MCP_TEST_SERVER = path.join(REPO_ROOT, "test/support/mcp-test-server.mjs");
 
 /** The pinned CLIs first, Node 24 next (the CLIs are tested on it), then the system. */
@@ -116,12 +116,21 @@ export async function runAgentCli(opts: { workspace: string; inputs: Record<stri
   }
 }
 
-export const silentLog: Logger = {
+const silentLog: Logger = {
   debug: () => {},
   info: () => {},
   warning: () => {},
   error: () => {},
   group: (_t, fn) => fn(),
+};
+
+/**
+ * MCP servers holding the secret "tok-123456" (declare it in `secrets`) in
+ * every place a config could name it: an argument, an env value, a header.
+ */
+export const MCP_SERVERS_HOLDING_SECRET = {
+  gh: { command: "gh-mcp", args: ["--token", "tok-123456"], env: { GH_TOKEN: "tok-123456", MODE: "ro" } },
+  web: { url: "https://mcp.example.com/x", headers: { Authorization: "Bearer tok-123456" } },
 };
 
 /** An AgentContext for unit tests, with schema defaults applied. */
@@ -140,4 +149,11 @@ export function testContext(over: { agent?: Partial<Agent>; run?: Partial<RunCon
 /** Feed recorded stdout lines to a parser, then end it. */
 export function parseAll(parser: { push(l: string): unknown[]; end(): unknown[] }, lines: string[]): TracedEvent[] {
   return [...lines.flatMap((l) => parser.push(l)), ...parser.end()] as TracedEvent[];
+}
+
+/** Every file below `dir`, for checking what a run wrote. */
+export function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => path.join(d.parentPath, d.name));
 }

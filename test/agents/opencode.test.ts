@@ -5,15 +5,28 @@
  * and fork, instructions / MCP / skill / deny rule reaching the CLI,
  * failures, and no traffic but the stub's.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
-import os from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OpencodeParser, describeOpencodeExit, opencodeAgent, opencodePermissions } from "../../src/agents/opencode.js";
 import { Agent } from "../../src/config/schema.js";
-import { startStubModel, systemPromptOf, type StubModel } from "../support/stub-model.js";
-import { startTripwire, type Tripwire } from "../support/stub-model-tripwire.js";
-import { MCP_TEST_SERVER, makeSkill, makeWorkspace, parseAll, runAgentAction, runAgentCli, testContext, type AgentRun } from "./helpers.js";
+import { systemPromptOf } from "../support/stub-model.js";
+import {
+  INSTRUCTIONS_MARKER,
+  MCP_SECRET,
+  SKILL_MARKER,
+  expectBothFilesDelivered,
+  expectBoundedFailure,
+  expectResumeAndFork,
+  expectSameInBwrap,
+  expectSecretInNoFile,
+  handOffInputs,
+  useStubModel,
+  writeAndShellScript,
+  type BackendUnderTest,
+  type FailureCase,
+} from "./e2e-checks.js";
+import { MCP_SERVERS_HOLDING_SECRET, MCP_TEST_SERVER, filesUnder, makeSkill, makeWorkspace, parseAll, runAgentAction, testContext } from "./helpers.js";
 
 // ------------------------------------------------------------------ recorded lines (opencode 1.18.33)
 
@@ -132,14 +145,20 @@ describe("opencode permission mapping", () => {
       testContext({ run: { outputSchema: { type: "object" }, resumeSessionId: "-x", secrets: { T: 'a"b' } } }).run,
     );
     expect(problems).toEqual([
-      expect.stringContaining("Input 'permissions': 'teleport' names no tool agent 'opencode' knows"),
-      expect.stringContaining("Input 'permissions': 'mcp__x(y)' cannot be honoured by agent 'opencode'"),
-      expect.stringContaining("Input 'permissions': agent 'opencode' cannot tell write from edit"),
-      expect.stringContaining("Input 'session': '-x' is not a session id"),
-      expect.stringContaining("Input 'output-schema' is not supported by agent 'opencode'"),
-      expect.stringContaining("Input 'mcp-servers': server 'q' has a secret with quotes"),
-      expect.stringContaining("Input 'skills': OpenCode loads a skill only from a folder named in lower case"),
+      "Input 'permissions': 'teleport' names no tool agent 'opencode' knows; use bash, write, edit, read, webfetch, websearch, mcp__<server>[__<tool>] or an OpenCode permission such as glob.",
+      "Input 'permissions': 'mcp__x(y)' cannot be honoured by agent 'opencode': MCP tools take no patterns.",
+      "Input 'permissions': agent 'opencode' cannot tell write from edit: one 'edit' permission covers writing, editing and patching files (it is set to deny).",
+      "Input 'session': '-x' is not a session id (letters, digits, '.', '_', ':' and '-', not starting with '-').",
+      "Input 'output-schema' is not supported by agent 'opencode': `opencode run` has no structured-output option.",
+      "Input 'mcp-servers': server 'q' has a secret with quotes, backslashes or control characters, which agent 'opencode' cannot take from the environment.",
+      "Input 'skills': OpenCode loads a skill only from a folder named in lower case letters, digits and single hyphens, matching its SKILL.md name; 'My_Skill' is not.",
     ]);
+  });
+
+  it("takes no inherited object key for a tool name", () => {
+    const p = opencodePermissions(agent({ default: "allow", rules: ["constructor", "toString", "__proto__"].map((tool) => ({ tool, action: "deny" })) }), "/out");
+    expect(p.problems).toEqual(["constructor", "toString", "__proto__"].map((t) => expect.stringContaining(`'${t}' names no tool agent 'opencode' knows`)));
+    expect(p.permission).toEqual({ "*": "allow" });
   });
 });
 
@@ -154,7 +173,7 @@ describe("opencode materialisation and command line", () => {
         maxTurns: 5,
         skills: [{ name: "triage", path: skill }],
         permission: { default: "allow", rules: [{ tool: "bash", action: "deny" }] },
-        mcpServers: { gh: { command: "gh-mcp", args: ["--token", "tok-123456"], env: { GH_TOKEN: "tok-123456", MODE: "ro" } }, web: { url: "https://mcp.example.com/x", headers: { Authorization: "Bearer tok-123456" } } },
+        mcpServers: MCP_SERVERS_HOLDING_SECRET,
       },
       run: { secrets: { GH: "tok-123456" } },
     });
@@ -184,14 +203,28 @@ describe("opencode materialisation and command line", () => {
       gh: { type: "local", command: ["gh-mcp", "--token", "{env:AGENT_RUNNER_SECRET_0}"], environment: { GH_TOKEN: "{env:AGENT_RUNNER_SECRET_1}", MODE: "ro" }, enabled: true },
       web: { type: "remote", url: "https://mcp.example.com/x", headers: { Authorization: "{env:AGENT_RUNNER_SECRET_2}" }, enabled: true },
     });
-    expect(env).toMatchObject({
-      AGENT_RUNNER_SECRET_0: "tok-123456",
-      AGENT_RUNNER_SECRET_2: "Bearer tok-123456",
-      AGENT_RUNNER_MODEL_API_KEY: "placeholder-key",
+    const xdg = {
       XDG_CONFIG_HOME: path.join(home, ".config"),
       XDG_DATA_HOME: path.join(home, ".local/share"),
+      XDG_CACHE_HOME: path.join(home, ".cache"),
+      XDG_STATE_HOME: path.join(home, ".local/state"),
+    };
+    const switches = {
       OPENCODE_DISABLE_MODELS_FETCH: "1",
+      OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
       OPENCODE_DISABLE_AUTOUPDATE: "1",
+      OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+      OPENCODE_DISABLE_SHARE: "1",
+      OPENCODE_EXPERIMENTAL_DISABLE_FILEWATCHER: "1",
+    };
+    expect(env).toEqual({
+      AGENT_RUNNER_SECRET_0: "tok-123456",
+      AGENT_RUNNER_SECRET_1: "tok-123456",
+      AGENT_RUNNER_SECRET_2: "Bearer tok-123456",
+      OPENCODE_CONFIG_CONTENT: expect.any(String),
+      ...xdg,
+      AGENT_RUNNER_MODEL_API_KEY: "placeholder-key",
+      ...switches,
     });
     // What must beat a repository's own opencode.json also goes in OPENCODE_CONFIG_CONTENT (no secrets in it).
     const content = JSON.parse(env.OPENCODE_CONFIG_CONTENT!);
@@ -199,6 +232,9 @@ describe("opencode materialisation and command line", () => {
     expect(content.provider).toEqual(config.provider);
     expect(env.OPENCODE_CONFIG_CONTENT).not.toContain("tok-123456");
     expect(opencodeAgent.sessionPaths(ctx)).toEqual(["opencode.db", "opencode.db-wal", "opencode.db-shm", "snapshot", "storage"].map((f) => path.join(home, ".local/share/opencode", f)));
+    // Without a gateway there is no key to hand over (the provider still reads the variable).
+    const noEndpoint = { ...testContext({ agent: { backend: "opencode" }, home }), endpoint: undefined };
+    expect((await opencodeAgent.materialise(noEndpoint)).env).toEqual({ OPENCODE_CONFIG_CONTENT: expect.any(String), ...xdg, ...switches });
   });
 
   it("builds the command line: prompt on stdin, fixed title, resume and fork", () => {
@@ -213,147 +249,72 @@ describe("opencode materialisation and command line", () => {
 
 const KEY = "sk-test-opencode-key-0123456789abcdef";
 const MODEL = "stub-model";
-const timings: string[] = [];
-const note = (label: string, r: AgentRun) => timings.push(`${label}: first model request ${r.firstModelRequestMs ?? "-"} ms, total ${r.totalMs} ms`);
-const opencodeInputs = (stub: StubModel, extra: Record<string, string> = {}) => ({
-  agent: "opencode",
-  model: MODEL,
-  "base-url": `${stub.url}/v1`,
-  secrets: `OPENAI_API_KEY=${KEY}`,
-  ...extra,
-});
 /** OpenCode takes 4–5 s to start on an idle box, much more under load (other suites running). */
 const SLOW = 120_000;
+const OPENCODE: BackendUnderTest = {
+  cli: "opencode",
+  inputs: (stub) => ({ agent: "opencode", model: MODEL, "base-url": `${stub.url}/v1`, secrets: `OPENAI_API_KEY=${KEY}` }),
+  sessionId: /^ses_[A-Za-z0-9]+$/,
+  runTimeoutMs: SLOW,
+  failsWithinMs: SLOW,
+};
+const toolNames = (body: unknown) => ((body as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name);
 
 describe("opencode run by the action against the stub model", () => {
-  let stub: StubModel;
-  let tripwire: Tripwire;
-  beforeAll(async () => {
-    stub = await startStubModel([]);
-    tripwire = await startTripwire();
-  });
-  afterAll(async () => {
-    await stub?.close();
-    await tripwire?.close();
-    if (timings.length) console.info(`[opencode] ${timings.join("; ")}`);
-  });
+  const live = useStubModel(OPENCODE);
 
   it("writes a file and runs a shell command: success, the file in the patch, session id, usage and final message", { timeout: SLOW }, async () => {
     const ws = makeWorkspace();
-    stub.setScript([
-      { tool: "write", args: { filePath: path.join(ws, "hello.txt"), content: "hello from opencode\n" } },
-      { tool: "bash", args: { command: "echo made-by-shell > shell.txt", description: "write shell.txt" } },
-      { text: "MARK-1 all done" },
-    ]);
-    const r = await runAgentAction({
-      workspace: ws,
-      stub,
-      timeoutMs: SLOW,
-      inputs: { ...opencodeInputs(stub), prompt: "Create hello.txt and shell.txt", env: Object.entries(tripwire.env()).map(([k, v]) => `${k}=${v}`).join("\n") },
-    });
-    note("write+shell", r);
-    expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    expect(JSON.parse(r.main.outputs["changed-files"]!).sort()).toEqual(["hello.txt", "shell.txt"]);
-    expect(readFileSync(r.main.outputs["patch-path"]!, "utf8")).toContain("hello from opencode");
-    expect(r.main.outputs["final-message"]).toBe("MARK-1 all done");
-    expect(r.main.outputs["session-id"]).toMatch(/^ses_[A-Za-z0-9]+$/);
+    live.stub.setScript(writeAndShellScript("opencode", ws, "MARK-1 all done"));
+    const r = await runAgentAction({ workspace: ws, stub: live.stub, timeoutMs: SLOW, inputs: live.inputs({ prompt: "Create hello.txt and shell.txt", env: live.tripwireEnv() }) });
+    live.note("write+shell", r);
+    expectBothFilesDelivered(r, "opencode", "MARK-1 all done");
+    expect(r.main.outputs["session-id"]).toMatch(OPENCODE.sessionId);
     expect(JSON.parse(r.main.outputs.usage!)).toMatchObject({ inputTokens: 420, outputTokens: 60, cachedTokens: 120 });
     expect(r.result.numTurns).toBe(3);
     expect(r.trace.filter((e) => e.type === "tool_call").map((e) => (e as { name: string }).name)).toEqual(["write", "bash"]);
     // The prompt arrived verbatim on stdin (argv words with spaces would be quoted), and no title request was made.
-    const first = stub.modelRequests().at(-3)!;
+    const first = live.stub.modelRequests().at(-3)!;
     expect(JSON.stringify(first.body)).toContain('"Create hello.txt and shell.txt"');
     expect(JSON.stringify(first.body)).not.toContain('\\"Create hello.txt');
-    expect(stub.requests.filter((q) => q.kind === "side")).toEqual([]);
+    expect(live.stub.requests.filter((q) => q.kind === "side")).toEqual([]);
     expect(first.model).toBe(MODEL);
     // The real key never reached the CLI: the gateway swapped the placeholder for it.
-    expect(stub.modelRequests().at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(live.stub.modelRequests().at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(r.main.log).not.toContain(KEY);
     // Nothing tried to leave 127.0.0.1 (no plugin install, no model catalogue, no update check).
-    expect(tripwire.hits).toEqual([]);
+    expect(live.tripwire.hits).toEqual([]);
   });
 
-  it("works the same inside the bwrap sandbox with network model-only, attempting no other host", { timeout: SLOW }, async () => {
-    const ws = makeWorkspace();
-    stub.setScript([
-      { tool: "write", args: { filePath: path.join(ws, "hello.txt"), content: "hello from opencode\n" } },
-      { tool: "bash", args: { command: "echo made-by-shell > shell.txt", description: "write shell.txt" } },
-      { text: "done in the sandbox" },
-    ]);
-    const r = await runAgentAction({ workspace: ws, stub, timeoutMs: SLOW, inputs: { ...opencodeInputs(stub), prompt: "Create hello.txt and shell.txt", sandbox: "bwrap", network: "model-only" } });
-    note("bwrap", r);
-    expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    expect(r.result.sandboxBackend).toBe("bwrap");
-    expect(JSON.parse(r.main.outputs["changed-files"]!).sort()).toEqual(["hello.txt", "shell.txt"]);
-    expect(r.main.outputs["final-message"]).toBe("done in the sandbox");
-    expect(r.result.networkBlocked).toBe(0);
-  });
+  it("works the same inside the bwrap sandbox with network model-only, attempting no other host", { timeout: SLOW }, () => expectSameInBwrap(live));
 
-  it("resumes the session given by id (the model sees the earlier turns), and fork-session starts a new id", { timeout: 3 * SLOW }, async () => {
-    const w = makeWorkspace();
-    const stateDir = mkdtempSync(path.join(os.tmpdir(), "agent-state-"));
-    stub.setScript([{ text: "MARK-1 first answer" }]);
-    const first = await runAgentCli({ workspace: w, stateDir, timeoutMs: SLOW, inputs: { ...opencodeInputs(stub), prompt: "First turn" } });
-    expect(first.outputs.conclusion, first.stdout + first.stderr).toBe("success");
-    const id = first.outputs["session-id"]!;
-    expect(id).toMatch(/^ses_/);
-
-    stub.setScript([{ text: "resumed" }]);
-    const resumed = await runAgentCli({ workspace: w, stateDir, timeoutMs: SLOW, inputs: { ...opencodeInputs(stub), prompt: "Second turn", session: id } });
-    expect(resumed.outputs.conclusion, resumed.stdout + resumed.stderr).toBe("success");
-    expect(resumed.outputs["session-id"]).toBe(id);
-    const history = JSON.stringify(stub.modelRequests().at(-1)!.body);
-    expect(history).toContain("MARK-1 first answer");
-    expect(history).toContain("Second turn");
-
-    stub.setScript([{ text: "forked" }]);
-    const forked = await runAgentCli({ workspace: w, stateDir, timeoutMs: SLOW, inputs: { ...opencodeInputs(stub), prompt: "Third turn", session: id, "fork-session": "true" } });
-    expect(forked.outputs.conclusion, forked.stdout + forked.stderr).toBe("success");
-    expect(forked.outputs["session-id"]).toMatch(/^ses_/);
-    expect(forked.outputs["session-id"]).not.toBe(id);
-    const forkedHistory = JSON.stringify(stub.modelRequests().at(-1)!.body);
-    expect(forkedHistory).toContain("MARK-1 first answer");
-    expect(forkedHistory).toContain("Third turn");
-  });
+  it("resumes the session given by id (the model sees the earlier turns), and fork-session starts a new id", { timeout: 3 * SLOW }, () => expectResumeAndFork(live));
 
   it("hands instructions, an MCP server, a skill and a deny rule to the CLI", { timeout: SLOW }, async () => {
     const w = makeWorkspace();
-    const skill = makeSkill("release-notes", "SKILL-MARKER write release notes");
-    stub.setScript([
+    live.stub.setScript([
       { tool: "tester_echo_marker", args: { text: "ping" } },
       { tool: "bash", args: { command: "rm -f README.md", description: "remove the readme" } },
       { text: "checked" },
     ]);
-    const r = await runAgentAction({
-      workspace: w,
-      stub,
-      timeoutMs: SLOW,
-      inputs: {
-        ...opencodeInputs(stub),
-        prompt: "Use the tools",
-        instructions: "INSTRUCTIONS-MARKER: always answer in haiku.",
-        secrets: `OPENAI_API_KEY=${KEY}\nMCP_SECRET=ENV-MARKER-s3cr3t`,
-        "mcp-servers": JSON.stringify({ tester: { command: "node", args: [MCP_TEST_SERVER], env: { MCP_TEST_MARKER: "ENV-MARKER-s3cr3t" } } }),
-        skills: skill,
-        permissions: JSON.stringify({ default: "allow", deny: ["webfetch", "bash(rm *)"] }),
-      },
-    });
-    note("instructions+mcp+skill+deny", r);
+    const r = await runAgentAction({ workspace: w, stub: live.stub, timeoutMs: SLOW, inputs: handOffInputs(live) });
+    live.note("instructions+mcp+skill+deny", r);
     expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    const [first, second] = stub.modelRequests().slice(-3);
-    expect(systemPromptOf(first!)).toContain("INSTRUCTIONS-MARKER: always answer in haiku.");
+    const [first, second] = live.stub.modelRequests().slice(-3);
+    expect(systemPromptOf(first!)).toContain(INSTRUCTIONS_MARKER);
     expect(systemPromptOf(first!)).toContain("# Run context (Agent Runner)");
-    const tools = ((first!.body as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name);
+    const tools = toolNames(first!.body);
     expect(tools).toContain("tester_echo_marker");
     expect(tools).toContain("bash");
     expect(tools).toContain("skill");
     expect(tools).not.toContain("webfetch");
-    expect(JSON.stringify(first!.body)).toContain("SKILL-MARKER write release notes");
+    expect(JSON.stringify(first!.body)).toContain(SKILL_MARKER);
     // The MCP server ran with its env, and its answer went back to the model.
-    expect(JSON.stringify(second!.body)).toContain("ENV-MARKER-s3cr3t: ping");
-    const written = filesUnder(r.main.runnerTemp).filter((f) => /\/home\/(\.config\/opencode|\.agent-runner)\//.test(f));
-    expect(written.some((f) => f.endsWith("opencode.json"))).toBe(true);
-    for (const f of written) expect(readFileSync(f, "utf8"), f).not.toContain("ENV-MARKER-s3cr3t");
+    expect(JSON.stringify(second!.body)).toContain(`${MCP_SECRET}: ping`);
+    expectSecretInNoFile(
+      filesUnder(r.main.runnerTemp).filter((f) => /\/home\/(\.config\/opencode|\.agent-runner)\//.test(f)),
+      "opencode.json",
+    );
     // rm was refused: the file is still there and the denial is reported.
     expect(existsSync(path.join(w, "README.md"))).toBe(true);
     expect(r.result.permissionDenials).toEqual([{ tool: "bash", detail: "rm -f README.md" }]);
@@ -372,24 +333,22 @@ describe("opencode run by the action against the stub model", () => {
         mcp: { tester: { type: "local", command: ["false"], enabled: false } },
       }),
     });
-    stub.setScript([{ tool: "bash", args: { command: "rm -f README.md", description: "remove" } }, { text: "kept" }]);
+    live.stub.setScript([{ tool: "bash", args: { command: "rm -f README.md", description: "remove" } }, { text: "kept" }]);
     const r = await runAgentAction({
       workspace: w,
-      stub,
+      stub: live.stub,
       timeoutMs: SLOW,
-      inputs: {
-        ...opencodeInputs(stub),
+      inputs: live.inputs({
         prompt: "try",
         instructions: "WORKFLOW-INSTRUCTIONS-MARKER",
         "mcp-servers": JSON.stringify({ tester: { command: "node", args: [MCP_TEST_SERVER] } }),
         permissions: JSON.stringify({ default: "allow", deny: ["bash(rm *)"] }),
-      },
+      }),
     });
     expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    const first = stub.modelRequests().at(-2)!;
+    const first = live.stub.modelRequests().at(-2)!;
     expect(first.model).toBe(MODEL);
-    const tools = ((first.body as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name);
-    expect(tools).toContain("tester_echo_marker");
+    expect(toolNames(first.body)).toContain("tester_echo_marker");
     // Both sets of instructions: the repository's add to the workflow's.
     expect(systemPromptOf(first)).toContain("WORKFLOW-INSTRUCTIONS-MARKER");
     expect(systemPromptOf(first)).toContain("REPO-INSTRUCTIONS-MARKER");
@@ -399,23 +358,23 @@ describe("opencode run by the action against the stub model", () => {
 
   it("caps the agentic steps at max-turns: at the cap the model is told to answer without tools", { timeout: SLOW }, async () => {
     const w = makeWorkspace();
-    stub.setScript([{ tool: "bash", args: { command: "echo one", description: "one" } }, { text: "summary at the cap" }]);
-    const r = await runAgentAction({ workspace: w, stub, timeoutMs: SLOW, inputs: { ...opencodeInputs(stub), prompt: "loop", "max-turns": "2" } });
+    live.stub.setScript([{ tool: "bash", args: { command: "echo one", description: "one" } }, { text: "summary at the cap" }]);
+    const r = await runAgentAction({ workspace: w, stub: live.stub, timeoutMs: SLOW, inputs: live.inputs({ prompt: "loop", "max-turns": "2" }) });
     expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    expect(JSON.stringify(stub.modelRequests().at(-1)!.body)).toContain("MAXIMUM STEPS REACHED");
+    expect(JSON.stringify(live.stub.modelRequests().at(-1)!.body)).toContain("MAXIMUM STEPS REACHED");
     expect(r.main.outputs["final-message"]).toBe("summary at the cap");
   });
 
   it("fails with OpenCode's own reason when the session to resume does not exist", { timeout: SLOW }, async () => {
-    stub.setScript([{ text: "never" }]);
-    const before = stub.modelRequests().length;
-    const r = await runAgentAction({ workspace: makeWorkspace(), stub, timeoutMs: SLOW, inputs: { ...opencodeInputs(stub), prompt: "go on", session: "ses_doesnotexist123" } });
+    live.stub.setScript([{ text: "never" }]);
+    const before = live.stub.modelRequests().length;
+    const r = await runAgentAction({ workspace: makeWorkspace(), stub: live.stub, timeoutMs: SLOW, inputs: live.inputs({ prompt: "go on", session: "ses_doesnotexist123" }) });
     expect(r.main.outputs.conclusion).toBe("failure");
     expect(r.result.reason).toBe("OpenCode failed (exit 1): Session not found");
-    expect(stub.modelRequests().length).toBe(before);
+    expect(live.stub.modelRequests().length).toBe(before);
   });
 
-  const failures: [string, Parameters<StubModel["setScript"]>[0], RegExp][] = [
+  const failures: FailureCase[] = [
     // OpenCode retries a 5xx five times, honouring retry-after-ms (else 2 s, 4 s, … backoff).
     ["server errors (500)", Array(7).fill({ status: 500, headers: { "retry-after-ms": "0" } }), /Model API error 500: stub error 500/],
     // (The stub's `malformed` body reads as a retryable network error to OpenCode — "Unterminated" matches its
@@ -423,18 +382,5 @@ describe("opencode run by the action against the stub model", () => {
     ["a malformed stream", Array(3).fill({ status: 200, body: "data: {not json at all\n\n" }), /JSON parsing failed/],
     ["an authentication error (401)", Array(3).fill({ status: 401 }), /authentication failed.*401/],
   ];
-  it.each(failures)("fails with the reason, in bounded time, on %s", { timeout: SLOW }, async (_label, script, reason) => {
-    stub.setScript(script);
-    const r = await runAgentAction({ workspace: makeWorkspace(), stub, timeoutMs: SLOW, inputs: { ...opencodeInputs(stub), prompt: "fail" } });
-    expect(r.main.outputs.conclusion, r.main.log).toBe("failure");
-    expect(r.result.reason).toMatch(reason);
-    expect(r.main.exitCode).toBe(1);
-    expect(r.totalMs).toBeLessThan(SLOW);
-  });
+  it.each(failures)("fails with the reason, in bounded time, on %s", { timeout: SLOW }, (_label, script, reason) => expectBoundedFailure(live, script, reason));
 });
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((d) => d.isFile())
-    .map((d) => path.join(d.parentPath, d.name));
-}
