@@ -18,14 +18,6 @@ export class ConfigurationError extends Error {
   }
 }
 
-/** A feature the contract names but this build does not implement yet. */
-export class NotSupportedError extends ConfigurationError {
-  override name = "NotSupportedError";
-  constructor(input: string, detail = "") {
-    super(`Input '${input}' is not supported yet${detail ? `: ${detail}` : ""}. Remove it from the step.`);
-  }
-}
-
 /** A subprocess that failed: carries what is needed to understand why. */
 export class ExecError extends Error {
   override name = "ExecError";

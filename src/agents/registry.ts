@@ -1,5 +1,7 @@
-/** Every agent backend, by the name users type in `agent`. One line per backend. */
-import type { AgentBackendName } from "../config/schema.js";
+/**
+ * Every agent backend, by the name users type in `agent`: the one list of
+ * agents. Adding one = its file plus one line here.
+ */
 import { claudeAgent } from "./claude.js";
 import { codexAgent } from "./codex.js";
 import { commandAgent } from "./command.js";
@@ -7,14 +9,16 @@ import { geminiAgent } from "./gemini.js";
 import { opencodeAgent } from "./opencode.js";
 import type { AgentBackend } from "./types.js";
 
-/** A full record: a name added to AGENT_BACKENDS without a backend here fails to compile. */
-const BACKENDS: Record<AgentBackendName, AgentBackend> = {
-  command: commandAgent,
+const BACKENDS = {
   claude: claudeAgent,
   codex: codexAgent,
-  gemini: geminiAgent,
   opencode: opencodeAgent,
-};
+  gemini: geminiAgent,
+  command: commandAgent,
+} satisfies Record<string, AgentBackend>;
+
+export type AgentBackendName = keyof typeof BACKENDS;
+export const AGENT_BACKENDS = Object.keys(BACKENDS) as [AgentBackendName, ...AgentBackendName[]];
 
 export function agentBackend(name: AgentBackendName): AgentBackend {
   return BACKENDS[name];

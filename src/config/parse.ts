@@ -124,10 +124,11 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
 
   let command: string[] | undefined;
   const commandRaw = str("agent-command");
-  if (backend === "command") {
+  // An unknown agent is one problem already; do not add agent-command ones on top.
+  if (backend === "command" && backendRaw === "command") {
     if (!commandRaw?.trim()) problems.add("agent-command", "is required when agent is 'command': give the command line to run.");
     else command = shellWords("agent-command", commandRaw, problems);
-  } else if (commandRaw?.trim()) {
+  } else if (commandRaw?.trim() && backendRaw === backend) {
     problems.add("agent-command", `only applies to agent 'command', not '${backend}'; remove it.`);
   }
 

@@ -3,9 +3,9 @@
  * input parser); inside, the types are trusted.
  */
 import { z } from "zod";
+import { AGENT_BACKENDS, type AgentBackendName } from "../agents/registry.js";
 
-export const AGENT_BACKENDS = ["claude", "codex", "opencode", "gemini", "command"] as const;
-export type AgentBackendName = (typeof AGENT_BACKENDS)[number];
+export { AGENT_BACKENDS, type AgentBackendName };
 
 export const PermissionAction = z.enum(["allow", "ask", "deny"]);
 export type PermissionAction = z.infer<typeof PermissionAction>;

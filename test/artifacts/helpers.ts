@@ -6,9 +6,6 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { agentBackend } from "../../src/agents/registry.js";
-import type { AgentBackend } from "../../src/agents/types.js";
-import type { AgentBackendName } from "../../src/config/schema.js";
 import { runStep, type StepOptions, type StepResult } from "../support/harness.js";
 import type { FakeActionsResults, RuntimeEnvOptions } from "../support/fake-actions-results.js";
 
@@ -73,13 +70,4 @@ export function errors(step: StepResult): string[] {
     .split("\n")
     .filter((l) => l.startsWith("::error::"))
     .map((l) => decodeURIComponent(l.slice("::error::".length).replace(/%0A/g, "\n").replace(/%0D/g, "\r")));
-}
-
-/** The backend registered under `name`, or undefined while it is not (its tests are skipped). */
-export function registeredBackend(name: AgentBackendName): AgentBackend | undefined {
-  try {
-    return agentBackend(name);
-  } catch {
-    return undefined;
-  }
 }

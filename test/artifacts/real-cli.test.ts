@@ -20,7 +20,7 @@ import { startFakeActionsResults, type FakeActionsResults } from "../support/fak
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { REPO_ROOT, runStep, type StepResult } from "../support/harness.js";
 import { startStubModel, type StubModel } from "../support/stub-model.js";
-import { errors, git, makeRepo, registeredBackend } from "./helpers.js";
+import { errors, git, makeRepo } from "./helpers.js";
 
 const OUT_DIR = path.join(REPO_ROOT, "test-output/artifacts");
 const TOKEN = "ghs_artifactsTestToken0123456789abcdefAB";
@@ -179,12 +179,13 @@ describe("structured output in the artifact", () => {
  */
 const OTHER_BACKENDS: Array<{ name: AgentBackendName; issue: number; inputs: () => Record<string, string> }> = [
   { name: "codex", issue: 31, inputs: () => ({ agent: "codex", model: "gpt-5.5", "base-url": `${stub.url}/v1`, secrets: "OPENAI_API_KEY=sk-openai-test-key-artifacts-0123" }) },
+  { name: "gemini", issue: 32, inputs: () => ({ agent: "gemini", model: "gemini-2.5-flash", "base-url": stub.url, secrets: "GEMINI_API_KEY=gemini-test-key-artifacts-0123" }) },
+  { name: "opencode", issue: 33, inputs: () => ({ agent: "opencode", model: "gpt-5.5", "base-url": `${stub.url}/v1`, secrets: "OPENAI_API_KEY=sk-openai-test-key-artifacts-0123" }) },
 ];
 
 describe("session carrying for the other backends", () => {
   for (const b of OTHER_BACKENDS) {
-    const registered = registeredBackend(b.name) !== undefined;
-    it.skipIf(!registered)(`${b.name}: a second run on the same issue resumes the first run's session${registered ? "" : " (not registered yet)"}`, async () => {
+    it(`${b.name}: a second run on the same issue resumes the first run's session`, async () => {
       stub.setScript([{ text: `Noted: the fruit is MANGO-${b.name}.` }]);
       const one = await commentRun(7000 + b.issue, `remember the fruit MANGO-${b.name}`, 9100 + b.issue, b.inputs(), b.issue);
       expect(errors(one), one.log).toEqual([]);

@@ -12,7 +12,8 @@ import type { AgentContext } from "../../src/agents/types.js";
 import { parseSettings } from "../../src/config/parse.js";
 import { AGENT_BACKENDS } from "../../src/config/schema.js";
 import { consoleLogger } from "../../src/logger.js";
-import { makeRepo, registeredBackend } from "./helpers.js";
+import { makeRepo } from "./helpers.js";
+import { agentBackend } from "../../src/agents/registry.js";
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -30,8 +31,8 @@ describe("run context", () => {
   });
 
   for (const name of AGENT_BACKENDS) {
-    const backend = registeredBackend(name);
-    it.skipIf(!backend)(`${name}: the run context and the instructions reach the agent${backend ? "" : " (not registered yet)"}`, async () => {
+    const backend = agentBackend(name);
+    it(`${name}: the run context and the instructions reach the agent`, async () => {
       const ws = makeRepo({ "a.txt": "a\n" });
       const root = mkdtempSync(path.join(os.tmpdir(), "run-context-"));
       const layout = { workspace: ws, home: path.join(root, "home"), tmp: path.join(root, "tmp"), outputsDir: path.join(root, "results/outputs"), readOnlyPaths: [] };
@@ -44,12 +45,12 @@ describe("run context", () => {
         agent: settings.agent,
         run: settings.run,
         layout,
-        ...(backend!.provider ? { endpoint: { baseUrl: "http://127.0.0.1:9/v1", apiKey: "placeholder" } } : {}),
+        ...(backend.provider ? { endpoint: { baseUrl: "http://127.0.0.1:9/v1", apiKey: "placeholder" } } : {}),
         runContext: runContextText(layout),
         log: consoleLogger({ stream: { write: () => true } as unknown as NodeJS.WritableStream }),
       };
-      const materialised = await backend!.materialise(ctx);
-      const invocation = backend!.command(ctx, { binPath: "/bin/true", version: "test", readOnlyPaths: [] });
+      const materialised = await backend.materialise(ctx);
+      const invocation = backend.command(ctx, { binPath: "/bin/true", version: "test", readOnlyPaths: [] });
       // Wherever the backend put it: a file under HOME, the environment, or the command line.
       const places = [
         ...filesUnder(layout.home).map((f) => readFileSync(f, "utf8")),

@@ -18,7 +18,7 @@ import { captureSession, readSessionManifest, restoreSession, SESSION_MANIFEST }
 import { DirSessionStore } from "../../src/session/store.js";
 import { sessionKey, threadNumber } from "../../src/session/thread.js";
 import { Redactor } from "../../src/trace/redact.js";
-import { makeRepo, registeredBackend } from "./helpers.js";
+import { makeRepo } from "./helpers.js";
 
 const SECRET = "session-Secret-0042";
 const redactor = new Redactor([SECRET]);
@@ -180,11 +180,11 @@ describe("thread numbers", () => {
 
 describe("every registered backend", () => {
   for (const name of AGENT_BACKENDS) {
-    const backend = registeredBackend(name);
-    it.skipIf(!backend)(`${name}: session paths lie inside the agent's HOME${backend ? "" : " (not registered yet)"}`, () => {
+    const backend = agentBackend(name);
+    it(`${name}: session paths lie inside the agent's HOME`, () => {
       const ws = makeRepo({ "a.txt": "a\n" });
       const ctx = context(ws);
-      for (const p of backend!.sessionPaths(ctx)) {
+      for (const p of backend.sessionPaths(ctx)) {
         const rel = path.relative(ctx.layout.home, path.resolve(ctx.layout.home, p));
         expect(rel.startsWith("..") || path.isAbsolute(rel), `${p} is outside HOME`).toBe(false);
         expect(rel).not.toBe("");
