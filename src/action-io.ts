@@ -12,8 +12,24 @@ const coreLogger: Logger = {
   group: (title, fn) => core.group(title, fn),
 };
 
+/**
+ * A cancelled job gets SIGINT, then SIGTERM 7.5 s later, then is killed:
+ * turn the first into an abort so the agent's tree stops and the run still
+ * writes its results, uploads and finishes its comment.
+ */
+export function cancellationSignal(): AbortSignal {
+  const controller = new AbortController();
+  for (const sig of ["SIGINT", "SIGTERM"] as const)
+    process.once(sig, () => {
+      core.warning(`Received ${sig}: stopping the agent; the run will still report.`);
+      controller.abort();
+    });
+  return controller.signal;
+}
+
 export function coreIO(): ActionIO {
   return {
+    signal: cancellationSignal(),
     inputs: readActionInputs(),
     host: readHostContext(),
     log: coreLogger,

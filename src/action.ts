@@ -123,6 +123,7 @@ function runStage(ctx: StageContext, session: SessionHooks, github: GitHubStage 
     install: hostInstallOptions(ctx.io.host),
     session,
     ...(github ? { onEvent: github.progress.onEvent } : {}),
+    ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),
   });
 }
 

@@ -89,7 +89,14 @@ async function main(argv: string[]): Promise<number> {
   await mkdir(resultsDir, { recursive: true });
   const outputs: Partial<Record<OutputName, string>> = {};
   let failed: string | undefined;
+  // Ctrl-C stops the agent's whole tree; the results folder is still written.
+  const cancel = new AbortController();
+  process.once("SIGINT", () => {
+    process.stderr.write("Stopping the agent (results are still written)…\n");
+    cancel.abort();
+  });
   const result = await runAction({
+    signal: cancel.signal,
     inputs,
     host: { ...host, workspace: process.cwd(), runnerTemp: path.join(resultsDir, "..") },
     resultsDir,

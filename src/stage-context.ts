@@ -23,6 +23,8 @@ export interface ActionIO {
   setFailed(message: string): void;
   /** CLI `--state-dir`: a folder that keeps session state between local runs. */
   stateDir?: string;
+  /** Aborted when the job is cancelled (SIGINT/SIGTERM): the agent's tree is stopped and the run still reports. */
+  signal?: AbortSignal;
 }
 
 /** What every stage may use. */
