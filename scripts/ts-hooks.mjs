@@ -1,6 +1,6 @@
-// Lets plain `node` run this repository's TypeScript scripts and test support
-// (Node strips the types): a `./x.js` specifier written in a .ts file (the
-// NodeNext convention) resolves to the `./x.ts` beside it.
+// Lets `node` run this repository's TypeScript scripts and test support (the
+// npm scripts pass --experimental-transform-types): a `./x.js` specifier in a
+// .ts file (the NodeNext convention) resolves to the `./x.ts` beside it.
 import { existsSync } from "node:fs";
 import { registerHooks } from "node:module";
 import { fileURLToPath } from "node:url";

@@ -7,7 +7,7 @@ import { REPO_ROOT } from "../support/harness.js";
 
 describe("npm run demo", () => {
   it("comments, opens a draft PR and uploads artifacts with no key and no network", async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, [path.join(REPO_ROOT, "scripts/demo.mjs")], {
+    const { stdout } = await promisify(execFile)(process.execPath, ["--experimental-transform-types", "--disable-warning=ExperimentalWarning", path.join(REPO_ROOT, "scripts/demo.mjs")], {
       cwd: REPO_ROOT,
       timeout: 120_000,
       env: { ...process.env, ANTHROPIC_API_KEY: "" },
