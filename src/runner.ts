@@ -96,8 +96,10 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   let ctx: AgentContext;
   let invocation: AgentInvocation;
   const runId = randomUUID();
+  // Set once prepared, so a failure before the agent starts still tears it down.
+  let prepared: PreparedSandbox | undefined;
   try {
-    sandbox = await sandboxBackend.prepare({
+    prepared = sandbox = await sandboxBackend.prepare({
       layout,
       network: settings.run.network,
       log,
@@ -137,6 +139,7 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
       env: { ...agentEnv.env, ...sandbox.env() },
     });
   } catch (e) {
+    await prepared?.cleanup().catch(() => undefined);
     await gateway?.close();
     throw e;
   }
