@@ -10,7 +10,7 @@ import path from "node:path";
 import { buildEvent, type BuiltEvent, type EventFixture, type EventTweaks, writeEvent, FIXTURE_REPO } from "../support/events.js";
 import { startFakeGitHub, type FakeGitHub, type Permission } from "../support/fake-github.js";
 import { createRepo, type FileTree, type GitRepoFixture } from "../support/git-fixtures.js";
-import { runStep, type StepResult } from "../support/harness.js";
+import { runStep, type StepOptions, type StepResult } from "../support/harness.js";
 
 export interface ScenarioOptions {
   fixture: EventFixture;
@@ -32,7 +32,7 @@ export interface Scenario {
   /** Folder the agent script writes into (prompt.txt, runs.log). */
   capture: string;
   /** Run the main step; the workspace is reset to the event's checkout first. */
-  run(inputs?: Record<string, string>, extraEnv?: Record<string, string>): Promise<StepResult>;
+  run(inputs?: Record<string, string>, extraEnv?: Record<string, string>, step?: Pick<StepOptions, "interrupt">): Promise<StepResult>;
   /** The task the agent received on its last run. */
   prompt(): string;
   /** How many times the agent ran. */
@@ -102,7 +102,7 @@ export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
     gh,
     ev,
     capture,
-    async run(inputs = {}, extraEnv = {}) {
+    async run(inputs = {}, extraEnv = {}, step = {}) {
       // A fresh checkout of what the runner would have: the event's commit, clean.
       await repo.git(["checkout", "-q", "--detach", checkout]);
       await repo.git(["reset", "-q", "--hard"]);
@@ -118,6 +118,7 @@ export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
           GITHUB_RUN_ID: "4242",
           ...extraEnv,
         },
+        ...step,
       });
     },
     prompt: () => readFileSync(path.join(capture, "prompt.txt"), "utf8"),

@@ -34,6 +34,8 @@ export interface StepOptions {
   /** State saved by the main step (for post). */
   state?: Record<string, string>;
   timeoutMs?: number;
+  /** Cancel the job as the runner does: send `signal` (default SIGINT) once the log shows `when`. */
+  interrupt?: { when: string; signal?: NodeJS.Signals };
   /** The `github.token` the runner substitutes into `${{ github.token }}` defaults. */
   githubToken?: string;
 }
@@ -134,7 +136,14 @@ export async function runStep(entry: "main" | "post", opts: StepOptions): Promis
   const child = spawn(process.execPath, [path.join(REPO_ROOT, script)], { cwd: opts.workspace, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+  let interrupted = false;
+  child.stdout.setEncoding("utf8").on("data", (d: string) => {
+    stdout += d;
+    if (opts.interrupt && !interrupted && stdout.includes(opts.interrupt.when)) {
+      interrupted = true;
+      child.kill(opts.interrupt.signal ?? "SIGINT");
+    }
+  });
   child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
   const timeout = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 120_000);
   const exitCode = await new Promise<number | null>((resolve) => child.on("close", resolve));
