@@ -4,7 +4,7 @@ import type { ActionIO } from "./stage-context.js";
 import { readActionInputs, readHostContext } from "./config/host.js";
 import type { Logger } from "./logger.js";
 
-const coreLogger: Logger = {
+export const coreLogger: Logger = {
   debug: (m) => core.debug(m),
   info: (m) => core.info(m),
   warning: (m) => core.warning(m),

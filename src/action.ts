@@ -38,6 +38,8 @@ export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
   try {
     return await pipeline(io, log, redactor);
   } catch (e) {
+    // The main step reported (and ended its comment): nothing is left for post to finish.
+    io.saveState(STATE.finished, "true");
     if (isConfigurationError(e)) io.setFailed(redactor.redact(e.message));
     else {
       log.debug(redactor.redact((e as Error).stack ?? ""));
@@ -112,7 +114,10 @@ function withPrompt(ctx: StageContext, prompt: string): StageContext {
 
 /** phase run/all: the agent itself, its events feeding the progress comment. */
 function runStage(ctx: StageContext, session: SessionHooks, github: GitHubStage | undefined): Promise<RunResult> {
+  const runId = randomUUID();
+  ctx.io.saveState(STATE.agentRunId, runId);
   return runAgent(ctx.settings, {
+    runId,
     log: ctx.log,
     redactor: ctx.redactor,
     resultsDir: ctx.resultsDir,

@@ -102,6 +102,10 @@ export const STATE = {
   resultsDir: "results-dir",
   runTemp: "run-temp",
   finished: "finished",
+  /** The progress comment ({repo, id, marker, runUrl}), so post can finish it if main was killed. */
+  comment: "comment",
+  /** The marker every agent process carries, so post can kill what a killed main left behind. */
+  agentRunId: "agent-run-id",
 } as const;
 
 export const RESULTS_FILES = {

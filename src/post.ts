@@ -1,16 +1,36 @@
 /**
  * Post step (always runs, also after cancellation): removes the run's scratch
- * space (the agent's HOME and TMPDIR). Results stay for later steps.
+ * space (the agent's HOME and TMPDIR; results stay for later steps) and, if
+ * the main step never finished, stops the agent processes it left and ends
+ * its progress comment.
  */
 import * as core from "@actions/core";
 import { rm } from "node:fs/promises";
 import path from "node:path";
+import { coreLogger } from "./action-io.js";
+import { readActionInputs, readHostContext } from "./config/host.js";
 import { STATE } from "./constants.js";
+import { finishAbandonedComment } from "./publish/abandoned-comment.js";
+import { killMarked } from "./sandbox/process.js";
 
 const runDir = core.getState(STATE.runTemp);
 if (runDir) {
   await rm(path.join(runDir, "scratch"), { recursive: true, force: true }).catch((e: unknown) =>
     core.warning(`Could not remove the agent's scratch space ${runDir}: ${String(e)}`),
   );
-  if (core.getState(STATE.finished) !== "true") core.warning("The main step did not finish; partial results may be in " + runDir);
+}
+if (runDir && core.getState(STATE.finished) !== "true") {
+  core.warning(`The main step did not finish; partial results may be in ${runDir}.`);
+  const agentRunId = core.getState(STATE.agentRunId);
+  if (agentRunId) {
+    const killed = killMarked(agentRunId);
+    if (killed) core.info(`Stopped ${killed} agent process(es) the main step left behind.`);
+  }
+  const saved = core.getState(STATE.comment);
+  if (saved) {
+    const token = readActionInputs()["github-token"] ?? "";
+    await finishAbandonedComment(saved, token, readHostContext().apiUrl, coreLogger)
+      .then((done) => done && core.info("Marked the progress comment as stopped."))
+      .catch((e: unknown) => core.warning(`Could not update the progress comment: ${String(e)}`));
+  }
 }

@@ -36,6 +36,8 @@ export interface RunnerDeps {
   resultsDir: string;
   /** Private scratch space for this run (the agent's HOME and TMPDIR live here). */
   scratchDir: string;
+  /** The marker value the agent's processes carry (RUN_MARKER_VAR); default: a fresh one. */
+  runId?: string;
   /** PATH used to find the agent's program. */
   searchPath: string;
   /** The runner as the sandbox backends need it (tools, folders to hide, Docker settings). */
@@ -95,7 +97,7 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   let spawnSpec: SpawnSpec;
   let ctx: AgentContext;
   let invocation: AgentInvocation;
-  const runId = randomUUID();
+  const runId = deps.runId ?? randomUUID();
   // Set once prepared, so a failure before the agent starts still tears it down.
   let prepared: PreparedSandbox | undefined;
   try {

@@ -3,6 +3,7 @@
  * comment while the agent works, then delivery and the final comment, or
  * the reason in that comment when the run fails on the way.
  */
+import { STATE } from "../constants.js";
 import { errorMessage } from "../errors.js";
 import type { ReactionTarget } from "../github/api.js";
 import type { RunResult } from "../result.js";
@@ -48,6 +49,9 @@ export async function startProgress(ctx: StageContext, run: GitHubRun): Promise<
     ...(t.requester ? { requester: t.requester.login } : {}),
     log: ctx.log,
     redactor: ctx.redactor,
+    // If the job is killed before the result is written, the post step finishes this comment.
+    onComment: (id, marker) =>
+      ctx.io.saveState(STATE.comment, JSON.stringify({ repo: t.repo.fullName, id, marker, ...(run.runUrl ? { runUrl: run.runUrl } : {}) })),
   });
   await progress.start();
   return { run, progress };

@@ -29,6 +29,8 @@ export interface ProgressOptions {
   redactor: Redactor;
   /** Minimum time between two progress edits. */
   throttleMs?: number;
+  /** Told the comment's id once it exists (saved for the post step). */
+  onComment?: (id: number, marker: string) => void;
 }
 
 const ACTIVITY_LINES = 8;
@@ -104,8 +106,10 @@ export class Progress {
     this.lastEdit = Date.now();
     try {
       if (!this.comment && this.o.mode === "sticky") this.comment = await this.findSticky();
+      const known = this.comment !== undefined;
       if (this.comment) this.comment = await api.updateComment(this.comment.id, body);
       else this.comment = await api.createComment(this.o.threadNumber!, body);
+      if (!known) this.o.onComment?.(this.comment.id, this.marker);
     } catch (e) {
       const msg = `Could not ${this.comment ? "update" : "post"} the ${final ? "result" : "progress"} comment: ${apiErrorMessage(e)}`;
       if (final) throw new Error(msg);

@@ -130,7 +130,7 @@ function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 }
 
 /** Kill every process whose environment carries the run marker; returns how many. */
-function killMarked(runId: string): number {
+export function killMarked(runId: string): number {
   const needle = Buffer.from(`${RUN_MARKER_VAR}=${runId}\0`);
   let killed = 0;
   // Loop: a process may fork while we kill its siblings.

@@ -43,4 +43,39 @@ describe("job cancellation", () => {
       await s.close();
     }
   });
+
+  it("a job killed outright leaves the comment to the post step, which marks it stopped", async () => {
+    const s = await scenario({
+      fixture: "issue_comment.issue",
+      tweaks: { body: "@agent take your time", author: "alice" },
+      agent: `echo started\nexec -a killed-main-agent-${process.pid} sleep 1000`,
+    });
+    try {
+      const main = await s.run({}, {}, { interrupt: { when: "started", signal: "SIGKILL" } });
+      expect(main.exitCode).toBe(null);
+      const sticky = () => s.gh.issueComments(s.ev.payload["issue"].number as number).filter((c) => c.body.includes("agent-runner:sticky"));
+      expect(sticky()[0]!.body).toMatch(/working/i);
+      const agentAlive = () => execFileSync("ps", ["-eo", "args"], { encoding: "utf8" }).includes(`killed-main-agent-${process.pid}`);
+      expect(agentAlive()).toBe(true);
+      const post = await s.post(main);
+      expect(post.exitCode).toBe(0);
+      expect(agentAlive()).toBe(false);
+      expect(sticky()).toHaveLength(1);
+      expect(sticky()[0]!.body).toContain("The job stopped before the agent finished");
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("a run that finished leaves its comment alone in the post step", async () => {
+    const s = await scenario({ fixture: "issue_comment.issue", tweaks: { body: "@agent say hi", author: "alice" }, agent: "echo hi" });
+    try {
+      const main = await s.run();
+      const before = s.gh.issueComments(s.ev.payload["issue"].number as number).map((c) => c.body);
+      await s.post(main);
+      expect(s.gh.issueComments(s.ev.payload["issue"].number as number).map((c) => c.body)).toEqual(before);
+    } finally {
+      await s.close();
+    }
+  });
 });

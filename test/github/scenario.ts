@@ -33,6 +33,8 @@ export interface Scenario {
   capture: string;
   /** Run the main step; the workspace is reset to the event's checkout first. */
   run(inputs?: Record<string, string>, extraEnv?: Record<string, string>, step?: Pick<StepOptions, "interrupt">): Promise<StepResult>;
+  /** The post step after `main`, with its state, as the runner runs it. */
+  post(main: StepResult, inputs?: Record<string, string>, extraEnv?: Record<string, string>): Promise<StepResult>;
   /** The task the agent received on its last run. */
   prompt(): string;
   /** How many times the agent ran. */
@@ -97,6 +99,19 @@ export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
   const eventDir = mkdtempSync(path.join(os.tmpdir(), "event-"));
   const { env: eventEnv } = await writeEvent(eventDir, ev);
 
+  const stepOptions = (inputs: Record<string, string>, extraEnv: Record<string, string>): StepOptions => ({
+    workspace: repo.dir,
+    inputs: { agent: "command", "agent-command": script, sandbox: "none", ...inputs },
+    githubToken: TOKEN,
+    env: {
+      ...eventEnv,
+      GITHUB_API_URL: gh.url,
+      GITHUB_SERVER_URL: gh.serverUrl,
+      GITHUB_RUN_ID: "4242",
+      ...extraEnv,
+    },
+  });
+
   return {
     repo,
     gh,
@@ -107,20 +122,10 @@ export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
       await repo.git(["checkout", "-q", "--detach", checkout]);
       await repo.git(["reset", "-q", "--hard"]);
       await repo.git(["clean", "-qfdx"]);
-      return runStep("main", {
-        workspace: repo.dir,
-        inputs: { agent: "command", "agent-command": script, sandbox: "none", ...inputs },
-        githubToken: TOKEN,
-        env: {
-          ...eventEnv,
-          GITHUB_API_URL: gh.url,
-          GITHUB_SERVER_URL: gh.serverUrl,
-          GITHUB_RUN_ID: "4242",
-          ...extraEnv,
-        },
-        ...step,
-      });
+      return runStep("main", { ...stepOptions(inputs, extraEnv), ...step });
     },
+    post: (main, inputs = {}, extraEnv = {}) =>
+      runStep("post", { ...stepOptions(inputs, extraEnv), runnerTemp: main.runnerTemp, state: main.state }),
     prompt: () => readFileSync(path.join(capture, "prompt.txt"), "utf8"),
     agentRuns: () => (existsSync(path.join(capture, "runs.log")) ? readFileSync(path.join(capture, "runs.log"), "utf8").split("\n").filter(Boolean).length : 0),
     async close() {

@@ -1,0 +1,42 @@
+/**
+ * The post step's last word on a thread: when the main step was killed before
+ * it could finish its progress comment (the job cancelled past its grace
+ * period, the workflow's timeout, a lost runner), the comment would say
+ * "working" forever. Post always runs, so it rewrites that comment.
+ */
+import { z } from "zod";
+import { GitHubApi } from "../github/api.js";
+import { createOctokit } from "../github/client.js";
+import type { Logger } from "../logger.js";
+import { errorBody } from "./comment.js";
+
+/** What main saves (STATE.comment) once the progress comment exists. */
+export const SavedComment = z.object({
+  repo: z.string().regex(/^[\w.-]+\/[\w.-]+$/),
+  id: z.number().int().positive(),
+  marker: z.string().startsWith("<!--"),
+  runUrl: z.string().url().optional(),
+});
+
+export async function finishAbandonedComment(saved: string, token: string, apiUrl: string, log: Logger): Promise<boolean> {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(saved);
+  } catch {
+    return false;
+  }
+  const parsed = SavedComment.safeParse(doc);
+  if (!parsed.success || !token) return false;
+  const { repo, id, marker, runUrl } = parsed.data;
+  const [owner, name] = repo.split("/") as [string, string];
+  const api = new GitHubApi(await createOctokit({ token, apiUrl, log }), { owner, name, fullName: repo });
+  await api.updateComment(
+    id,
+    errorBody({
+      marker,
+      message: "The job stopped before the agent finished (cancelled, hit the workflow's timeout, or lost its runner), so there is no result to deliver.",
+      ...(runUrl ? { runUrl } : {}),
+    }),
+  );
+  return true;
+}
