@@ -10,6 +10,10 @@ import path from "node:path";
 import type { AgentBackendName, McpServer, PermissionPolicy, RunConfig, Skill } from "../config/schema.js";
 import type { Usage } from "../trace/events.js";
 import type { AgentContext, ModelEndpoint } from "./types.js";
+import { escapeRegExp, oneLine } from "../text.js";
+
+// Backends take every helper from here.
+export { escapeRegExp, oneLine };
 
 // ------------------------------------------------------------------ JSON lines
 
@@ -108,12 +112,6 @@ export function promptUsage(u: { uncached?: number; cacheWrite?: number; cacheRe
 }
 
 // ------------------------------------------------------------------ failure reasons
-
-/** First line, whitespace collapsed, cut: reasons end up in a one-line output. */
-export function oneLine(s: string, max = 300): string {
-  const flat = s.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
 
 /** A model API failure as a reason a person can act on: auth failures are named as such. */
 export function describeModelFailure(message: string, status?: number): string {
@@ -346,10 +344,6 @@ export function tomlArray(items: string[]): string {
   return `[${items.map(tomlString).join(", ")}]`;
 }
 
-/** Characters with a meaning in a regular expression, escaped. */
-export function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
 
 /**
  * A shell-command permission pattern as leading words, when it is one:

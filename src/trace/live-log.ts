@@ -1,23 +1,20 @@
 /** One readable line per event for the Actions log: tool calls on one line each. */
+import { oneLine } from "../text.js";
 import type { AgentEvent } from "./events.js";
 
 const WIDTH = 200;
 
-function oneLine(s: string, width = WIDTH): string {
-  const flat = s.replace(/\s+/g, " ").trim();
-  return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
-}
 
 function describeInput(input: unknown): string {
   if (input && typeof input === "object") {
     const o = input as Record<string, unknown>;
     for (const key of ["command", "cmd", "file_path", "filePath", "path", "pattern", "url", "query"]) {
       const v = o[key];
-      if (typeof v === "string" || Array.isArray(v)) return oneLine(Array.isArray(v) ? v.join(" ") : v);
+      if (typeof v === "string" || Array.isArray(v)) return oneLine(Array.isArray(v) ? v.join(" ") : v, WIDTH);
     }
-    return oneLine(JSON.stringify(input));
+    return oneLine(JSON.stringify(input), WIDTH);
   }
-  return oneLine(String(input ?? ""));
+  return oneLine(String(input ?? ""), WIDTH);
 }
 
 export function formatEvent(e: AgentEvent): string | undefined {
@@ -31,11 +28,11 @@ export function formatEvent(e: AgentEvent): string | undefined {
     case "tool_call":
       return `🔧 ${e.name}: ${describeInput(e.input)}`;
     case "tool_result":
-      return e.isError ? `   ✗ ${oneLine(e.output)}` : undefined;
+      return e.isError ? `   ✗ ${oneLine(e.output, WIDTH)}` : undefined;
     case "usage":
       return undefined;
     case "permission_denied":
-      return `⛔ permission denied: ${e.tool}${e.detail ? ` (${oneLine(e.detail)})` : ""}`;
+      return `⛔ permission denied: ${e.tool}${e.detail ? ` (${oneLine(e.detail, WIDTH)})` : ""}`;
     case "network_blocked":
       return `⛔ network blocked: ${e.host}`;
     case "error":

@@ -8,6 +8,7 @@ import { createReadStream, createWriteStream } from "node:fs";
 import { rename } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { once } from "node:events";
+import { escapeRegExp } from "../text.js";
 const REDACTED = "***";
 
 /** Shorter values would redact ordinary text; they are still masked by the runner. */
@@ -24,9 +25,6 @@ const TOKEN_PATTERNS: RegExp[] = [
 // Keep the scheme word so the text still reads; drop the credential.
 const BEARER = /\b(Bearer|token|Basic)\s+([A-Za-z0-9._~+/=-]{16,})/gi;
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
 
 /** The forms a secret takes once encoded by a program that prints it. */
 function encodedForms(value: string): string[] {

@@ -5,6 +5,7 @@
  * the text after the trigger. Matching runs on sanitized text, so a phrase
  * hidden in an HTML comment or split by invisible characters does not count.
  */
+import { escapeRegExp } from "../text.js";
 
 export const SLASH_COMMAND = "/agent";
 
@@ -15,9 +16,6 @@ export interface PhraseMatch {
   without: string;
 }
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
 
 /** Characters that continue a GitHub login or word: a phrase followed or preceded by one is part of something else. */
 const WORD = "[\\p{L}\\p{N}_-]";

@@ -11,19 +11,20 @@ import { ClaudeParser, claudeAgent, claudePermissions } from "../../src/agents/c
 import { Agent } from "../../src/config/schema.js";
 import { systemPromptOf } from "../support/stub-model.js";
 import {
-  INSTRUCTIONS_MARKER,
-  MCP_SECRET,
-  SKILL_MARKER,
+  type BackendUnderTest,
   expectBothFilesDelivered,
   expectBoundedFailure,
+  expectKeyOnlyThroughGateway,
   expectResumeAndFork,
   expectSameInBwrap,
   expectSecretInNoFile,
+  type FailureCase,
   handOffInputs,
+  INSTRUCTIONS_MARKER,
+  MCP_SECRET,
+  SKILL_MARKER,
   useStubModel,
   writeAndShellScript,
-  type BackendUnderTest,
-  type FailureCase,
 } from "./e2e-checks.js";
 import { MCP_SERVERS_HOLDING_SECRET, filesUnder, makeSkill, makeWorkspace, parseAll, runAgentAction, testContext } from "./helpers.js";
 
@@ -224,11 +225,7 @@ describe("claude run by the action against the stub model", () => {
     expect(usage.outputTokens).toBeGreaterThan(0);
     expect(usage.costUsd).toBeGreaterThan(0);
     expect(r.trace.filter((e) => e.type === "tool_call").map((e) => (e as { name: string }).name)).toEqual(["Write", "Bash"]);
-    // The real key never reached the CLI: the gateway swapped the placeholder for it.
-    expect(live.stub.modelRequests().at(-1)!.headers["x-api-key"]).toBe(KEY);
-    expect(r.main.log).not.toContain(KEY);
-    // Nothing tried to leave 127.0.0.1 through the proxy the agent was given.
-    expect(live.tripwire.hits).toEqual([]);
+    expectKeyOnlyThroughGateway(live, r, "x-api-key", KEY);
   });
 
   it("works the same inside the bwrap sandbox with network model-only, attempting no other host", () => expectSameInBwrap(live));

@@ -13,18 +13,19 @@ import { tomlString } from "../../src/agents/common.js";
 import { Agent } from "../../src/config/schema.js";
 import { systemPromptOf } from "../support/stub-model.js";
 import {
-  INSTRUCTIONS_MARKER,
-  SKILL_MARKER,
+  type BackendUnderTest,
   expectBothFilesDelivered,
   expectBoundedFailure,
+  expectKeyOnlyThroughGateway,
   expectResumeAndFork,
   expectSameInBwrap,
   expectSecretInNoFile,
+  type FailureCase,
   handOffInputs,
+  INSTRUCTIONS_MARKER,
+  SKILL_MARKER,
   useStubModel,
   writeAndShellScript,
-  type BackendUnderTest,
-  type FailureCase,
 } from "./e2e-checks.js";
 import { filesUnder, makeWorkspace, parseAll, runAgentAction, testContext } from "./helpers.js";
 
@@ -291,10 +292,7 @@ describe("codex run by the action against the stub model", () => {
     expect(usage.inputTokens).toBeGreaterThan(0);
     expect(usage.outputTokens).toBeGreaterThan(0);
     expect(r.trace.filter((e) => e.type === "tool_call").map((e) => (e as { name: string }).name)).toEqual(["apply_patch", "bash"]);
-    // The real key reached the stub only through the gateway; the CLI held a placeholder.
-    expect(live.stub.modelRequests().at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
-    expect(r.main.log).not.toContain(KEY);
-    expect(live.tripwire.hits).toEqual([]);
+    expectKeyOnlyThroughGateway(live, r, "authorization", `Bearer ${KEY}`);
   });
 
   it("works the same inside the bwrap sandbox with network model-only, attempting no other host", () => expectSameInBwrap(live));

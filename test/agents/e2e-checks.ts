@@ -90,6 +90,17 @@ export function expectBothFilesDelivered(r: AgentRun, cli: CliName, finalMessage
 }
 
 /** The same write-and-shell run inside the bwrap sandbox with network model-only, attempting no other host. */
+/**
+ * The real key reached the stub only through the gateway (the CLI held a
+ * placeholder), never appears in the log, and nothing tried to leave
+ * 127.0.0.1 through the proxy the agent was given.
+ */
+export function expectKeyOnlyThroughGateway(live: LiveStub, r: AgentRun, header: string, value: string): void {
+  expect(live.stub.modelRequests().at(-1)!.headers[header]).toBe(value);
+  expect(r.main.log).not.toContain(value.replace(/^Bearer /, ""));
+  expect(live.tripwire.hits).toEqual([]);
+}
+
 export async function expectSameInBwrap(live: LiveStub): Promise<void> {
   const { cli, runTimeoutMs } = live.backend;
   const workspace = makeWorkspace();

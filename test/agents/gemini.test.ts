@@ -12,19 +12,20 @@ import { GeminiParser, describeGeminiExit, findSessionFile, geminiAgent, geminiP
 import { Agent } from "../../src/config/schema.js";
 import { systemPromptOf } from "../support/stub-model.js";
 import {
-  INSTRUCTIONS_MARKER,
-  MCP_SECRET,
-  SKILL_MARKER,
+  type BackendUnderTest,
   expectBothFilesDelivered,
   expectBoundedFailure,
+  expectKeyOnlyThroughGateway,
   expectResumeAndFork,
   expectSameInBwrap,
   expectSecretInNoFile,
+  type FailureCase,
   handOffInputs,
+  INSTRUCTIONS_MARKER,
+  MCP_SECRET,
+  SKILL_MARKER,
   useStubModel,
   writeAndShellScript,
-  type BackendUnderTest,
-  type FailureCase,
 } from "./e2e-checks.js";
 import { MCP_SERVERS_HOLDING_SECRET, filesUnder, makeSkill, makeWorkspace, parseAll, runAgentAction, testContext } from "./helpers.js";
 
@@ -293,11 +294,7 @@ describe("gemini run by the action against the stub model", () => {
     // The prompt went in on stdin, and -m saved the routing call: every request was a model turn.
     expect(JSON.stringify(live.stub.modelRequests().at(-3)!.body)).toContain("Create hello.txt and shell.txt");
     expect(live.stub.requests.filter((q) => q.kind === "side")).toEqual([]);
-    // The real key never reached the CLI: the gateway swapped the placeholder for it.
-    expect(live.stub.modelRequests().at(-1)!.headers["x-goog-api-key"]).toBe(KEY);
-    expect(r.main.log).not.toContain(KEY);
-    // Nothing tried to leave 127.0.0.1 through the proxy the agent was given.
-    expect(live.tripwire.hits).toEqual([]);
+    expectKeyOnlyThroughGateway(live, r, "x-goog-api-key", KEY);
   });
 
   it("works the same inside the bwrap sandbox with network model-only, attempting no other host", () => expectSameInBwrap(live));
