@@ -11,9 +11,11 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { hostInstallOptions } from "./agents/install.js";
 import { rawSecretValues } from "./config/host.js";
+import { readInputFiles } from "./config/input-files.js";
 import { parseSettings } from "./config/parse.js";
 import { STATE, type OutputName } from "./constants.js";
 import { errorMessage, isConfigurationError } from "./errors.js";
+import { hostRepoDir } from "./git/host-repo.js";
 import { filteredLogger, type Logger } from "./logger.js";
 import { artifactOutputs, downloadRunArtifact, uploadRunArtifact, type RunArtifactRef } from "./publish/artifact-stage.js";
 import { refusalSummary } from "./publish/deliver-report.js";
@@ -63,11 +65,11 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
 
   let github: GitHubStage | undefined;
   if (event) {
-    const trigger = await prepareTrigger({ event, settings, raw: io.inputs, host: io.host, log, reparse: parse });
+    const trigger = await prepareTrigger({ event, settings, raw: io.inputs, host: io.host, log, reparse: parse, runDir });
     if (trigger.kind === "skip") return skipped(ctx, trigger.reason);
     ctx = { ...ctx, settings: trigger.settings };
     github = await startProgress(ctx, trigger.run);
-  }
+  } else ctx = { ...ctx, settings: await readInputFiles(settings, { cwd: io.host.workspace, stagingDir: path.join(runDir, "inputs") }) };
 
   let result: RunResult | undefined;
   try {
@@ -125,6 +127,7 @@ function runStage(ctx: StageContext, session: SessionHooks, github: GitHubStage 
     searchPath: ctx.io.host.path,
     sandboxHost: ctx.io.host.sandbox,
     gitEnv: ctx.io.host.gitEnv,
+    hostGitDir: hostRepoDir(ctx.runDir),
     install: hostInstallOptions(ctx.io.host),
     session,
     ...(github ? { onEvent: github.progress.onEvent } : {}),

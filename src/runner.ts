@@ -13,7 +13,7 @@ import type { AgentBackend, AgentContext, AgentInvocation } from "./agents/types
 import type { Settings } from "./config/schema.js";
 import { RESULTS_FILES } from "./constants.js";
 import { ConfigurationError, errorMessage } from "./errors.js";
-import { Git } from "./git/git.js";
+import { HostRepo } from "./git/host-repo.js";
 import { collectChanges, takeBaseline, type Collected } from "./git/snapshot.js";
 import type { Logger } from "./logger.js";
 import type { Conclusion, RunResult } from "./result.js";
@@ -44,6 +44,8 @@ export interface RunnerDeps {
   sandboxHost: SandboxHost;
   /** Environment of the git calls that snapshot the workspace. */
   gitEnv: Record<string, string>;
+  /** Where the host's private repository goes (outside the sandbox's view; see src/git/host-repo.ts). */
+  hostGitDir: string;
   signal?: AbortSignal;
   /** Called for every event as it happens (progress comment). */
   onEvent?: (e: TracedEvent) => void;
@@ -72,10 +74,11 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
     if (settings.agent.strict) throw new ConfigurationError([...unsupported.map((p) => `${p} (set strict: false to only warn)`)]);
     for (const p of unsupported) log.warning(`${p} Ignored because strict is false.`);
   }
-  const git = new Git(settings.workspace, deps.gitEnv);
   await mkdir(deps.scratchDir, { recursive: true });
   await mkdir(deps.resultsDir, { recursive: true });
-  const baseline = await takeBaseline(git, deps.scratchDir);
+  // Before the agent starts: from here on, host git reads the workspace only through this private repository.
+  const repo = await HostRepo.create({ cwd: settings.workspace, dir: deps.hostGitDir, env: deps.gitEnv });
+  const baseline = await takeBaseline(repo, deps.scratchDir);
   if (baseline.dirty) log.warning("The workspace had uncommitted changes before the agent started; they are not part of the patch.");
 
   const layout: SandboxLayout = {
@@ -89,7 +92,7 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
 
   const installed = await installAgent(backend, settings.agent, { searchPath: deps.searchPath, cwd: settings.workspace, log, ...deps.install });
   layout.readOnlyPaths.push(...installed.readOnlyPaths);
-  const sandboxBackend = await chooseSandbox(settings.sandbox.choice, log, deps.sandboxHost);
+  const sandboxBackend = await chooseSandbox(settings.sandbox.choice, log, deps.sandboxHost, { dockerImage: settings.sandbox.dockerImage });
 
   // The model key stays on the host: the agent talks to a loopback gateway that injects it.
   const gateway = await startGatewayFor(backend, settings, log);
@@ -179,7 +182,7 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
       }),
     );
     for (const e of safeParse(() => parser.end())) emit(e);
-    for (const b of sandbox.blockedAttempts()) emit({ type: "network_blocked", host: b.host, ...(b.detail ? { detail: b.detail } : {}) });
+    for (const b of [...sandbox.blockedAttempts(), ...(gateway?.refusals() ?? [])]) emit({ type: "network_blocked", host: b.host, ...(b.detail ? { detail: b.detail } : {}) });
   } finally {
     await trace.close();
     await sandbox.cleanup().catch((e: unknown) => log.warning(`Sandbox cleanup failed: ${errorMessage(e)}`));
@@ -191,7 +194,7 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   let collected: Collected;
   let collectError: string | undefined;
   try {
-    collected = await collectChanges(git, baseline, deps.scratchDir, patchPath);
+    collected = await collectChanges(repo, baseline, deps.scratchDir, patchPath);
     // A secret the agent wrote into a file must not leave in the patch either.
     await redactFileInPlace(patchPath, redactor);
   } catch (e) {
@@ -276,6 +279,8 @@ async function startGatewayFor(backend: AgentBackend, settings: Settings, log: L
     provider: backend.provider,
     upstream: settings.agent.baseUrl ?? PROVIDER_DEFAULT_URL[backend.provider],
     apiKey: keyName ? settings.run.secrets[keyName]! : "",
+    // Provider-side fetching would get around the network policy; only `open` has none to get around.
+    allowProviderFetch: settings.run.network.mode === "open",
     log,
   });
 }

@@ -33,13 +33,15 @@ export class Git {
      * (HostContext.gitEnv), plus credentials where a caller needs them (never on argv).
      */
     private readonly baseEnv: Record<string, string>,
+    /** `-c` settings put before every command (the host repository's isolation, src/git/host-repo.ts). */
+    private readonly configArgs: string[] = [],
   ) {}
 
   exec(args: string[], opts: GitExecOptions = {}): Promise<GitResult> {
     return new Promise((resolve, reject) => {
       // The agent could have planted hooks or an fsmonitor command in the repository;
       // host-side git must never run them.
-      const child = spawn("git", [...HARDENING, ...args], {
+      const child = spawn("git", [...HARDENING, ...this.configArgs, ...args], {
         cwd: this.cwd,
         env: { ...this.baseEnv, ...opts.env, GIT_TERMINAL_PROMPT: "0" },
         stdio: ["pipe", "pipe", "pipe"],

@@ -5,6 +5,7 @@
  * artifact was written by a job that ran agent code.
  */
 import { Git } from "../git/git.js";
+import { HostRepo, hostRepoDir } from "../git/host-repo.js";
 import type { RunResult } from "../result.js";
 import type { StageContext } from "../stage-context.js";
 import type { RunArtifactRef } from "./artifact-stage.js";
@@ -22,7 +23,7 @@ export async function checkPatch(ctx: StageContext, result: RunResult, artifact:
   const source = fromArtifact && artifact ? `artifact '${artifact.name}'` : "this run";
   try {
     const validated = await validatePatch(
-      new Git(settings.workspace, ctx.io.host.gitEnv),
+      patchRepository(ctx),
       result.diff.patchPath,
       result.diff.baseCommit,
       { allowWorkflowChanges: settings.delivery.allowWorkflowChanges },
@@ -36,4 +37,15 @@ export async function checkPatch(ctx: StageContext, result: RunResult, artifact:
     if (fromArtifact) result.diff.changedFiles = e.namedFiles;
     return e.message;
   }
+}
+
+/**
+ * Where the patch is checked. In phase all the agent ran in this workspace,
+ * so its repository is hostile: the host's private repository made before
+ * the agent started holds the base commit. A publish job's workspace is a
+ * fresh checkout no agent touched.
+ */
+function patchRepository(ctx: StageContext): Git {
+  const env = ctx.io.host.gitEnv;
+  return ctx.settings.delivery.phase === "publish" ? new Git(ctx.settings.workspace, env) : HostRepo.reopen(hostRepoDir(ctx.runDir), env);
 }

@@ -1,0 +1,189 @@
+/**
+ * Attack table, row 1: host-side git isolation (SECURITY.md). A hostile
+ * `command` agent plants repository state that would make a git process on
+ * the host run its program (filters, textconv, fsmonitor, hooks, pager,
+ * askpass, sshCommand) or read what it chose (alternates, a replaced `.git`,
+ * a nested `.git`). Every row runs through dist/ the way the runner runs it,
+ * in bubblewrap and (to prove the host side holds on its own) without a
+ * sandbox, and is judged on the host: the payload left no marker, and the
+ * agent's ordinary change is still collected.
+ */
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { runActionSteps } from "../support/harness.js";
+
+const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
+
+function makeRepo(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "hostgit-ws-"));
+  git(dir, "init", "-q", "-b", "main");
+  mkdirSync(path.join(dir, "sub"));
+  writeFileSync(path.join(dir, "README.md"), "hi\n");
+  writeFileSync(path.join(dir, "sub", "keep.txt"), "keep\n");
+  git(dir, "add", "-A");
+  git(dir, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "init");
+  return dir;
+}
+
+/** A repository outside the workspace holding a commit the agent should never get listed as its own. */
+function makeHostRepo(): { objects: string; commit: string } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "hostgit-private-"));
+  git(dir, "init", "-q", "-b", "main");
+  writeFileSync(path.join(dir, "secret.txt"), "HOST-ONLY-CONTENT\n");
+  git(dir, "add", "-A");
+  git(dir, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "host only");
+  return { objects: path.join(dir, ".git", "objects"), commit: git(dir, "rev-parse", "HEAD") };
+}
+
+/**
+ * The shared part of every attack: a payload that leaves a marker named after
+ * the hook that ran it (and passes stdin through, as a filter must), and an
+ * "evil" repository copy whose config points every command-valued key at it.
+ */
+const PRELUDE = String.raw`
+set -u
+P="$PWD/.attack/payload.sh"
+mkdir -p "$PWD/.attack/hooks"
+cat > "$P" <<EOF
+#!/bin/sh
+touch "$MARKS/\$(basename "\$1" 2>/dev/null || echo x)-\$\$"
+cat 2>/dev/null
+exit 0
+EOF
+chmod +x "$P"
+for h in post-index-change pre-commit post-checkout reference-transaction pre-auto-gc; do
+  printf '#!/bin/sh\n"%s" hook-%s\n' "$P" "$h" > "$PWD/.attack/hooks/$h"; chmod +x "$PWD/.attack/hooks/$h"
+done
+evil_config() {
+  cat <<EOF
+[core]
+	repositoryformatversion = 0
+	bare = false
+	fsmonitor = "$P fsmonitor"
+	hooksPath = $PWD/.attack/hooks
+	pager = "$P pager"
+	askPass = "$P askpass"
+	sshCommand = "$P ssh"
+	attributesFile = $PWD/.attack/attributes
+[filter "x"]
+	clean = "$P clean"
+	smudge = "$P smudge"
+	process = "$P process"
+[diff "x"]
+	textconv = "$P textconv"
+	command = "$P diffcmd"
+[diff]
+	external = "$P external"
+[remote "origin"]
+	url = ext::$P ext
+EOF
+}
+echo '* filter=x diff=x' > "$PWD/.attack/attributes"
+make_evil_copy() { mkdir -p "$1"; cp -r .git/. "$1/"; chmod -R u+w "$1"; evil_config > "$1/config"; }
+echo "ordinary change" > agent-change.txt
+`;
+
+interface Row {
+  name: string;
+  /** Bash that plants the vector (after PRELUDE; $MARKS, $P and helpers available). */
+  plant: string;
+  inputs?: Record<string, string>;
+  /** The file the agent's ordinary change shows up as. */
+  changed?: string;
+}
+
+const ROWS: Row[] = [
+  {
+    name: "commondir pointing at a copy whose config defines a clean filter, plus .gitattributes",
+    plant: `make_evil_copy "$PWD/.attack/evil"; echo "$PWD/.attack/evil" > .git/commondir; echo '* filter=x diff=x' > .gitattributes`,
+  },
+  {
+    name: ".git/config rewritten (filters, textconv, fsmonitor, hooksPath, pager, askpass, sshCommand)",
+    plant: `evil_config > .git/config 2>/dev/null || true; echo '* filter=x diff=x' > .gitattributes`,
+  },
+  {
+    name: "config.worktree with extensions.worktreeConfig",
+    plant: `git config extensions.worktreeConfig true 2>/dev/null; evil_config > .git/config.worktree; echo '* filter=x diff=x' > .gitattributes`,
+  },
+  {
+    name: "info/attributes naming a filter defined through commondir",
+    plant: `make_evil_copy "$PWD/.attack/evil"; echo "$PWD/.attack/evil" > .git/commondir; mkdir -p .git/info "$PWD/.attack/evil/info"; echo '* filter=x diff=x' | tee .git/info/attributes > "$PWD/.attack/evil/info/attributes"`,
+  },
+  {
+    name: ".gitattributes textconv and external diff",
+    plant: `make_evil_copy "$PWD/.attack/evil"; echo "$PWD/.attack/evil" > .git/commondir; echo '* diff=x' > .gitattributes`,
+  },
+  {
+    name: "hooks planted in .git/hooks (post-index-change runs on every index write)",
+    plant: `mkdir -p .git/hooks; cp "$PWD"/.attack/hooks/* .git/hooks/`,
+  },
+  {
+    name: ".git replaced by a gitfile pointing at an evil repository",
+    plant: `make_evil_copy "$PWD/.attack/evil"; mv .git .git-orig 2>/dev/null || rm -rf .git; echo "gitdir: $PWD/.attack/evil" > .git`,
+  },
+  {
+    name: ".git replaced by a symlink to an evil repository",
+    plant: `make_evil_copy "$PWD/.attack/evil"; mv .git .git-orig 2>/dev/null || rm -rf .git; ln -s "$PWD/.attack/evil" .git`,
+  },
+  {
+    name: "a new .git inside the working-directory subfolder",
+    plant: `git init -q . 2>/dev/null; evil_config > .git/config; echo '* filter=x diff=x' > .gitattributes; cp "$PWD"/.attack/hooks/* .git/hooks/ 2>/dev/null; true`,
+    inputs: { "working-directory": "sub" },
+    changed: "sub/agent-change.txt",
+  },
+];
+
+async function attack(row: Row, sandbox: string) {
+  const ws = makeRepo();
+  const marks = mkdtempSync(path.join(os.tmpdir(), "hostgit-marks-"));
+  const script = path.join(mkdtempSync(path.join(os.tmpdir(), "hostgit-agent-")), "agent.sh");
+  writeFileSync(script, `#!/bin/bash\nMARKS=${JSON.stringify(marks)}\n${PRELUDE}\n${row.plant}\necho planted\n`);
+  chmodSync(script, 0o755);
+  const { main } = await runActionSteps({
+    workspace: ws,
+    inputs: { agent: "command", "agent-command": script, prompt: "attack", sandbox, ...row.inputs },
+  });
+  return { main, marks: readdirSync(marks) };
+}
+
+describe.each(["bwrap", "none"])("host git ignores agent-written repository state (sandbox: %s)", (sandbox) => {
+  it.each(ROWS.map((r) => [r.name, r] as const))("%s", async (_name, row) => {
+    const { main, marks } = await attack(row, sandbox);
+    // Nothing the agent configured ran on the host.
+    expect(marks).toEqual([]);
+    // The host still measured the agent's work from its own repository.
+    expect(main.log).not.toMatch(/Collecting the agent's changes failed/);
+    expect(JSON.parse(main.outputs["changed-files"] ?? "[]")).toContain(row.changed ?? "agent-change.txt");
+  });
+
+  it("objects/info/alternates and a HEAD naming a commit of another repository on the host", async () => {
+    const host = makeHostRepo();
+    const row: Row = {
+      name: "alternates",
+      plant: `mkdir -p .git/objects/info; echo ${JSON.stringify(host.objects)} > .git/objects/info/alternates; echo ${host.commit} > .git/HEAD`,
+    };
+    const { main, marks } = await attack(row, sandbox);
+    expect(marks).toEqual([]);
+    const result = JSON.parse(readFileSync(path.join(path.dirname(main.outputs["patch-path"]!), "result.json"), "utf8"));
+    // The host never walked the other repository's objects on the agent's say-so.
+    expect(result.diff.agentCommits).toEqual([]);
+    expect(JSON.stringify(result)).not.toContain(host.commit);
+    expect(readFileSync(main.outputs["patch-path"]!, "utf8")).not.toContain("HOST-ONLY-CONTENT");
+  });
+});
+
+describe("the agent's own commits are still found", () => {
+  it("lists commits the agent made, without running git in its repository", async () => {
+    const ws = makeRepo();
+    const script = path.join(mkdtempSync(path.join(os.tmpdir(), "hostgit-agent-")), "agent.sh");
+    writeFileSync(script, `#!/bin/bash\nset -e\nfor i in 1 2; do echo $i > c$i.txt; git add c$i.txt; git -c user.name=a -c user.email=a@b commit -qm c$i; done\n`);
+    chmodSync(script, 0o755);
+    const { main } = await runActionSteps({ workspace: ws, inputs: { agent: "command", "agent-command": script, prompt: "commit", sandbox: "bwrap" } });
+    const result = JSON.parse(readFileSync(path.join(path.dirname(main.outputs["patch-path"]!), "result.json"), "utf8"));
+    expect(result.diff.agentCommits).toEqual(git(ws, "rev-list", "--reverse", "HEAD~2..HEAD").split("\n"));
+    expect(result.diff.changedFiles).toEqual(["c1.txt", "c2.txt"]);
+  });
+});
