@@ -7,7 +7,10 @@ export default defineConfig({
     hookTimeout: 60_000,
     // End-to-end tests spawn real CLIs and sandboxes; two cores here.
     maxWorkers: 2,
-    reporters: ["default"],
+    // One check of the machine before any test: missing tools stop the run with one message.
+    globalSetup: ["./test/preflight.ts"],
+    // The default output, then each test skipped on this machine with its reason.
+    reporters: ["default", "./test/preflight-skips.ts"],
     // Imports its JSON schema without an import attribute, which Node 24 refuses;
     // inlining lets Vite load the JSON.
     server: { deps: { inline: ["@actions/workflow-parser"] } },

@@ -148,7 +148,8 @@ async function installFromNpm(backendName: string, pkg: NpmPackage, version: str
 }
 
 /**
- * `npm install --prefix` into a fresh folder next to `dir`, then one rename:
+ * `npm install --prefix` into a fresh folder next to `dir` (with the runner's
+ * global and user npm config still in effect), then one rename:
  * a half-finished install is never mistaken for a complete one, and two runs
  * installing at once both end up with a whole folder.
  */
@@ -160,8 +161,9 @@ async function npmInstallInto(dir: string, spec: string, ctx: InstallContext): P
   try {
     // A package.json of our own keeps npm from walking up to some parent project.
     await writeFile(path.join(staging, "package.json"), JSON.stringify({ name: "agent-runner-tool", private: true }) + "\n");
+    const env = await withMachineGlobalConfig(npm, { ...(ctx.env ?? {}), PATH: ctx.searchPath }, staging, ctx.log);
     const args = ["install", "--prefix", staging, "--no-audit", "--no-fund", "--no-update-notifier", "--no-package-lock", "--loglevel=error", spec];
-    const { code, output } = await run(npm, args, { ...(ctx.env ?? {}), PATH: ctx.searchPath }, staging, ctx.npmTimeoutMs ?? 10 * 60_000);
+    const { code, output } = await run(npm, args, env, staging, ctx.npmTimeoutMs ?? 10 * 60_000);
     if (code !== 0)
       throw new ConfigurationError(`Input 'agent-version': 'npm install ${spec}' failed (${code === null ? "timed out" : `exit code ${code}`}): ${tail(output)}`);
     // Another run finished the same install meanwhile: keep theirs.
@@ -177,21 +179,44 @@ async function npmInstallInto(dir: string, spec: string, ctx: InstallContext): P
   }
 }
 
-function run(file: string, args: string[], env: Record<string, string>, cwd: string, timeoutMs: number): Promise<{ code: number | null; output: string }> {
+/**
+ * npm reads its global npmrc from `<prefix>/etc/npmrc`, so `--prefix <staging>`
+ * would make it look in the staging folder and drop the runner's own global
+ * config: the registry mirror, `cafile` for a TLS-inspecting proxy, auth.
+ * Asking npm where that file is (without `--prefix`) and naming it keeps it;
+ * the user npmrc (HOME, npm_config_userconfig) is not tied to the prefix.
+ */
+async function withMachineGlobalConfig(npm: string, env: Record<string, string>, cwd: string, log: Logger | undefined): Promise<Record<string, string>> {
+  // Set by the runner already: npm uses it whatever the prefix.
+  if (Object.keys(env).some((k) => k.toLowerCase() === "npm_config_globalconfig")) return env;
+  const { code, stdout, output } = await run(npm, ["config", "get", "globalconfig"], env, cwd, 60_000);
+  const file = stdout.trim().split("\n").at(-1)?.trim() ?? "";
+  if (code !== 0 || !path.isAbsolute(file)) {
+    log?.debug(`Could not ask npm for its global npmrc (${code === null ? "timed out" : `exit code ${code}`}: ${tail(output)}); installing without it.`);
+    return env;
+  }
+  return { ...env, npm_config_globalconfig: file };
+}
+
+function run(file: string, args: string[], env: Record<string, string>, cwd: string, timeoutMs: number): Promise<{ code: number | null; stdout: string; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(file, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
+    let stdout = "";
     const keep = (d: Buffer) => (output = (output + d.toString("utf8")).slice(-8000));
-    child.stdout.on("data", keep);
+    child.stdout.on("data", (d: Buffer) => {
+      stdout = (stdout + d.toString("utf8")).slice(-8000);
+      keep(d);
+    });
     child.stderr.on("data", keep);
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
     child.on("error", (e) => {
       clearTimeout(timer);
-      resolve({ code: -1, output: e.message });
+      resolve({ code: -1, stdout, output: e.message });
     });
     child.on("close", (code) => {
       clearTimeout(timer);
-      resolve({ code, output });
+      resolve({ code, stdout, output });
     });
   });
 }

@@ -1,7 +1,8 @@
 /**
  * The agent installer runs the real npm against a tiny registry on
  * 127.0.0.1 serving a fake CLI package: install into the tool cache, reuse,
- * the Actions-cache hooks, `preinstalled`, and the errors a user can fix.
+ * the Actions-cache hooks, `preinstalled`, the runner's own npm config, and
+ * the errors a user can fix.
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -36,6 +37,8 @@ function tarball(version: string): Buffer {
 interface Registry {
   url: string;
   requests: string[];
+  /** The Authorization header of each request ("" when none). */
+  authorizations: string[];
   close(): Promise<void>;
 }
 
@@ -43,8 +46,10 @@ interface Registry {
 async function startRegistry(): Promise<Registry> {
   const tarballs = new Map(VERSIONS.map((v) => [v, tarball(v)]));
   const requests: string[] = [];
+  const authorizations: string[] = [];
   const server = http.createServer((req, res) => {
     requests.push(`${req.method} ${req.url}`);
+    authorizations.push(req.headers.authorization ?? "");
     const url = decodeURIComponent(req.url ?? "");
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     if (url === `/${PKG}`) {
@@ -81,6 +86,7 @@ async function startRegistry(): Promise<Registry> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
     requests,
+    authorizations,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -187,5 +193,42 @@ describe("installing an agent CLI with npm", () => {
     expect(found).toMatchObject({ binPath: path.join(bin, "fake-agent"), version: "preinstalled", install: { source: "path" } });
     const err = await installAgent(fakeBackend, agent("preinstalled"), context()).catch((e: unknown) => e);
     expect(String(err)).toContain("Input 'agent-version': 'preinstalled' but 'fake-agent' is not on PATH");
+  });
+});
+
+describe("the runner's npm configuration", () => {
+  let registry: Registry;
+  afterAll(() => registry?.close());
+
+  it("a registry set only in the machine's global npmrc, and auth only in the user npmrc, are both used for the install", async () => {
+    registry = await startRegistry();
+    const home = mkdtempSync(path.join(os.tmpdir(), "npm-home-"));
+    // npm's global npmrc is <global prefix>/etc/npmrc; `npm_config_prefix` is how a runner moves that prefix.
+    const globalPrefix = mkdtempSync(path.join(os.tmpdir(), "npm-global-"));
+    mkdirSync(path.join(globalPrefix, "etc"));
+    writeFileSync(path.join(globalPrefix, "etc/npmrc"), `registry=${registry.url}\n`);
+    const userrc = path.join(home, ".npmrc");
+    const nerfDart = registry.url.replace(/^http:/, "");
+    writeFileSync(userrc, `${nerfDart}:_authToken=user-npmrc-token-0123\n`);
+    // No registry in the environment: without the global npmrc npm would ask registry.npmjs.org, which
+    // a dead proxy on 127.0.0.1 refuses at once (only the local registry is exempt).
+    const env = {
+      HOME: home,
+      npm_config_cache: path.join(home, ".npm"),
+      npm_config_userconfig: userrc,
+      npm_config_prefix: globalPrefix,
+      npm_config_proxy: "http://127.0.0.1:9",
+      npm_config_https_proxy: "http://127.0.0.1:9",
+      npm_config_noproxy: "127.0.0.1",
+      npm_config_fetch_retries: "0",
+    };
+    const toolCache = mkdtempSync(path.join(os.tmpdir(), "tool-cache-"));
+
+    const installed = await installAgent(fakeBackend, agent("2.0.0"), { searchPath, cwd: os.tmpdir(), toolCache, env, log: recorder() });
+
+    expect(installed).toMatchObject({ version: "2.0.0", install: { source: "npm" } });
+    expect(execFileSync(installed.binPath, { encoding: "utf8", env: { PATH: searchPath } }).trim()).toBe("fake-agent 2.0.0");
+    expect(registry.requests.map(decodeURIComponent)).toEqual(expect.arrayContaining([`GET /${PKG}`, "GET /tarballs/2.0.0.tgz"]));
+    expect(registry.authorizations).toContain("Bearer user-npmrc-token-0123");
   });
 });
