@@ -7,10 +7,14 @@
  * or planted objects whose content does not match their name, smuggling
  * changes past the patch checks. Fetches are shallow to stay small.
  * The token reaches git through the environment of each call (gitAuthEnv).
+ * The tree a commit is made of passes the patch rules (patch-rules.ts)
+ * against the parent it is committed on: the validated patch, merged onto a
+ * branch that moved, is a different tree.
  */
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { Git } from "../git/git.js";
+import { checkTree, type TreeCheck, type TreePolicy } from "./patch-rules.js";
 
 export interface Identity {
   name: string;
@@ -101,10 +105,9 @@ export class DeliveryRepo {
     return this.git.text(["rev-parse", `${commit}^{tree}`]);
   }
 
-  /** Paths that differ between two trees, renames split into delete + add. */
-  async changedPaths(fromTree: string, toTree: string): Promise<string[]> {
-    const out = await this.git.exec(["diff-tree", "-r", "-z", "--name-only", "--no-renames", fromTree, toTree]);
-    return out.stdout.split("\0").filter(Boolean);
+  /** What `tree` changes on top of `parent`, and what the patch rules refuse in it. */
+  async check(parent: string, tree: string, policy: TreePolicy): Promise<TreeCheck> {
+    return checkTree(this.git, await this.treeOf(parent), tree, policy, this.dir);
   }
 
   async commit(tree: string, parent: string | undefined, message: string, author: Identity, committer: Identity = author): Promise<string> {

@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { gitEnv } from "../../src/config/host.js";
 import { Git } from "../../src/git/git.js";
+import { checkTree } from "../../src/publish/patch-rules.js";
 import { pathProblem, symlinkVerdict, validatePatch, PatchRefusedError } from "../../src/publish/validate-patch.js";
 import { git, makeRepo } from "./helpers.js";
 
@@ -51,6 +52,8 @@ describe("symlinkVerdict", () => {
     expect(symlinkVerdict("a/b", chain)).toBe("ok");
     expect(symlinkVerdict("c", chain)).toBe("escapes");
     expect(symlinkVerdict("x", links({ x: "y", y: "x" }))).toBe("loop");
+    expect(symlinkVerdict("docs/wf", links({ "docs/wf": "../.github/workflows" }))).toBe("github");
+    expect(symlinkVerdict("d/l", links({ "d/l": "../.GitHub" }))).toBe("github");
   });
 });
 
@@ -129,5 +132,156 @@ describe("validatePatch", () => {
     const empty = path.join(scratch(), "patch.diff");
     writeFileSync(empty, "");
     await expect(validatePatch(new Git(repo, gitEnv()), empty, "f".repeat(40), policy, opts())).resolves.toEqual({ changedFiles: [], bytes: 0 });
+  });
+});
+
+/** The refusal message validatePatch gives for a change made in a clone of `repo` (undefined: accepted). */
+async function refusalFor(repo: string, change: (dir: string) => void, allowWorkflowChanges = false): Promise<string | undefined> {
+  const { patch, base } = patchFrom(repo, change);
+  try {
+    await validatePatch(new Git(repo, gitEnv()), patch, base, { allowWorkflowChanges }, opts());
+    return undefined;
+  } catch (e) {
+    expect(e).toBeInstanceOf(PatchRefusedError);
+    return (e as Error).message;
+  }
+}
+
+const write = (d: string, file: string, content: string) => {
+  mkdirSync(path.dirname(path.join(d, file)), { recursive: true });
+  writeFileSync(path.join(d, file), content);
+};
+
+describe("validatePatch: submodules, attributes, .github (issue 17 item 8)", () => {
+  const repo = makeRepo({
+    "a.txt": "a\n",
+    ".gitattributes": "*.bin filter=lfs diff=lfs merge=lfs -text\n*.sh text eol=lf\n",
+    "sub/keep.txt": "k\n",
+    ".github/actions/setup/action.yml": "runs: { using: node20, main: x.js }\n",
+  });
+
+  it("refuses a submodule gitlink the agent adds, and one it removes", async () => {
+    const added = await refusalFor(repo, (d) => {
+      git(d, "init", "-q", "vendor/lib");
+      git(path.join(d, "vendor/lib"), "commit", "-q", "--allow-empty", "-m", "x");
+    });
+    expect(added).toMatch(/it adds the submodule \(gitlink\) 'vendor\/lib'; Agent Runner never delivers submodule changes \(no input allows it\)/);
+
+    const withLink = makeRepo({ "a.txt": "a\n" });
+    git(withLink, "update-index", "--add", "--cacheinfo", `160000,${git(withLink, "rev-parse", "HEAD").trim()},lib`);
+    git(withLink, "commit", "-qm", "gitlink");
+    expect(await refusalFor(withLink, (d) => git(d, "rm", "-q", "--cached", "lib"))).toMatch(/it removes the submodule \(gitlink\) 'lib'/);
+  });
+
+  it("refuses any .gitmodules and .lfsconfig, at any depth and in any spelling a checkout treats the same", async () => {
+    expect(await refusalFor(repo, (d) => write(d, ".gitmodules", '[submodule "x"]\n\tpath = x\n\turl = https://evil.example/x\n'))).toMatch(
+      /it changes '\.gitmodules', which says where submodules are fetched from; Agent Runner never delivers it \(no input allows it\)/,
+    );
+    expect(await refusalFor(repo, (d) => write(d, "sub/.GITMODULES.", "x\n"))).toMatch(/'sub\/\.GITMODULES\.'/);
+    expect(await refusalFor(repo, (d) => write(d, ".lfsconfig", "[lfs]\n\turl = https://evil.example/lfs\n"))).toMatch(/'\.lfsconfig', which says which server git-lfs talks to/);
+  });
+
+  it("refuses .gitattributes lines that add filter, diff or merge drivers (also through a macro), and allows the rest", async () => {
+    expect(await refusalFor(repo, (d) => write(d, ".gitattributes", "*.bin filter=lfs diff=lfs merge=lfs -text\n*.sh text eol=lf\n* filter=evil\n"))).toMatch(
+      /it adds '\* filter=evil' to '\.gitattributes': filter, diff and merge drivers run commands in every later git that has them configured; Agent Runner never delivers them \(no input allows it\)/,
+    );
+    expect(await refusalFor(repo, (d) => write(d, "sub/.gitattributes", "*.txt diff=exif\n"))).toMatch(/it adds '\*\.txt diff=exif' to 'sub\/\.gitattributes'/);
+    expect(await refusalFor(repo, (d) => write(d, "sub/.gitattributes", '"a b.txt" merge=ours\n'))).toMatch(/'"a b\.txt" merge=ours'/);
+    // A new macro that assigns a driver, and a line that sets a macro the root file already defines.
+    expect(await refusalFor(repo, (d) => write(d, ".gitattributes", "[attr]evil filter=evil\n* evil\n"))).toMatch(/it adds '\[attr\]evil filter=evil', '\* evil'/);
+    const macroRepo = makeRepo({ ".gitattributes": "[attr]lfsish filter=lfs diff=lfs\n", "a.txt": "a\n" });
+    expect(await refusalFor(macroRepo, (d) => write(d, "docs/.gitattributes", "*.pdf lfsish\n"))).toMatch(/it adds '\*\.pdf lfsish' to 'docs\/\.gitattributes'/);
+    // A .gitattributes that is a symlink cannot be read line by line.
+    expect(await refusalFor(repo, (d) => symlinkSync("a.txt", path.join(d, "sub/.gitattributes")))).toMatch(/'sub\/\.gitattributes' is a symlink; a \.gitattributes must be a plain file/);
+    // Not refused: conversions, export and linguist attributes, unsetting a driver, and lines the file already had.
+    expect(
+      await refusalFor(repo, (d) =>
+        write(d, ".gitattributes", "*.bin   filter=lfs diff=lfs merge=lfs -text\n*.sh text eol=lf\n*.ps1 working-tree-encoding=UTF-16LE eol=crlf\n/dist export-ignore linguist-generated\n*.min.js -diff binary\n"),
+      ),
+    ).toBeUndefined();
+    expect(await refusalFor(repo, (d) => git(d, "rm", "-q", ".gitattributes"))).toBeUndefined();
+  });
+
+  it("refuses symlinks at or into .github, and .github/actions changes unless allow-workflow-changes", async () => {
+    const dotGithub = makeRepo({ "a.txt": "a\n", "docs/workflows/ci.yml": "on: push\n" });
+    expect(await refusalFor(dotGithub, (d) => symlinkSync("docs", path.join(d, ".github")), true)).toMatch(
+      /'\.github' is a symlink in \.github: it would make files outside \.github count as workflows or actions \(no input allows it\)/,
+    );
+    expect(
+      await refusalFor(dotGithub, (d) => {
+        mkdirSync(path.join(d, ".github"));
+        symlinkSync("../docs/workflows", path.join(d, ".github/workflows"));
+      }, true),
+    ).toMatch(/'\.github\/workflows' is a symlink in \.github/);
+    expect(await refusalFor(repo, (d) => symlinkSync("../.github/actions", path.join(d, "sub/actions")))).toMatch(
+      /symlink 'sub\/actions' → '\.\.\/\.github\/actions' points into \.github/,
+    );
+    const edit = (d: string) => write(d, ".github/actions/setup/action.yml", "runs: { using: node20, main: evil.js }\n");
+    expect(await refusalFor(repo, edit)).toMatch(
+      /it changes workflow files \(\.github\/actions\/setup\/action\.yml\); set 'allow-workflow-changes: true' to deliver changes to \.github\/workflows\/ and \.github\/actions\//,
+    );
+    expect(await refusalFor(repo, edit, true)).toBeUndefined();
+    // Spellings a Windows or macOS checkout folds onto the same folders and files.
+    expect(await refusalFor(repo, (d) => write(d, ".GitHub./Actions/y/action.yml", "x\n"))).toMatch(/changes workflow files \(\.GitHub\.\/Actions\/y\/action\.yml\)/);
+    expect(await refusalFor(repo, (d) => write(d, ".git\u200cattributes", "* filter=evil\n"))).toMatch(/it adds '\* filter=evil' to '\.git\u200cattributes'/);
+  });
+
+  it("refuses a symlink whose target is not UTF-8 (it could not be matched against the other links)", async () => {
+    expect(await refusalFor(repo, (d) => symlinkSync(Buffer.from([0x2e, 0x2e, 0x2f, 0xff]), path.join(d, "odd")))).toMatch(
+      /the name or target of symlink 'odd' is not UTF-8 text, so where it leads cannot be checked/,
+    );
+  });
+
+  it("lists every problem of one patch, each naming its file", async () => {
+    const message = await refusalFor(repo, (d) => {
+      write(d, ".gitmodules", "x\n");
+      write(d, "sub/.gitattributes", "* filter=evil\n");
+      write(d, ".github/actions/x/action.yml", "x\n");
+    });
+    expect(message).toMatch(/^The patch from test was refused:\n  - /);
+    for (const f of [".gitmodules", "sub/.gitattributes", ".github/actions/x/action.yml"]) expect(message).toContain(f);
+  });
+});
+
+describe("checkTree: the committed tree against its parent", () => {
+  const tree = (repo: string, rev = "HEAD") => git(repo, "rev-parse", `${rev}^{tree}`).trim();
+  const commitChange = (repo: string, change: (dir: string) => void) => {
+    change(repo);
+    git(repo, "add", "-A");
+    git(repo, "commit", "-qm", "change");
+  };
+
+  it("a link that was harmless on the base escapes next to the tip's own link", async () => {
+    const repo = makeRepo({ "d/sub/f.txt": "f\n", "a.txt": "a\n" });
+    // The patch's change, on the base: d/link → sub/.. is d itself.
+    commitChange(repo, (d) => symlinkSync("sub/..", path.join(d, "d/link")));
+    const git_ = new Git(repo, gitEnv());
+    expect((await checkTree(git_, tree(repo, "HEAD~1"), tree(repo), policy, scratch())).problems).toEqual([]);
+    // The tip made d/sub a link to the root (harmless alone); with it, d/link leaves the repository.
+    const tip = makeRepo({ "a.txt": "a\n" });
+    mkdirSync(path.join(tip, "d"));
+    symlinkSync("..", path.join(tip, "d/sub"));
+    git(tip, "add", "-A");
+    git(tip, "commit", "-qm", "tip");
+    const tipGit = new Git(tip, gitEnv());
+    expect((await checkTree(tipGit, tree(tip, "HEAD~1"), tree(tip), policy, scratch())).problems).toEqual([]);
+    commitChange(tip, (d) => symlinkSync("sub/..", path.join(d, "d/link")));
+    const { problems } = await checkTree(tipGit, tree(tip, "HEAD~1"), tree(tip), policy, scratch());
+    expect(problems).toEqual([{ file: "d/link", message: "symlink 'd/link' → 'sub/..' points outside the repository" }]);
+  });
+
+  it("a file that is an action through a link the parent has in .github counts as a workflow change", async () => {
+    const repo = makeRepo({ "tools/setup/action.yml": "a\n", "a.txt": "a\n" });
+    mkdirSync(path.join(repo, ".github/actions"), { recursive: true });
+    symlinkSync("../../tools/setup", path.join(repo, ".github/actions/setup"));
+    git(repo, "add", "-A");
+    git(repo, "commit", "-qm", "link");
+    commitChange(repo, (d) => writeFileSync(path.join(d, "tools/setup/action.yml"), "evil\n"));
+    const git_ = new Git(repo, gitEnv());
+    const { problems } = await checkTree(git_, tree(repo, "HEAD~1"), tree(repo), policy, scratch());
+    expect(problems).toEqual([
+      { file: "tools/setup/action.yml", message: "'tools/setup/action.yml' is '.github/actions/setup/action.yml' through a symlink in .github", allowedBy: "allow-workflow-changes" },
+    ]);
+    expect((await checkTree(git_, tree(repo, "HEAD~1"), tree(repo), { allowWorkflowChanges: true }, scratch())).problems).toEqual([]);
   });
 });
