@@ -9,6 +9,7 @@ import { GitHubApi } from "../github/api.js";
 import { createOctokit } from "../github/client.js";
 import type { Logger } from "../logger.js";
 import { errorBody } from "./comment.js";
+import { neutralizeForGitHub } from "./post-text.js";
 
 /** What main saves (STATE.comment) once the progress comment exists. */
 export const SavedComment = z.object({
@@ -30,13 +31,12 @@ export async function finishAbandonedComment(saved: string, token: string, apiUr
   const { repo, id, marker, runUrl } = parsed.data;
   const [owner, name] = repo.split("/") as [string, string];
   const api = new GitHubApi(await createOctokit({ token, apiUrl, log }), { owner, name, fullName: repo });
-  await api.updateComment(
-    id,
-    errorBody({
-      marker,
-      message: "The job stopped before the agent finished (cancelled, hit the workflow's timeout, or lost its runner), so there is no result to deliver.",
-      ...(runUrl ? { runUrl } : {}),
-    }),
-  );
+  const body = errorBody({
+    marker,
+    message: "The job stopped before the agent finished (cancelled, hit the workflow's timeout, or lost its runner), so there is no result to deliver.",
+    ...(runUrl ? { runUrl } : {}),
+  });
+  // Our own text only, but every post goes through the same door; the run link names the repository's host.
+  await api.updateComment(id, neutralizeForGitHub(body, { serverUrl: runUrl ? new URL(runUrl).origin : apiUrl }));
   return true;
 }

@@ -29,12 +29,15 @@ export interface CommentLinks {
   commit?: { sha: string; url?: string };
 }
 
-/** Agent output shown as markdown: no hidden markers, no pings. */
+/**
+ * Agent output shown as markdown: no hidden markers (it cannot plant a sticky
+ * marker), cut to `max`. Outside images and links and the mentions are
+ * neutralized on the whole posted text, by neutralizeForGitHub (post-text.ts),
+ * where every body we post goes through.
+ */
 export function agentMarkdown(text: string, max = MAX_FINAL_MESSAGE): string {
-  let t = sanitizeUntrusted(text);
-  if (t.length > max) t = `${t.slice(0, max)}\n\n… (truncated; the full message is in the run's \`final-message\` output and result.json)`;
-  // A zero-width space after @ keeps the text readable without notifying anyone.
-  return t.replace(/(^|[^\w`/])@([A-Za-z0-9][A-Za-z0-9-]*)/g, "$1@\u200b$2");
+  const t = sanitizeUntrusted(text);
+  return t.length > max ? `${t.slice(0, max)}\n\n… (truncated; the full message is in the run's \`final-message\` output and result.json)` : t;
 }
 
 function linkLine(links: CommentLinks): string {

@@ -17,8 +17,10 @@ import type { RunResult } from "../result.js";
 import { sanitizeLine } from "../trigger/sanitize.js";
 import type { Trigger } from "../trigger/types.js";
 import { agentMarkdown } from "./comment.js";
+import { neutralizeForGitHub } from "./post-text.js";
 import { BOT_IDENTITY, DeliveryRepo, validBranchName, type Identity } from "./deliver-git.js";
 import type { DeliveryMode, DeliveryPlan } from "./deliver-plan.js";
+import { describeProblems } from "./patch-rules.js";
 
 export interface DeliveryContext {
   plan: DeliveryPlan;
@@ -28,6 +30,8 @@ export interface DeliveryContext {
   /** Used for git pushes only, through the environment of each git call. */
   token: string;
   serverUrl: string;
+  /** `allowed-domains`: links and images there may render in the pull request body. */
+  allowedDomains?: readonly string[];
   /** The runner's git environment (HostContext.gitEnv); the token is added to it. */
   gitEnv: Record<string, string>;
   /** The repository to push to, as git addresses it (the workspace's origin, read before the agent ran). */
@@ -60,7 +64,6 @@ export interface DeliveryOutcome {
   error?: string;
 }
 
-const WORKFLOWS_DIR = ".github/workflows/";
 const PUSH_ATTEMPTS = 3;
 
 export function slugify(text: string, max = 40): string {
@@ -132,21 +135,20 @@ function pullRequestText(ctx: DeliveryContext, result: RunResult, branch: string
     "---",
     `${ctx.runUrl ? `[Agent Runner run](${ctx.runUrl}). ` : ""}Branch \`${branch}\` belongs to Agent Runner: the next run ${t.thread ? `for #${t.thread.number}` : "of this workflow"} replaces its contents (force-push).`,
   ].join("\n");
-  return { title, body };
+  const keepMentions = t.requester ? [t.requester.login] : [];
+  return { title, body: neutralizeForGitHub(body, { serverUrl: ctx.serverUrl, allowedDomains: ctx.allowedDomains ?? [], keepMentions }) };
 }
 
-function refusedNote(files: string[]): string {
-  return [
-    `⚠️ **Not pushed:** the changes touch workflow files, which Agent Runner does not deliver unless \`allow-workflow-changes: true\` is set:`,
-    ...files.map((f) => `- \`${f}\``),
-    "",
-    "The patch is below for a person to review and apply.",
-  ].join("\n");
+/** The comment's note when the tree to commit broke a patch rule: each problem, then where the patch is. */
+function refusedNote(problems: string[]): string {
+  return [`⚠️ **Not pushed:** the changes break Agent Runner's patch rules:`, ...problems.map((p) => `- ${p}`), "", "The patch is below for a person to review and apply."].join("\n");
 }
 
 /** Refusing is the safe default, but the requested delivery did not happen: the step fails, like a refused patch in validation. */
-function refusedError(files: string[]): string {
-  return `The patch changes workflow files (${files.join(", ")}); set 'allow-workflow-changes: true' to deliver changes to .github/workflows/.`;
+function refusedError(where: string, problems: string[]): string {
+  const sentences = problems.map((p) => p.replace(/\.?$/, "."));
+  const list = sentences.length === 1 ? sentences[0]! : sentences.map((p, i) => `(${i + 1}) ${p}`).join(" ");
+  return `The changes were refused on top of ${where}: ${list} Nothing was pushed; the patch is in the results.`;
 }
 
 async function newRepo(ctx: DeliveryContext): Promise<DeliveryRepo> {
@@ -157,17 +159,21 @@ async function newRepo(ctx: DeliveryContext): Promise<DeliveryRepo> {
   });
 }
 
-type Prepared = { kind: "commit"; sha: string; tip: string } | { kind: "same" } | { kind: "refused"; files: string[] } | { kind: "conflict"; detail: string };
+type Prepared =
+  | { kind: "commit"; sha: string; tip: string }
+  | { kind: "same" }
+  | { kind: "refused"; files: string[]; problems: string[] }
+  | { kind: "conflict"; detail: string };
 
-/** Patch on top of `tip` → a commit (not pushed), after the workflow-files check. */
+/** Patch on top of `tip` → a commit (not pushed), after the patch rules passed on the tree it commits. */
 async function prepareCommit(ctx: DeliveryContext, repo: DeliveryRepo, tip: string, result: RunResult, patchPath: string): Promise<Prepared> {
   const applied = await repo.apply(tip, patchPath, result.diff.baseCommit);
   if (!applied.ok) return { kind: "conflict", detail: applied.detail };
-  const changed = await repo.changedPaths(await repo.treeOf(tip), applied.tree);
-  if (!changed.length) return { kind: "same" };
-  // Checked on what git will actually commit, not on the run's own list of files.
-  const workflows = changed.filter((f) => f.toLowerCase().startsWith(WORKFLOWS_DIR));
-  if (workflows.length && !ctx.settings.allowWorkflowChanges) return { kind: "refused", files: workflows };
+  // Checked on what git will actually commit, against its parent: not on the run's list of files, nor on the patch alone.
+  const checked = await repo.check(tip, applied.tree, { allowWorkflowChanges: ctx.settings.allowWorkflowChanges });
+  if (!checked.changedFiles.length) return { kind: "same" };
+  if (checked.problems.length)
+    return { kind: "refused", files: [...new Set(checked.problems.map((p) => p.file))], problems: describeProblems(checked.problems) };
   const author: Identity = BOT_IDENTITY;
   const sha = await repo.commit(applied.tree, tip, commitMessage(ctx), author);
   return { kind: "commit", sha, tip };
@@ -188,7 +194,8 @@ async function deliverCommit(ctx: DeliveryContext, result: RunResult, patchPath:
     const moved = tip !== result.diff.baseCommit;
     if (moved && attempt === 1) ctx.log.info(`Branch '${branch}' is at ${tip.slice(0, 7)}, the agent started from ${result.diff.baseCommit.slice(0, 7)}: applying the changes on top of the branch.`);
     const prepared = await prepareCommit(ctx, repo, tip, result, patchPath);
-    if (prepared.kind === "refused") return { mode: "comment", showPatch: true, refusedFiles: prepared.files, note: refusedNote(prepared.files), error: refusedError(prepared.files) };
+    if (prepared.kind === "refused")
+      return { mode: "comment", showPatch: true, refusedFiles: prepared.files, note: refusedNote(prepared.problems), error: refusedError(`branch '${branch}' (${tip.slice(0, 7)})`, prepared.problems) };
     if (prepared.kind === "same") return { mode: "comment", showPatch: false, note: `The branch \`${branch}\` already has these changes; nothing was pushed.` };
     if (prepared.kind === "conflict")
       return {
@@ -233,7 +240,8 @@ async function deliverPullRequest(ctx: DeliveryContext, result: RunResult, patch
     const tip = await repo.fetchBranch(base);
     if (!tip) throw new ConfigurationError(`Input 'base-branch': branch '${base}' does not exist in ${t.repo.fullName}.`);
     const prepared = await prepareCommit(ctx, repo, tip, result, patchPath);
-    if (prepared.kind === "refused") return { mode: "comment", showPatch: true, refusedFiles: prepared.files, note: refusedNote(prepared.files) };
+    if (prepared.kind === "refused")
+      return { mode: "comment", showPatch: true, refusedFiles: prepared.files, note: refusedNote(prepared.problems), error: refusedError(`'${base}' (${tip.slice(0, 7)})`, prepared.problems) };
     if (prepared.kind === "same") return { mode: "comment", showPatch: false, note: `\`${base}\` already has these changes; no pull request was opened.` };
     if (prepared.kind === "conflict")
       return { mode: "pull-request", showPatch: true, error: `The agent's changes do not apply to '${base}' (${prepared.detail}). Nothing was pushed; the patch is in the results.` };

@@ -49,6 +49,11 @@ export async function startProgress(ctx: StageContext, run: GitHubRun): Promise<
     ...(t.requester ? { requester: t.requester.login } : {}),
     log: ctx.log,
     redactor: ctx.redactor,
+    postText: {
+      serverUrl: ctx.io.host.serverUrl,
+      allowedDomains: ctx.settings.run.network.allowedDomains,
+      ...(t.requester ? { keepMentions: [t.requester.login] } : {}),
+    },
     // If the job is killed before the result is written, the post step finishes this comment.
     onComment: (id, marker) =>
       ctx.io.saveState(STATE.comment, JSON.stringify({ repo: t.repo.fullName, id, marker, ...(run.runUrl ? { runUrl: run.runUrl } : {}) })),
@@ -87,6 +92,7 @@ export async function deliverToGitHub(ctx: StageContext, gh: GitHubStage, result
         api: run.api,
         token: settings.github.token,
         serverUrl: io.host.serverUrl,
+        allowedDomains: settings.run.network.allowedDomains,
         gitEnv: io.host.gitEnv,
         remoteUrl: run.remoteUrl,
         ...(run.runUrl ? { runUrl: run.runUrl } : {}),

