@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { hostInstallOptions } from "./agents/install.js";
-import { rawSecretValues } from "./config/host.js";
+import { otelSecretValues, rawSecretValues } from "./config/host.js";
 import { readInputFiles } from "./config/input-files.js";
 import { parseSettings } from "./config/parse.js";
 import { STATE, type OutputName } from "./constants.js";
@@ -27,6 +27,7 @@ import type { RunResult } from "./result.js";
 import { runAgent, type SessionHooks } from "./runner.js";
 import { openSession, saveSession } from "./session/stage.js";
 import type { ActionIO, StageContext } from "./stage-context.js";
+import { exportTraceStage } from "./trace/otel.js";
 import { Redactor } from "./trace/redact.js";
 import { readEvent } from "./trigger/event.js";
 import { eventMayProvidePrompt, prepareTrigger, prepareWorkspace } from "./trigger/stage.js";
@@ -34,6 +35,7 @@ import { eventMayProvidePrompt, prepareTrigger, prepareWorkspace } from "./trigg
 export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
   // Mask before anything else can print them, even if parsing fails below.
   const secretValues = rawSecretValues(io.inputs);
+  secretValues.push(...otelSecretValues(io.host));
   for (const v of secretValues) io.setSecret(v);
   const redactor = new Redactor(secretValues);
   const log = filteredLogger(io.log, (s) => redactor.redact(s));
@@ -88,6 +90,8 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
     await finish(ctx, result, { ...resultOutputs(result), ...artifactOutputs(artifact), ...delivered?.outputs });
     if (delivered?.summary) await io.appendSummary(redactor.redact(delivered.summary));
     if (refusal) await io.appendSummary(redactor.redact(refusalSummary(refusal)));
+    // After delivery, bounded (trace/otel.ts): a dead collector never fails or stalls the step.
+    if (ctx.settings.delivery.phase !== "publish") await exportTraceStage(ctx, result, github?.run.trigger.thread?.number, delivered?.outputs);
     // The result is saved and the outputs are set; a refused patch or a failed delivery still fails the step.
     const failure = refusal ?? delivered?.error;
     if (failure) io.setFailed(redactor.redact(failure));

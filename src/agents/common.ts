@@ -258,7 +258,7 @@ export async function writePrivateFile(file: string, content: string): Promise<v
  */
 export async function copySkills(skills: Skill[], destDir: string): Promise<string[]> {
   await mkdir(destDir, { recursive: true });
-  for (const s of skills) await cp(s.path, path.join(destDir, s.name), { recursive: true, dereference: true, force: true });
+  for (const s of skills) await cp(s.path, path.join(destDir, s.name), { recursive: true, dereference: false, verbatimSymlinks: true, force: true });
   return skills.map((s) => s.name);
 }
 

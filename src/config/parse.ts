@@ -3,7 +3,7 @@
  * → typed Settings. Every problem is collected and reported at once, each
  * naming the input and what is allowed; nothing runs when any is found.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { parse as parseShellWords } from "shell-quote";
 import YAML from "yaml";
@@ -11,6 +11,7 @@ import { z } from "zod";
 import { INPUTS, type InputName, type InputSpec } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
 import { artifactNameProblem } from "../publish/artifact-name.js";
+import { outputSchemaDocument, resolveInsideWorkspace } from "./input-files.js";
 import {
   AGENT_BACKENDS,
   Agent,
@@ -23,8 +24,8 @@ import {
   SandboxChoice,
   NetworkMode,
   type PermissionRule,
+  type InputFiles,
   type Settings,
-  type Skill,
 } from "./schema.js";
 
 /** Input values as strings, keyed by input name; missing = not given. */
@@ -39,6 +40,7 @@ export interface ParseContext {
    * The config file's content from somewhere other than the working tree: on
    * pull request events the base branch's version, because the PR's copy is
    * written by whoever opened the PR. `text` undefined: the file does not exist there.
+   * File-valued inputs are never read here: see config/input-files.ts.
    */
   configFile?: { text: string | undefined; source: string };
 }
@@ -102,17 +104,8 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     problems.add(name, `'${v}' is not allowed; use one of: ${allowed.join(", ")}.`);
     return allowed[0]!;
   };
-  const readFileInput = (name: InputName): string | undefined => {
-    const p = str(name);
-    if (!p) return undefined;
-    const full = path.resolve(ctx.cwd, p);
-    try {
-      return readFileSync(full, "utf8");
-    } catch {
-      problems.add(name, `cannot read file '${p}' (resolved to ${full}).`);
-      return undefined;
-    }
-  };
+  /** A file-valued input's path; its content is read later (config/input-files.ts), once the event is known. */
+  const pathInput = (name: InputName): string | undefined => str(name)?.trim() || undefined;
 
   // --- agent -------------------------------------------------------------
   const backendRaw = (str("agent") ?? "").trim();
@@ -132,9 +125,9 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     problems.add("agent-command", `only applies to agent 'command', not '${backend}'; remove it.`);
   }
 
-  const instructions = str("instructions") ?? readFileInput("instructions-file");
-  if (str("instructions") && str("instructions-file"))
-    problems.add("instructions-file", "give either 'instructions' or 'instructions-file', not both.");
+  const instructions = str("instructions");
+  const instructionsFile = pathInput("instructions-file");
+  if (instructions && instructionsFile) problems.add("instructions-file", "give either 'instructions' or 'instructions-file', not both.");
 
   const maxTurnsRaw = str("max-turns");
   let maxTurns: number | undefined;
@@ -159,7 +152,7 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     baseUrl: baseUrl && z.string().url().safeParse(baseUrl).success ? baseUrl : undefined,
     instructions,
     mcpServers: parseMcpServers(value("mcp-servers"), problems),
-    skills: parseSkills(list("skills"), ctx.cwd, problems),
+    skills: [],
     permission: parsePermissions(value("permissions"), problems),
     maxTurns,
     env: parseAssignments("env", value("env"), problems),
@@ -167,12 +160,11 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   };
 
   // --- run ---------------------------------------------------------------
-  let prompt = str("prompt") ?? "";
-  const promptFile = readFileInput("prompt-file");
-  if (prompt && promptFile !== undefined) problems.add("prompt-file", "give either 'prompt' or 'prompt-file', not both.");
-  if (!prompt && promptFile !== undefined) prompt = promptFile;
+  const prompt = str("prompt") ?? "";
+  const promptFile = pathInput("prompt-file");
+  if (prompt && promptFile) problems.add("prompt-file", "give either 'prompt' or 'prompt-file', not both.");
   const phase = oneOf("phase", Phase.options);
-  if (!prompt.trim() && phase !== "publish" && !ctx.eventProvidesPrompt)
+  if (!prompt.trim() && !promptFile && phase !== "publish" && !ctx.eventProvidesPrompt)
     problems.add("prompt", "is required: give 'prompt' or 'prompt-file' (on comment triggers it comes from the comment).");
 
   const timeoutRaw = str("timeout-minutes") ?? "30";
@@ -197,7 +189,7 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     forwardEnv,
     secrets: parseAssignments("secrets", value("secrets"), problems),
     network: { mode: oneOf("network", NetworkMode.options), allowedDomains: list("allowed-domains") },
-    outputSchema: parseOutputSchema(str("output-schema"), ctx.cwd, problems),
+    outputSchema: inlineOutputSchema(str("output-schema"), problems),
     timeoutSeconds: Number.isFinite(timeoutMinutes) && timeoutMinutes > 0 ? timeoutMinutes * 60 : 1800,
     extraArgs: parseArgs(value("agent-args"), problems),
   };
@@ -243,27 +235,53 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   if (settingsCandidate.sandbox.choice === "docker" && !settingsCandidate.sandbox.dockerImage)
     problems.add("docker-image", "is required when sandbox is 'docker'.");
 
+  const otelEndpoint = str("otel-endpoint")?.trim() || undefined;
+  if (otelEndpoint && !/^https?:$/.test(safeUrl(otelEndpoint)?.protocol ?? ""))
+    problems.add("otel-endpoint", `'${otelEndpoint}' is not an http(s) URL; write it like https://otel-collector.example:4318 (a URL without a path gets /v1/traces).`);
+
   if (problems.list.length) throw new ConfigurationError(problems.list);
 
   // Shapes were checked field by field above; zod fills defaults and guards the types.
   const agent = Agent.parse(agentCandidate);
   const run = RunConfig.parse(runCandidate);
-  return { agent, run, session, workspace, promptGiven: Boolean(prompt.trim()), ...settingsCandidate };
+  const schemaRaw = str("output-schema")?.trim();
+  const inputFiles: InputFiles = {
+    ...(instructionsFile && !instructions ? { instructions: instructionsFile } : {}),
+    ...(promptFile && !prompt ? { prompt: promptFile } : {}),
+    ...(schemaRaw && !schemaRaw.startsWith("{") ? { outputSchema: schemaRaw } : {}),
+    skills: list("skills"),
+  };
+  return {
+    agent,
+    run,
+    session,
+    workspace,
+    promptGiven: Boolean(prompt.trim()) || Boolean(inputFiles.prompt),
+    inputFiles,
+    ...settingsCandidate,
+    ...(otelEndpoint ? { otel: { endpoint: otelEndpoint } } : {}),
+  };
 }
 
 function loadConfigFile(raw: RawInputs, ctx: ParseContext, problems: Problems): Record<string, unknown> {
   const explicit = raw["config-file"]?.trim();
   const rel = explicit || DEFAULT_CONFIG_FILE;
-  const base = path.resolve(ctx.cwd, raw["working-directory"]?.trim() || ".");
-  const full = path.resolve(base, rel);
+  const { full } = configFilePath(raw, ctx.cwd);
   const override = ctx.configFile;
-  if (override ? override.text === undefined : !existsSync(full)) {
-    if (explicit) problems.add("config-file", `file '${rel}' not found (looked in ${override?.source ?? base}).`);
+  let text: string | undefined;
+  try {
+    text = override ? override.text : readWorkspaceConfig(full, ctx.cwd);
+  } catch (e) {
+    problems.add("config-file", `'${rel}' ${(e as Error).message}.`);
+    return {};
+  }
+  if (text === undefined) {
+    if (explicit) problems.add("config-file", `file '${rel}' not found (looked in ${override?.source ?? path.dirname(full)}).`);
     return {};
   }
   let doc: unknown;
   try {
-    doc = YAML.parse(override?.text ?? readFileSync(full, "utf8"));
+    doc = YAML.parse(text);
   } catch (e) {
     problems.add("config-file", `'${rel}' is not valid YAML: ${(e as Error).message.split("\n")[0]}`);
     return {};
@@ -282,6 +300,26 @@ function loadConfigFile(raw: RawInputs, ctx: ParseContext, problems: Problems): 
     out[k] = v;
   }
   return out;
+}
+
+/**
+ * The config file's text from disk, undefined when there is none. Inside the
+ * workspace it is never read through a symlink leading out of it (it would
+ * show a host file's keys in the error messages).
+ */
+function readWorkspaceConfig(full: string, cwd: string): string | undefined {
+  if (!lstatOrUndefined(full)) return undefined;
+  const rel = path.relative(cwd, full);
+  const inWorkspace = !rel.startsWith("..") && !path.isAbsolute(rel);
+  return readFileSync(inWorkspace ? resolveInsideWorkspace(cwd, full) : full, "utf8");
+}
+
+function lstatOrUndefined(p: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(p);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Structured inputs arrive as YAML/JSON text from the step, or as objects from the config file. */
@@ -313,17 +351,6 @@ function parseMcpServers(v: ConfigValue | undefined, problems: Problems): Record
     else problems.add("mcp-servers", `server '${name}' needs either {command, args?, env?} or {url, headers?}.`);
   }
   return out;
-}
-
-function parseSkills(folders: string[], cwd: string, problems: Problems): Skill[] {
-  return folders.flatMap((folder) => {
-    const full = path.resolve(cwd, folder);
-    if (!existsSync(path.join(full, "SKILL.md"))) {
-      problems.add("skills", `'${folder}' has no SKILL.md (looked in ${full}).`);
-      return [];
-    }
-    return [{ name: path.basename(full), path: full }];
-  });
 }
 
 function parsePermissions(v: ConfigValue | undefined, problems: Problems): PermissionPolicy | undefined {
@@ -374,26 +401,13 @@ function parseAssignments(input: string, v: ConfigValue | undefined, problems: P
   return out;
 }
 
-function parseOutputSchema(v: string | undefined, cwd: string, problems: Problems): Record<string, unknown> | undefined {
-  if (!v?.trim()) return undefined;
-  let text = v.trim();
-  if (!text.startsWith("{")) {
-    const full = path.resolve(cwd, text);
-    try {
-      text = readFileSync(full, "utf8");
-    } catch {
-      problems.add("output-schema", `is neither inline JSON nor a readable file ('${full}').`);
-      return undefined;
-    }
-  }
-  try {
-    const doc: unknown = JSON.parse(text);
-    if (typeof doc === "object" && doc !== null && !Array.isArray(doc)) return doc as Record<string, unknown>;
-  } catch {
-    /* reported below */
-  }
-  problems.add("output-schema", "must be a JSON Schema object.");
-  return undefined;
+/** `output-schema` given inline (JSON starting with `{`); a path is read with the other file inputs. */
+function inlineOutputSchema(v: string | undefined, problems: Problems): Record<string, unknown> | undefined {
+  const text = v?.trim();
+  if (!text?.startsWith("{")) return undefined;
+  const doc = outputSchemaDocument(text);
+  if (!doc) problems.add("output-schema", "must be a JSON Schema object.");
+  return doc;
 }
 
 function parseArgs(v: ConfigValue | undefined, problems: Problems): string[] {
@@ -407,6 +421,14 @@ function parseArgs(v: ConfigValue | undefined, problems: Problems): string[] {
     return [];
   }
   return shellWords("agent-args", text, problems);
+}
+
+function safeUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function safeJson(text: string): unknown {

@@ -117,6 +117,22 @@ export interface ArtifactSettings {
   retentionDays?: number;
 }
 
+/**
+ * File-valued inputs as named (paths resolved against the workspace the step
+ * started in). The parser only records them: on pull request events the
+ * workspace holds the PR's code, so their contents are read later, from the
+ * base commit there and from the workspace (no symlink leaving it) otherwise
+ * (config/input-files.ts). Cleared once read.
+ */
+export interface InputFiles {
+  instructions?: string;
+  prompt?: string;
+  /** A path; inline JSON is parsed right away. */
+  outputSchema?: string;
+  /** Folders holding a SKILL.md. */
+  skills: string[];
+}
+
 /** Everything one run needs, produced once by the input parser. */
 export interface Settings {
   agent: Agent;
@@ -129,6 +145,10 @@ export interface Settings {
   github: GitHubSettings;
   delivery: DeliverySettings;
   artifacts: ArtifactSettings;
-  /** Whether the prompt was given explicitly (comment triggers may supply one). */
+  /** Whether the prompt was given explicitly (comment triggers may supply one); a named prompt-file counts. */
   promptGiven: boolean;
+  /** File-valued inputs whose contents are still to be read (see InputFiles). */
+  inputFiles: InputFiles;
+  /** `otel-endpoint`, checked: where the run's trace is exported (absent: the runner's OTEL_* variables decide). */
+  otel?: { endpoint: string };
 }

@@ -23,6 +23,11 @@ export interface SessionCarryOptions {
   store?: SessionStore;
   /** `agent-session-<n>`; undefined when the run is not on an issue or PR. */
   key?: string;
+  /**
+   * The workflow this run belongs to (workflowIdentity): state saved by another
+   * workflow is restored only when `session` names its id. Undefined locally.
+   */
+  workflow?: string;
   /** Private folder for downloaded and captured state. */
   workDir: string;
   log: Logger;
@@ -35,6 +40,11 @@ export interface SessionCarry {
   hooks: SessionHooks;
   /** Upload/store what `hooks.capture` collected; never throws. */
   save(): Promise<(SavedState & { key: string }) | undefined>;
+}
+
+/** A state without a workflow was saved locally (or before workflows were recorded): it matches only a run without one. */
+function sameWorkflow(manifest: SessionManifest, workflow: string | undefined): boolean {
+  return (manifest.workflow ?? undefined) === workflow;
 }
 
 export async function prepareSessionCarry(o: SessionCarryOptions): Promise<SessionCarry> {
@@ -64,6 +74,10 @@ export async function prepareSessionCarry(o: SessionCarryOptions): Promise<Sessi
         if ("problem" in read) log.warning(`Session: the saved state from ${source} is unusable: ${read.problem}. Starting a new session.`);
         else if (read.manifest.backend !== settings.agent.backend)
           log.info(`Session: the saved session from ${source} belongs to agent '${read.manifest.backend}', not '${settings.agent.backend}'. Starting a new session.`);
+        else if (!sameWorkflow(read.manifest, o.workflow) && settings.session !== read.manifest.sessionId)
+          log.info(
+            `Session: the saved session from ${source} was saved by ${read.manifest.workflow ? `workflow ${read.manifest.workflow}` : "an unnamed workflow"}, not by this one (${o.workflow ?? "none"}); another workflow's session is resumed only when the step names its id (session: ${read.manifest.sessionId}). Starting a new session.`,
+          );
         else {
           saved = read.manifest;
           if (settings.session === "continue") {
@@ -82,14 +96,17 @@ export async function prepareSessionCarry(o: SessionCarryOptions): Promise<Sessi
       if (!saved) return;
       const { restored, refused } = await restoreSession(backend, ctx, inDir, saved);
       log.info(`Session: restored ${restored} file${restored === 1 ? "" : "s"} into the agent's HOME.`);
-      if (refused.length) log.warning(`Session: left out ${refused.length} saved file(s) outside the ${backend.name} session paths: ${refused.slice(0, 5).join(", ")}`);
+      if (refused.length)
+        log.warning(
+          `Session: left out ${refused.length} saved file(s) that are not ${backend.name} session files (outside its session paths, configuration, links, or over the size limit): ${refused.slice(0, 5).join(", ")}`,
+        );
     },
     async capture(backend, ctx, result) {
       if (!store || !key) return;
       captured = await captureSession(
         backend,
         ctx,
-        { sessionId: result.sessionId, ...(result.agentVersion ? { agentVersion: result.agentVersion } : {}) },
+        { sessionId: result.sessionId, ...(result.agentVersion ? { agentVersion: result.agentVersion } : {}), ...(o.workflow ? { workflow: o.workflow } : {}) },
         outDir,
         o.redactor,
         log,

@@ -9,7 +9,7 @@ import type { RunResult } from "../result.js";
 import type { StageContext } from "../stage-context.js";
 import { prepareSessionCarry, type SessionCarry } from "./carry.js";
 import { ArtifactSessionStore, DirSessionStore, type SessionStore } from "./store.js";
-import { sessionKey, threadNumber } from "./thread.js";
+import { sessionKey, threadNumber, workflowIdentity } from "./thread.js";
 
 /** The store and key for this thread: a local folder (CLI --state-dir) or artifacts of the repository. */
 async function sessionStore(ctx: StageContext): Promise<{ store: SessionStore; key: string } | undefined> {
@@ -25,9 +25,11 @@ async function sessionStore(ctx: StageContext): Promise<{ store: SessionStore; k
 
 export async function openSession(ctx: StageContext): Promise<SessionCarry> {
   const found = await sessionStore(ctx);
+  const workflow = workflowIdentity(ctx.io.host.workflowRef);
   return prepareSessionCarry({
     settings: ctx.settings,
     ...(found ?? {}),
+    ...(workflow ? { workflow } : {}),
     workDir: ctx.runDir,
     log: ctx.log,
     redactor: ctx.redactor,

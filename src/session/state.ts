@@ -5,12 +5,19 @@
  *   home/<path>         each file, relative to the agent's HOME
  *
  * Captured after a run from the paths the backend names (sessionPaths),
- * redacted on the way out. Restored into the next run's fresh HOME before
- * the backend writes its own config (so current config always wins over
- * anything saved), and only at paths the backend names: a tampered state
- * folder cannot plant shell profiles, CLI settings or hooks.
+ * redacted on the way out. A saved state is untrusted data: the agent that
+ * produced it was possibly hostile, and an artifact can be replaced between
+ * runs. So the manifest is validated with bounded sizes, and restoring puts
+ * files into the next run's fresh HOME only when they are regular files
+ * listed in the manifest, under the backend's session paths, within the size
+ * limits, and not named like configuration a CLI would act on (settings,
+ * hooks, MCP or git config): a tampered state cannot plant shell profiles,
+ * CLI settings or hooks. Restoring happens before the backend writes its own
+ * config, so the files it writes win; the files it does not write (Claude
+ * Code's settings.json, for one) are kept out by the path rules alone.
  */
-import { copyFile, lstat, mkdir, readFile, writeFile } from "node:fs/promises";
+import { constants as fsConstants } from "node:fs";
+import { copyFile, lstat, mkdir, readFile, realpath, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { AgentBackend, AgentContext } from "../agents/types.js";
@@ -28,16 +35,25 @@ const SessionId = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/, "letters, digits, '.', '_', ':' and '-', not starting with '-'");
 
+/** Limits of what one saved state may restore. */
+export const SESSION_LIMITS = { maxManifestBytes: 1024 * 1024, maxFiles: 10_000, maxPathLength: 1024, maxTotalBytes: 512 * 1024 * 1024 };
+
 export const SessionManifest = z.object({
   version: z.literal(1),
   backend: z.enum(AGENT_BACKENDS),
-  agentVersion: z.string().optional(),
+  agentVersion: z.string().max(100).optional(),
   sessionId: SessionId,
   /** The workspace path the session was recorded in (CLIs key sessions by it). */
-  workspace: z.string(),
-  savedAt: z.string(),
+  workspace: z.string().max(4096),
+  /**
+   * The workflow that saved it (`owner/repo/.github/workflows/x.yml`, from
+   * GITHUB_WORKFLOW_REF without the ref): another workflow's state is not
+   * restored unless the step names its session id. Absent locally.
+   */
+  workflow: z.string().max(1024).optional(),
+  savedAt: z.string().max(64),
   /** Paths relative to HOME, `/`-separated. */
-  files: z.array(z.string()),
+  files: z.array(z.string().max(SESSION_LIMITS.maxPathLength)).max(SESSION_LIMITS.maxFiles),
 });
 export type SessionManifest = z.infer<typeof SessionManifest>;
 
@@ -54,6 +70,45 @@ function within(rel: string, prefixes: string[]): boolean {
   return prefixes.some((p) => rel === p || rel.startsWith(`${p}/`));
 }
 
+/**
+ * Names of files a CLI reads as configuration, or that make git or a shell
+ * run commands: never restored from a saved state, wherever they sit. Session
+ * state is transcripts and databases; none of these belong in it.
+ */
+const CONFIG_NAMES = new Set([
+  "settings.json",
+  "settings.local.json",
+  "managed-settings.json",
+  "config",
+  "config.json",
+  "config.toml",
+  "config.yaml",
+  "config.yml",
+  ".mcp.json",
+  "mcp.json",
+  "mcp_config.json",
+  "hooks.json",
+  "opencode.json",
+  "opencode.jsonc",
+  ".gitconfig",
+  ".gitattributes",
+  ".gitmodules",
+  "attributes",
+  ".bashrc",
+  ".bash_profile",
+  ".profile",
+  ".zshrc",
+  ".npmrc",
+]);
+/** Folders whose files are run or loaded as code or policy. */
+const CONFIG_FOLDERS = new Set(["hooks", "plugins", "plugin", "policies", "commands", "extensions"]);
+
+/** Whether a HOME-relative path names configuration (see CONFIG_NAMES). */
+export function isConfigPath(rel: string): boolean {
+  const parts = rel.toLowerCase().split("/");
+  return CONFIG_NAMES.has(parts.at(-1)!) || parts.slice(0, -1).some((p) => CONFIG_FOLDERS.has(p));
+}
+
 /** A relative path that stays where it is put: no `..`, not absolute, no empty parts. */
 function safeRelative(rel: string): boolean {
   if (!rel || rel.startsWith("/") || rel.includes("\\") || rel.includes("\0")) return false;
@@ -68,7 +123,7 @@ function safeRelative(rel: string): boolean {
 export async function captureSession(
   backend: AgentBackend,
   ctx: AgentContext,
-  info: { sessionId: string | undefined; agentVersion?: string },
+  info: { sessionId: string | undefined; agentVersion?: string; workflow?: string },
   outDir: string,
   redactor: Redactor,
   log: Logger,
@@ -101,6 +156,7 @@ export async function captureSession(
     ...(info.agentVersion ? { agentVersion: info.agentVersion } : {}),
     sessionId: id.data,
     workspace: ctx.layout.workspace,
+    ...(info.workflow ? { workflow: info.workflow } : {}),
     savedAt: new Date().toISOString(),
     files: files.sort(),
   };
@@ -112,7 +168,11 @@ export async function captureSession(
 export async function readSessionManifest(dir: string): Promise<{ manifest: SessionManifest } | { problem: string }> {
   let raw: unknown;
   try {
-    raw = JSON.parse(await readFile(path.join(dir, SESSION_MANIFEST), "utf8"));
+    const file = path.join(dir, SESSION_MANIFEST);
+    const st = await lstat(file);
+    if (!st.isFile() || st.size > SESSION_LIMITS.maxManifestBytes)
+      return { problem: `${SESSION_MANIFEST} is not a regular file of at most ${SESSION_LIMITS.maxManifestBytes} bytes` };
+    raw = JSON.parse(await readFile(file, "utf8"));
   } catch (e) {
     return { problem: `${SESSION_MANIFEST} is missing or not JSON (${(e as Error).message})` };
   }
@@ -123,8 +183,9 @@ export async function readSessionManifest(dir: string): Promise<{ manifest: Sess
 
 /**
  * Put saved files into the fresh HOME. Only regular files listed in the
- * manifest and lying under the backend's session paths are restored.
- * Returns how many files were restored and which were refused.
+ * manifest, lying under the backend's session paths, not named like
+ * configuration, and reached without a symlink are restored, up to
+ * SESSION_LIMITS. Returns how many files were restored and which were refused.
  */
 export async function restoreSession(
   backend: AgentBackend,
@@ -134,23 +195,29 @@ export async function restoreSession(
 ): Promise<{ restored: number; refused: string[] }> {
   const prefixes = sessionPrefixes(backend, ctx);
   const home = ctx.layout.home;
+  const filesRoot = await realpath(path.join(fromDir, HOME_DIR)).catch(() => undefined);
   const refused: string[] = [];
   let restored = 0;
-  for (const rel of manifest.files) {
-    if (!safeRelative(rel) || !within(rel, prefixes)) {
+  let bytes = 0;
+  for (const rel of new Set(manifest.files)) {
+    if (!filesRoot || !safeRelative(rel) || !within(rel, prefixes) || isConfigPath(rel)) {
       refused.push(rel);
       continue;
     }
-    const src = path.join(fromDir, HOME_DIR, rel);
+    const src = path.join(filesRoot, ...rel.split("/"));
     const st = await lstat(src).catch(() => undefined);
-    if (!st?.isFile()) {
+    // A folder on the way that is a link would read from elsewhere (a local state dir can hold links).
+    const real = st?.isFile() ? await realpath(src).catch(() => undefined) : undefined;
+    if (!st?.isFile() || real !== src || bytes + st.size > SESSION_LIMITS.maxTotalBytes) {
       refused.push(rel);
       continue;
     }
-    const dst = path.join(home, rel);
+    const dst = path.join(home, ...rel.split("/"));
     try {
       await mkdir(path.dirname(dst), { recursive: true });
-      await copyFile(src, dst);
+      // Never through something already there: HOME is fresh, the backend writes after us.
+      await copyFile(src, dst, fsConstants.COPYFILE_EXCL);
+      bytes += (await stat(dst)).size;
       restored++;
     } catch {
       // e.g. a file listed where another entry needs a folder

@@ -12,7 +12,9 @@
 import { createHash } from "node:crypto";
 import { chmod, lstat, mkdir, readFile, readdir, readlink, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { errorMessage } from "../errors.js";
+import { repoRelative, type BaseCommitFiles } from "../config/input-files.js";
+import type { Settings } from "../config/schema.js";
+import { ConfigurationError, errorMessage } from "../errors.js";
 import type { Git } from "../git/git.js";
 import type { Logger } from "../logger.js";
 
@@ -32,6 +34,8 @@ export interface GuardRequest {
   asideDir: string;
   /** Credentials for fetching the base commit when it is not in the clone. */
   authEnv: Record<string, string>;
+  /** Repository-relative files `agent-command` runs (agentCommandFilesOnBase): replaced like agent config. */
+  commandFiles?: string[];
   log: Logger;
 }
 
@@ -49,7 +53,8 @@ interface TreeEntry {
 }
 
 /** The entry to replace wholesale for a repository-relative path, or undefined when unprotected. */
-export function protectedEntry(relPath: string, opts: { isFork: boolean; anchors: string[] }): string | undefined {
+export function protectedEntry(relPath: string, opts: { isFork: boolean; anchors: string[]; files?: string[] }): string | undefined {
+  if (opts.files?.includes(relPath)) return relPath;
   for (const anchor of opts.anchors) {
     const prefix = anchor ? `${anchor}/` : "";
     if (prefix && !relPath.startsWith(prefix)) continue;
@@ -178,7 +183,7 @@ export async function guardAgentConfig(req: GuardRequest): Promise<GuardResult> 
   const root = top.stdout.trim();
   const relWorkspace = path.relative(root, req.workspace).split(path.sep).join("/");
   const anchors = [...new Set(["", relWorkspace.startsWith("..") ? "" : relWorkspace])];
-  const opts = { isFork: req.isFork, anchors };
+  const opts = { isFork: req.isFork, anchors, files: req.commandFiles ?? [] };
 
   // Entries present in the working tree.
   const present = new Set<string>();
@@ -187,6 +192,11 @@ export async function guardAgentConfig(req: GuardRequest): Promise<GuardResult> 
       const rel = anchor ? `${anchor}/${name}` : name;
       if (await lstat(path.join(root, rel)).catch(() => undefined)) present.add(rel);
     }
+  for (const file of opts.files) {
+    // Only a file (or a link) stands for itself; never a whole folder named on the command line.
+    const st = await lstat(path.join(root, file)).catch(() => undefined);
+    if (st && (st.isFile() || st.isSymbolicLink())) present.add(file);
+  }
   if (req.isFork) {
     const listed = await git.exec(["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name"], { okCodes: [128] });
     for (const p of listed.stdout.split("\0").filter(Boolean)) {
@@ -235,4 +245,38 @@ export async function guardAgentConfig(req: GuardRequest): Promise<GuardResult> 
 export async function fileAtCommit(git: Git, commit: string, repoRelPath: string): Promise<string | undefined> {
   const r = await git.exec(["cat-file", "blob", `${commit}:${repoRelPath}`], { okCodes: [128] });
   return r.exitCode === 0 ? r.stdout : undefined;
+}
+
+async function fileOnCommit(git: Git, commit: string, rel: string): Promise<boolean> {
+  const r = await git.exec(["cat-file", "-t", `${commit}:${rel}`], { okCodes: [128] });
+  return r.exitCode === 0 && r.stdout.trim() === "blob";
+}
+
+async function trackedInCheckout(git: Git, rel: string): Promise<boolean> {
+  const r = await git.exec(["ls-files", "-z", "--full-name", "--", `:(top,literal)${rel}`], { okCodes: [128] });
+  return r.exitCode === 0 && r.stdout.split("\0").includes(rel);
+}
+
+/**
+ * On pull request events: the repository files `agent-command` runs, the
+ * program when it is a path and arguments naming a file (`bash agent.sh`).
+ * One on the base commit is swapped for the base's version before the agent
+ * starts, like agent config, so the PR's edit never runs. One the PR adds is
+ * refused: there is no base version to run. Untracked files (an earlier step
+ * built them) are the workflow's own and stay.
+ */
+export async function agentCommandFilesOnBase(settings: Settings, base: BaseCommitFiles): Promise<string[]> {
+  const words = settings.agent.backend === "command" ? (settings.agent.command ?? []) : [];
+  const files: string[] = [];
+  for (const [i, word] of words.entries()) {
+    if (!word || (i === 0 ? !word.includes("/") : word.startsWith("-"))) continue;
+    const rel = repoRelative(base.root, path.resolve(settings.workspace, word));
+    if (!rel) continue;
+    if (await fileOnCommit(base.git, base.commit, rel)) files.push(rel);
+    else if (await trackedInCheckout(base.git, rel))
+      throw new ConfigurationError(
+        `Input 'agent-command': '${word}' is a file the pull request adds (it is not on ${base.describe}). On pull request events the repository files agent-command runs are taken from the base branch, so the pull request's version never runs; commit the file to the base branch first, or run a program from outside the repository.`,
+      );
+  }
+  return [...new Set(files)];
 }

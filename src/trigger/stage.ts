@@ -5,6 +5,7 @@
  */
 import path from "node:path";
 import type { HostContext } from "../config/host.js";
+import { readInputFiles, repoRelative, type BaseCommitFiles } from "../config/input-files.js";
 import { configFilePath, type RawInputs } from "../config/parse.js";
 import type { Settings } from "../config/schema.js";
 import { RESULTS_FILES } from "../constants.js";
@@ -16,11 +17,11 @@ import { apiErrorMessage, createOctokit, GitHubApiError } from "../github/client
 import { gitAuthEnv } from "../github/git-auth.js";
 import type { Logger } from "../logger.js";
 import { planDelivery, type DeliveryPlan } from "../publish/deliver-plan.js";
-import { fileAtCommit, guardAgentConfig, resolveBaseCommit } from "./config-guard.js";
+import { agentCommandFilesOnBase, fileAtCommit, guardAgentConfig, resolveBaseCommit } from "./config-guard.js";
 import type { GitHubEvent } from "./event.js";
 import { resolveTrigger } from "./resolve.js";
 import { buildTask, type ChangedFile } from "./task.js";
-import type { Trigger } from "./types.js";
+import type { PullRequestInfo, Trigger } from "./types.js";
 
 export interface GitHubRun {
   trigger: Trigger;
@@ -28,6 +29,8 @@ export interface GitHubRun {
   plan: DeliveryPlan;
   /** Where delivery pushes: the workspace's origin as it was before the agent ran. */
   remoteUrl: string;
+  /** PR events: repository files `agent-command` runs (the program, scripts it is given), swapped for the base's before the agent starts. */
+  commandFiles?: string[];
   runUrl?: string;
 }
 
@@ -44,6 +47,8 @@ export interface TriggerInput {
   log: Logger;
   /** Parse the settings again with the config file from another source (the PR's base). */
   reparse: (configFile: { text: string | undefined; source: string }) => Settings;
+  /** This run's private folder: skills are copied below it. */
+  runDir: string;
 }
 
 /** Events whose payload may hold the request, so an empty `prompt` input is not an error while parsing. */
@@ -56,10 +61,14 @@ export function runUrl(host: HostContext, repo: string): string | undefined {
   return `${host.serverUrl.replace(/\/+$/, "")}/${repo}/actions/runs/${host.runId}${host.runAttempt && host.runAttempt !== "1" ? `/attempts/${host.runAttempt}` : ""}`;
 }
 
+/** Stands in for a prompt-file not read yet, so the first look at the event does not skip for want of a prompt. */
+const PROMPT_FILE_PENDING = "(the prompt-file, read once the event is known)";
+
 function resolveOptions(settings: Settings, host: HostContext) {
+  const prompt = settings.promptGiven ? settings.run.prompt || (settings.inputFiles.prompt ? PROMPT_FILE_PENDING : "") : "";
   return {
     triggerPhrase: settings.github.triggerPhrase,
-    prompt: settings.promptGiven ? settings.run.prompt : "",
+    prompt,
     ...(host.repository ? { repository: host.repository } : {}),
     ...(host.actor ? { hostActor: host.actor } : {}),
     ...(host.workflow ? { workflow: host.workflow } : {}),
@@ -71,10 +80,54 @@ async function originUrl(git: Git, fallback: string): Promise<string> {
   return r && r.exitCode === 0 && r.stdout.trim() ? r.stdout.trim() : fallback;
 }
 
+/** Where file inputs' copies go. */
+function inputStagingDir(runDir: string): string {
+  return path.join(runDir, "inputs");
+}
+
+type BaseLookup = { kind: "skip"; reason: string } | { kind: "base"; settings: Settings; files: BaseCommitFiles };
+
+/**
+ * Settings for a pull request event, from the base commit. Where to look is
+ * decided by the step's own inputs only (its `working-directory` and
+ * `config-file`), never by the PR's copy of the config file: that copy could
+ * point the lookup at a folder the PR controls. No base commit, no run: the
+ * PR's own settings never stand in for the base's.
+ */
+async function baseSettings(input: TriggerInput, pr: PullRequestInfo): Promise<BaseLookup> {
+  const { host, log, raw } = input;
+  const stepDir = path.resolve(host.workspace, raw["working-directory"]?.trim() || ".");
+  const cannot = (why: string): BaseLookup => ({
+    kind: "skip",
+    reason: `the settings for pull request #${pr.number} come from its base branch ${pr.baseRef}, and ${why}; nothing ran with the pull request's own settings`,
+  });
+  const top = await new Git(stepDir, host.gitEnv).exec(["rev-parse", "--show-toplevel"], { okCodes: [128] }).catch(() => undefined);
+  if (!top || top.exitCode !== 0 || !top.stdout.trim()) return cannot(`'${stepDir}' is not a git repository (run actions/checkout first)`);
+  const root = top.stdout.trim();
+  const git = new Git(root, host.gitEnv);
+  const commit = await resolveBaseCommit({
+    git,
+    workspace: stepDir,
+    baseSha: pr.baseSha,
+    baseRef: pr.baseRef,
+    isFork: pr.isFork,
+    asideDir: "",
+    authEnv: gitAuthEnv(input.settings.github.token, host.serverUrl),
+    log,
+  });
+  if (!commit) return cannot(`its base commit ${pr.baseSha} could not be found or fetched (check out with fetch-depth: 0, or give the job 'contents: read')`);
+  const files: BaseCommitFiles = { git, commit, root, describe: `the base branch ${pr.baseRef} (${commit.slice(0, 12)})` };
+  const rel = repoRelative(root, configFilePath(raw, host.workspace).full);
+  // A config file outside the repository is not the PR's: the first parse read it already.
+  if (rel === undefined) return { kind: "base", settings: input.settings, files };
+  return { kind: "base", settings: input.reparse({ text: await fileAtCommit(git, commit, rel), source: files.describe }), files };
+}
+
 export async function prepareTrigger(input: TriggerInput): Promise<TriggerOutcome> {
   const { event, host, log } = input;
   let settings = input.settings;
-  let decision = resolveTrigger(event, resolveOptions(settings, host));
+  // A first look, before anything is read: irrelevant events end here.
+  const decision = resolveTrigger(event, resolveOptions(settings, host));
   if (decision.kind === "skip") return decision;
 
   if (!settings.github.token)
@@ -83,40 +136,33 @@ export async function prepareTrigger(input: TriggerInput): Promise<TriggerOutcom
   const api = new GitHubApi(octokit, decision.trigger.repo);
   let trigger = decision.trigger;
 
+  let pr = trigger.pullRequest;
   if (trigger.needsPullRequest && trigger.thread) {
     const number = trigger.thread.number;
     try {
-      trigger = { ...trigger, pullRequest: (await api.pullRequest(number)).info, needsPullRequest: false };
+      pr = (await api.pullRequest(number)).info;
     } catch (e) {
       throw new GitHubApiError(`Reading pull request #${number}`, e);
     }
   }
 
-  // On PR events the config file in the working tree is the PR's: its allowed-users or
-  // mcp-servers must not decide anything. Settings come from the base branch's copy.
-  const pr = trigger.pullRequest;
+  // On PR events the workspace holds the PR's code: its config file's allowed-users or
+  // mcp-servers, its instructions, prompt, schema, skills and agent script must not decide
+  // anything. Settings and file inputs come from the base commit; otherwise the file
+  // inputs are read from the workspace, never through a symlink leading out of it.
+  const staging = { cwd: host.workspace, stagingDir: inputStagingDir(input.runDir) };
+  let commandFiles: string[] = [];
   if (pr) {
-    const git = new Git(settings.workspace, host.gitEnv);
-    const base = await resolveBaseCommit({
-      git,
-      workspace: settings.workspace,
-      baseSha: pr.baseSha,
-      baseRef: pr.baseRef,
-      isFork: pr.isFork,
-      asideDir: "",
-      authEnv: gitAuthEnv(settings.github.token, host.serverUrl),
-      log,
-    });
-    const root = (await git.exec(["rev-parse", "--show-toplevel"], { okCodes: [128] })).stdout.trim();
-    const { full } = configFilePath(input.raw, host.workspace);
-    const rel = root ? path.relative(root, full).split(path.sep).join("/") : "";
-    if (base && rel && !rel.startsWith("..")) {
-      settings = input.reparse({ text: await fileAtCommit(git, base, rel), source: `the base branch ${pr.baseRef}` });
-      const again = resolveTrigger(event, resolveOptions(settings, host));
-      if (again.kind === "skip") return again;
-      trigger = { ...again.trigger, pullRequest: pr, needsPullRequest: false };
-    } else if (!base) log.warning(`Could not read the base commit of pull request #${pr.number}; using the workspace's settings.`);
-  }
+    const base = await baseSettings(input, pr);
+    if (base.kind === "skip") return base;
+    settings = await readInputFiles(base.settings, { ...staging, base: base.files });
+    commandFiles = await agentCommandFilesOnBase(settings, base.files);
+  } else settings = await readInputFiles(settings, staging);
+
+  // The decision that holds: with the settings and prompt that will run.
+  const final = resolveTrigger(event, resolveOptions(settings, host));
+  if (final.kind === "skip") return final;
+  trigger = { ...final.trigger, ...(pr ? { pullRequest: pr } : {}), needsPullRequest: false };
 
   if (!AUTOMATION_EVENTS.includes(trigger.eventName)) {
     const actor = trigger.actor ?? (host.actor ? { login: host.actor, isBot: /\[bot\]$/i.test(host.actor) } : undefined);
@@ -143,6 +189,7 @@ export async function prepareTrigger(input: TriggerInput): Promise<TriggerOutcom
       trigger,
       api,
       plan,
+      ...(commandFiles.length ? { commandFiles } : {}),
       remoteUrl: await originUrl(new Git(settings.workspace, host.gitEnv), `${host.serverUrl.replace(/\/+$/, "")}/${trigger.repo.fullName}.git`),
       ...(url ? { runUrl: url } : {}),
     },
@@ -166,6 +213,7 @@ export async function prepareWorkspace(run: GitHubRun, settings: Settings, resul
       isFork: t.pullRequest.isFork,
       asideDir,
       authEnv: gitAuthEnv(settings.github.token, host.serverUrl),
+      ...(run.commandFiles ? { commandFiles: run.commandFiles } : {}),
       log,
     });
     if (guard.replaced.length) replacedConfig = { paths: guard.replaced, asideDir };

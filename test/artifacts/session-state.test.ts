@@ -14,9 +14,9 @@ import { parseSettings } from "../../src/config/parse.js";
 import type { Logger } from "../../src/logger.js";
 import type { RunResult } from "../../src/result.js";
 import { prepareSessionCarry } from "../../src/session/carry.js";
-import { captureSession, readSessionManifest, restoreSession, SESSION_MANIFEST } from "../../src/session/state.js";
+import { captureSession, isConfigPath, readSessionManifest, restoreSession, SESSION_MANIFEST } from "../../src/session/state.js";
 import { DirSessionStore } from "../../src/session/store.js";
-import { sessionKey, threadNumber } from "../../src/session/thread.js";
+import { sessionKey, threadNumber, workflowIdentity } from "../../src/session/thread.js";
 import { Redactor } from "../../src/trace/redact.js";
 import { makeRepo } from "./helpers.js";
 
@@ -160,6 +160,20 @@ describe("carrying a session between runs (local store)", () => {
     const log2 = recorder();
     await prepareSessionCarry({ settings: s, workDir: tmp("work-"), log: log2, redactor });
     expect(log2.lines.join("\n")).toContain("this run is not on an issue or pull request. Starting a new session.");
+  });
+});
+
+describe("what a saved state may not carry", () => {
+  it("configuration names are never session files, wherever they sit", () => {
+    for (const p of [".claude/projects/x/settings.json", ".codex/sessions/config.toml", ".local/share/opencode/snapshot/p/config", ".local/share/opencode/snapshot/p/hooks/pre-commit", ".gemini/tmp/h/.mcp.json"])
+      expect(isConfigPath(p), p).toBe(true);
+    for (const p of [".claude/projects/-home-hooks/abc.jsonl", ".codex/sessions/2025/01/01/rollout-1.jsonl", ".gemini/tmp/h/chats/session-1.json"]) expect(isConfigPath(p), p).toBe(false);
+  });
+
+  it("a workflow is its file, whatever ref it ran from", () => {
+    expect(workflowIdentity("o/r/.github/workflows/agent.yml@refs/pull/3/merge")).toBe("o/r/.github/workflows/agent.yml");
+    expect(workflowIdentity("o/r/.github/workflows/agent.yml@refs/heads/main")).toBe("o/r/.github/workflows/agent.yml");
+    expect(workflowIdentity(undefined)).toBeUndefined();
   });
 });
 

@@ -2,6 +2,7 @@ import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { readInputFiles } from "../../src/config/input-files.js";
 import { parseSettings, type RawInputs } from "../../src/config/parse.js";
 import { ConfigurationError } from "../../src/errors.js";
 
@@ -110,12 +111,19 @@ describe("input parser", () => {
     expect(problems[1]).toContain("has key 'bogus', which is not an input the file may set");
   });
 
-  it("checks that skills hold a SKILL.md", () => {
+  it("keeps skill paths at parse time and checks that each holds a SKILL.md when the files are read", async () => {
     const dir = ws();
+    const staging = mkdtempSync(path.join(os.tmpdir(), "parse-skills-"));
     mkdirSync(path.join(dir, "skills/lint"), { recursive: true });
     writeFileSync(path.join(dir, "skills/lint/SKILL.md"), "---\nname: lint\n---\n");
     const s = parse({ agent: "claude", prompt: "p", skills: "skills/lint" }, dir);
-    expect(s.agent.skills).toEqual([{ name: "lint", path: path.join(dir, "skills/lint") }]);
-    expect(problemsOf({ agent: "claude", prompt: "p", skills: "skills/none" }, dir)[0]).toContain("has no SKILL.md");
+    expect(s.inputFiles.skills).toEqual(["skills/lint"]);
+    const read = await readInputFiles(s, { cwd: dir, stagingDir: staging });
+    expect(read.agent.skills).toEqual([{ name: "lint", path: path.join(staging, "skills/0/lint") }]);
+    const none = parse({ agent: "claude", prompt: "p", skills: "skills/none" }, dir);
+    await expect(readInputFiles(none, { cwd: dir, stagingDir: staging })).rejects.toThrow(/Input .skills.: .skills\/none. does not exist/);
+    mkdirSync(path.join(dir, "skills/empty"));
+    const empty = parse({ agent: "claude", prompt: "p", skills: "skills/empty" }, dir);
+    await expect(readInputFiles(empty, { cwd: dir, stagingDir: staging })).rejects.toThrow(/has no SKILL.md/);
   });
 });
