@@ -241,6 +241,7 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
       leftoverProcessesKilled: outcome.leftoversKilled,
       ...(installed.install ? { install: installed.install } : {}),
       ...(gateway ? { gateway: gateway.stats() } : {}),
+      ...(gateway ? { modelRequests: gateway.requestLog() } : {}),
       // Epoch ms, for the benchmark's overhead numbers.
       timings: { spawnedAt, exitedAt: spawnedAt + outcome.durationMs },
     },

@@ -189,7 +189,8 @@ export function codexConfigToml(ctx: AgentContext, perms: CodexPermissions, hidd
     // prompt, and separate from the repository's own AGENTS.md, which Codex still reads.
     `developer_instructions = ${tomlString(instructionsText(ctx))}`,
   );
-  if (!perms.webSearch) lines.push(`web_search = "disabled"`);
+  // Web search runs at the provider; the model gateway refuses it unless the network is open.
+  if (!perms.webSearch || ctx.run.network.mode !== "open") lines.push(`web_search = "disabled"`);
   if (ctx.endpoint)
     lines.push(
       "",

@@ -8,13 +8,14 @@
  * folder must hold only regular files, and paths inside result.json are
  * rewritten to where the files now are.
  */
-import { lstat, readFile, writeFile } from "node:fs/promises";
+import { lstat, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { HostContext } from "../config/host.js";
 import { RESULTS_FILES } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
 import { unuploadablePath } from "./artifact-name.js";
+import { OUTPUTS_LIMITS, describeLimits, treeOverLimits } from "./limits.js";
 import type { RunResult } from "../result.js";
 import { redactTreeInPlace, regularFiles } from "../trace/redact-files.js";
 import type { Redactor } from "../trace/redact.js";
@@ -34,9 +35,21 @@ export interface RunUpload {
   skipped: string[];
 }
 
-/** Redact the agent's outputs folder in place and list what goes into the artifact. */
+/**
+ * Redact the agent's outputs folder in place and list what goes into the
+ * artifact. An outputs folder over its limits (limits.ts) is left out whole,
+ * unread: the agent wrote it, and it must not fill the artifact or the disk.
+ */
 export async function prepareRunUpload(resultsDir: string, redactor: Redactor): Promise<RunUpload> {
-  const outputs = await redactTreeInPlace(path.join(resultsDir, RESULTS_FILES.outputs), redactor);
+  const outputsDir = path.join(resultsDir, RESULTS_FILES.outputs);
+  const over = await treeOverLimits(outputsDir, OUTPUTS_LIMITS);
+  // Moved out of the results folder, so nothing walks it again; it stays on the runner for a look.
+  const asideDir = `${resultsDir}-${RESULTS_FILES.outputs}-over-limit`;
+  if (over) {
+    await rm(asideDir, { recursive: true, force: true });
+    await rename(outputsDir, asideDir);
+  }
+  const outputs = over ? { files: [], skipped: [] } : await redactTreeInPlace(outputsDir, redactor);
   const all = await regularFiles(resultsDir);
   const files = all.files.filter((f) => !TEMP_FILE.test(f));
   // One file the service refuses would fail the whole upload: leave it out and say so.
@@ -44,6 +57,7 @@ export async function prepareRunUpload(resultsDir: string, redactor: Redactor): 
   return {
     files: files.filter((f) => !refused.includes(f)),
     skipped: [
+      ...(over ? [`${RESULTS_FILES.outputs}/ (all of it: ${over}, over the outputs limit of ${describeLimits(OUTPUTS_LIMITS)}; moved to ${asideDir})`] : []),
       ...all.skipped,
       ...outputs.skipped.map((s) => path.join(RESULTS_FILES.outputs, s)),
       ...refused.map((f) => `${path.relative(resultsDir, f)} (a character artifacts cannot hold)`),

@@ -6,25 +6,35 @@
  * refused, not reshaped. Here every entry must be a plain relative path inside
  * the folder, a regular file or a folder (no symlinks), unencrypted, stored
  * or deflated, named once, and exactly the size and CRC its directory entry
- * declares, within entry-count and size limits.
+ * declares, within entry-count and size limits (limits.ts: 2 GiB unpacked and
+ * 10,000 entries by default).
+ *
+ * The size limit holds whatever the headers say: the declared sizes must
+ * fit, each entry is cut off at its declared size while it inflates, a
+ * running total of the bytes actually written is checked too, and entries
+ * whose data overlap (the trick of non-recursive zip bombs, where every
+ * entry inflates the same compressed bytes) are refused. What a refused
+ * archive already wrote is removed.
  *
  * Reads the central directory, then streams each entry: memory does not grow
  * with the archive.
  */
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, open } from "node:fs/promises";
+import { mkdir, open, rm } from "node:fs/promises";
 import path from "node:path";
 import { Readable, Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import zlib, { createInflateRaw } from "node:zlib";
+import { ARTIFACT_LIMITS, describeBytes } from "./limits.js";
 
 export interface ExtractLimits {
+  /** Files and folders. */
   maxEntries?: number;
-  /** Sum of the declared (uncompressed) sizes. */
+  /** Unpacked bytes: declared and actually written. */
   maxTotalBytes?: number;
 }
 
-const DEFAULT_LIMITS: Required<ExtractLimits> = { maxEntries: 100_000, maxTotalBytes: 20 * 1024 ** 3 };
+const DEFAULT_LIMITS: Required<ExtractLimits> = { ...ARTIFACT_LIMITS };
 
 export class UnsafeArchiveError extends Error {
   override name = "UnsafeArchiveError";
@@ -38,6 +48,8 @@ interface Entry {
   compressedSize: number;
   size: number;
   offset: number;
+  /** Where the entry's local header starts. */
+  headerOffset: number;
   /** Unix mode from the external attributes (0 when made elsewhere). */
   mode: number;
 }
@@ -58,7 +70,7 @@ async function readAt(fh: Awaited<ReturnType<typeof open>>, position: number, le
   return buf;
 }
 
-async function centralDirectory(file: string): Promise<Entry[]> {
+async function centralDirectory(file: string, maxEntries: number): Promise<Entry[]> {
   const fh = await open(file, "r");
   try {
     const { size } = await fh.stat();
@@ -86,6 +98,8 @@ async function centralDirectory(file: string): Promise<Entry[]> {
       cdOffset = Number(z64.readBigUInt64LE(48));
     }
     if (cdOffset + cdSize > size || cdSize > 256 * 1024 * 1024) throw new UnsafeArchiveError("the central directory is damaged");
+    // Refused before the directory is read: a count in the millions would otherwise cost a read per entry.
+    if (count > maxEntries) throw new UnsafeArchiveError(`it has ${count} entries, more than ${maxEntries.toLocaleString("en-US")} (the limit on files and folders)`);
     const cd = await readAt(fh, cdOffset, cdSize);
     const entries: Entry[] = [];
     let p = 0;
@@ -102,6 +116,7 @@ async function centralDirectory(file: string): Promise<Entry[]> {
         size: cd.readUInt32LE(p + 24),
         mode: cd.readUInt32LE(p + 38) >>> 16,
         offset: cd.readUInt32LE(p + 42),
+        headerOffset: 0,
         name: cd.toString("utf8", p + 46, p + 46 + nameLen),
       };
       // ZIP64 extra field: only the values that overflowed, in this order.
@@ -123,6 +138,7 @@ async function centralDirectory(file: string): Promise<Entry[]> {
     }
     // Where each entry's data starts: after its local header.
     for (const e of entries) {
+      e.headerOffset = e.offset;
       const local = await readAt(fh, e.offset, 30);
       if (local.readUInt32LE(0) !== 0x04034b50) throw new UnsafeArchiveError(`the entry '${e.name}' is damaged`);
       e.offset += 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
@@ -134,16 +150,31 @@ async function centralDirectory(file: string): Promise<Entry[]> {
   }
 }
 
-/** Counts and checksums what passes through; refuses more bytes than declared. */
+/** Entries whose local header and data overlap another's: one compressed stream inflated many times. */
+function overlapping(entries: readonly Entry[]): Entry | undefined {
+  const sorted = [...entries].sort((a, b) => a.headerOffset - b.headerOffset);
+  for (let i = 1; i < sorted.length; i++) {
+    const prev = sorted[i - 1]!;
+    if (sorted[i]!.headerOffset < prev.offset + prev.compressedSize) return sorted[i];
+  }
+  return undefined;
+}
+
+/** Counts and checksums what passes through; refuses more bytes than declared, or than the archive's total allows. */
 class Checked extends Transform {
   private bytes = 0;
   private crc = 0;
-  constructor(private readonly entry: Entry) {
+  constructor(
+    private readonly entry: Entry,
+    private readonly total: { written: number; max: number },
+  ) {
     super();
   }
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
     this.bytes += chunk.length;
+    this.total.written += chunk.length;
     if (this.bytes > this.entry.size) return cb(new UnsafeArchiveError(`the entry '${this.entry.name}' is larger than it declares`));
+    if (this.total.written > this.total.max) return cb(new UnsafeArchiveError(`it unpacks to more than the limit of ${describeBytes(this.total.max)}`));
     // zlib.crc32 needs Node ≥ 20.15: artifacts are downloaded only inside an Actions job
     // (node24), and the namespace import keeps the CLI loading on an older Node.
     this.crc = zlib.crc32(chunk, this.crc);
@@ -158,9 +189,13 @@ class Checked extends Transform {
 /** Extract `zipFile` into `dir` (created), refusing anything that could land outside it. Returns the files' relative paths. */
 export async function extractZipSafely(zipFile: string, dir: string, limits: ExtractLimits = {}): Promise<string[]> {
   const lim = { ...DEFAULT_LIMITS, ...limits };
-  const entries = await centralDirectory(zipFile);
-  if (entries.length > lim.maxEntries) throw new UnsafeArchiveError(`it has ${entries.length} entries, more than ${lim.maxEntries}`);
-  if (entries.reduce((n, e) => n + e.size, 0) > lim.maxTotalBytes) throw new UnsafeArchiveError("it unpacks to more than the size limit");
+  const entries = await centralDirectory(zipFile, lim.maxEntries);
+  if (entries.length > lim.maxEntries)
+    throw new UnsafeArchiveError(`it has ${entries.length} entries, more than ${lim.maxEntries.toLocaleString("en-US")} (the limit on files and folders)`);
+  const declared = entries.reduce((n, e) => n + e.size, 0);
+  if (declared > lim.maxTotalBytes) throw new UnsafeArchiveError(`it unpacks to ${describeBytes(declared)}, more than the limit of ${describeBytes(lim.maxTotalBytes)}`);
+  const overlap = overlapping(entries);
+  if (overlap) throw new UnsafeArchiveError(`the entry '${overlap.name}' overlaps another entry's data (a zip bomb)`);
   const seen = new Set<string>();
   for (const e of entries) {
     const problem = entryNameProblem(e.name);
@@ -175,6 +210,19 @@ export async function extractZipSafely(zipFile: string, dir: string, limits: Ext
   }
   await mkdir(dir, { recursive: true });
   const files: string[] = [];
+  const written: string[] = [];
+  const total = { written: 0, max: lim.maxTotalBytes };
+  try {
+    await extractEntries(zipFile, dir, entries, files, written, total);
+  } catch (e) {
+    // Nothing of a refused archive stays behind.
+    await Promise.all(written.map((f) => rm(f, { force: true })));
+    throw e;
+  }
+  return files;
+}
+
+async function extractEntries(zipFile: string, dir: string, entries: readonly Entry[], files: string[], written: string[], total: { written: number; max: number }): Promise<void> {
   for (const e of entries) {
     const target = path.join(dir, ...e.name.replace(/\/$/, "").split("/"));
     if (e.name.endsWith("/")) {
@@ -185,9 +233,10 @@ export async function extractZipSafely(zipFile: string, dir: string, limits: Ext
     const source = e.compressedSize ? createReadStream(zipFile, { start: e.offset, end: e.offset + e.compressedSize - 1 }) : Readable.from([]);
     // 'wx': never write through something already there.
     const out = createWriteStream(target, { flags: "wx" });
-    if (e.method === 8 && e.compressedSize) await pipeline(source, createInflateRaw(), new Checked(e), out);
-    else await pipeline(source, new Checked(e), out);
+    // Only what this extraction created is removed on failure, never a file that was there.
+    out.once("open", () => written.push(target));
+    if (e.method === 8 && e.compressedSize) await pipeline(source, createInflateRaw(), new Checked(e, total), out);
+    else await pipeline(source, new Checked(e, total), out);
     files.push(e.name);
   }
-  return files;
 }

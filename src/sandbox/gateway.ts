@@ -1,10 +1,17 @@
 /**
  * The model gateway: a reverse proxy on the host's 127.0.0.1 that holds the
- * real model API key. The agent talks to it with a placeholder key; the
- * gateway forwards only the provider's model API paths, replaces whatever
- * credentials the client sent with the real key, streams responses through
- * unbuffered, and enforces an optional request budget.
+ * real model API key. The agent talks to it with a per-run placeholder key;
+ * the gateway forwards only the exact model API routes of the provider
+ * (gateway-policy.ts), only from a client presenting that placeholder, with
+ * an allowlist of request headers and the real key in place of the
+ * placeholder. Unless the network is `open`, a request asking the provider
+ * to reach the network for the agent (server-side web search or fetch,
+ * remote MCP, a URL as a content source) is refused: that would be a way
+ * around the network policy. Responses stream through unbuffered; an
+ * optional request budget caps the number of model requests. Every refusal
+ * is recorded for the trace (see refusals()).
  */
+import { randomBytes } from "node:crypto";
 import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
@@ -12,6 +19,18 @@ import type { Socket } from "node:net";
 import type { ModelProvider } from "../agents/types.js";
 import { ConfigurationError, errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { ModelRequestRecorder, type ModelRequestRecord } from "../trace/model-requests.js";
+import {
+  MAX_REQUEST_BYTES,
+  credentialProblem,
+  decodeBody,
+  forwardedHeader,
+  presentedCredentials,
+  providerFetchProblem,
+  routeDecision,
+} from "./gateway-policy.js";
+
+export { isModelPath } from "./gateway-policy.js";
 
 export interface ModelGatewayOptions {
   provider: ModelProvider;
@@ -23,6 +42,19 @@ export interface ModelGatewayOptions {
   log: Logger;
   /** Listen port on 127.0.0.1 (default: ephemeral). */
   port?: number;
+  /**
+   * Let requests through that make the provider fetch URLs or search the web
+   * for the agent (server-side tools, remote MCP, URL content sources). Only
+   * for `network: open`; otherwise such requests are refused.
+   */
+  allowProviderFetch?: boolean;
+}
+
+/** One kind of refused request, for the trace (as network_blocked). */
+export interface GatewayRefusal {
+  /** The provider API the request was for (upstream host). */
+  host: string;
+  detail: string;
 }
 
 export interface ModelGatewayStats {
@@ -32,7 +64,7 @@ export interface ModelGatewayStats {
   bytesIn: number;
   /** Response body bytes sent back to the agent. */
   bytesOut: number;
-  /** Requests refused (path not allowed, budget exhausted, bad request). */
+  /** Requests refused (route or key not allowed, provider-side fetch, budget exhausted, bad request). */
   rejected: number;
 }
 
@@ -40,44 +72,39 @@ export interface ModelGateway {
   /** `http://127.0.0.1:<port>` (add `/v1` for OpenAI-style clients: see baseUrlFor). */
   readonly url: string;
   readonly port: number;
-  /** The key to give the agent: not a secret, never forwarded. */
+  /** The key to give the agent: random per gateway, never forwarded; requests without it are refused. */
   readonly placeholderKey: string;
   stats(): ModelGatewayStats;
+  /** One record per forwarded request (model, tokens, latency, status), for per-request spans (trace/otel.ts). */
+  requestLog(): ModelRequestRecord[];
+  /** Refused requests, one entry per kind (method, path, reason), with a count. */
+  refusals(): GatewayRefusal[];
   close(): Promise<void>;
 }
 
-/** Placeholders shaped like each provider's keys, so CLIs that check the shape accept them. */
+/**
+ * Placeholders shaped like each provider's keys, so CLIs that check the shape
+ * accept them. Each gateway inserts a random part (placeholderFor), so only
+ * the agent it was given to can use the gateway, not another process on the
+ * host's loopback.
+ */
 export const PLACEHOLDER_KEYS: Record<ModelProvider, string> = {
   anthropic: "sk-ant-api03-agent-runner-placeholder-not-a-key",
   openai: "sk-agent-runner-placeholder-not-a-key",
   gemini: "agent-runner-placeholder-not-a-key",
 };
 
+function placeholderFor(provider: ModelProvider): string {
+  return PLACEHOLDER_KEYS[provider].replace(/placeholder-not-a-key$/, `${randomBytes(16).toString("hex")}-placeholder-not-a-key`);
+}
+
 /** The base URL an agent's SDK should be given for a gateway at `url`. */
 export function baseUrlFor(provider: ModelProvider, url: string): string {
   return provider === "openai" ? `${url.replace(/\/$/, "")}/v1` : url.replace(/\/$/, "");
 }
 
-/** Credentials a client may send, removed before forwarding. */
-const CLIENT_CREDENTIAL_HEADERS = new Set(["authorization", "x-api-key", "x-goog-api-key", "api-key", "cookie", "proxy-authorization"]);
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade", "host"]);
-const FORWARDED_METHODS = new Set(["GET", "POST", "HEAD", "DELETE"]);
-
-/**
- * Whether `pathname` (already normalised, no query) is a model API path of
- * the provider.
- */
-export function isModelPath(provider: ModelProvider, pathname: string): boolean {
-  const under = (p: string) => pathname === p || pathname.startsWith(p + "/");
-  switch (provider) {
-    case "anthropic":
-      return under("/v1/messages");
-    case "openai":
-      return under("/v1/responses") || under("/v1/chat/completions") || under("/v1/models");
-    case "gemini":
-      return /^\/v1beta\/models\/[A-Za-z0-9._-]+:(generateContent|streamGenerateContent|countTokens)$/.test(pathname);
-  }
-}
+const MAX_RECORDED_REFUSALS = 200;
 
 /**
  * The upstream URL for an allowed request path. OpenAI-style base URLs carry
@@ -104,22 +131,33 @@ export function upstreamUrl(provider: ModelProvider, upstream: URL, pathname: st
 function errorBody(provider: ModelProvider, status: number, message: string): string {
   switch (provider) {
     case "anthropic": {
-      const type = status === 429 ? "rate_limit_error" : status === 403 ? "permission_error" : status === 400 ? "invalid_request_error" : "api_error";
+      const type =
+        { 400: "invalid_request_error", 401: "authentication_error", 403: "permission_error", 404: "not_found_error", 405: "invalid_request_error", 413: "request_too_large", 429: "rate_limit_error" }[status] ??
+        "api_error";
       return JSON.stringify({ type: "error", error: { type, message } });
     }
     case "openai": {
-      const type = status === 429 ? "rate_limit_exceeded" : status === 403 ? "permission_denied" : status === 400 ? "invalid_request_error" : "api_error";
+      const type =
+        { 400: "invalid_request_error", 401: "invalid_api_key", 403: "permission_denied", 404: "not_found", 405: "invalid_request_error", 413: "invalid_request_error", 429: "rate_limit_exceeded" }[status] ??
+        "api_error";
       return JSON.stringify({ error: { message, type, code: type } });
     }
     case "gemini": {
-      const s = status === 429 ? "RESOURCE_EXHAUSTED" : status === 403 ? "PERMISSION_DENIED" : status === 400 ? "INVALID_ARGUMENT" : "UNAVAILABLE";
+      const s =
+        { 400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 405: "UNIMPLEMENTED", 413: "INVALID_ARGUMENT", 429: "RESOURCE_EXHAUSTED" }[status] ??
+        "UNAVAILABLE";
       return JSON.stringify({ error: { code: status, message, status: s } });
     }
   }
 }
 
+interface ParsedPath {
+  pathname: string;
+  search: URLSearchParams;
+}
+
 /** Reject dot segments and encoded separators, which an upstream may resolve past the allowed prefix. */
-function normalisedPath(rawUrl: string): { pathname: string; search: URLSearchParams } | undefined {
+function normalisedPath(rawUrl: string): ParsedPath | undefined {
   const q = rawUrl.indexOf("?");
   const rawPath = q === -1 ? rawUrl : rawUrl.slice(0, q);
   if (!rawPath.startsWith("/") || rawPath.startsWith("//")) return undefined;
@@ -127,6 +165,31 @@ function normalisedPath(rawUrl: string): { pathname: string; search: URLSearchPa
   if (rawPath.split("/").some((seg) => seg === "." || seg === "..")) return undefined;
   const u = new URL(rawUrl, "http://gateway.invalid");
   return { pathname: u.pathname.replace(/\/{2,}/g, "/"), search: u.searchParams };
+}
+
+function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v.join(",") : v;
+}
+
+/** The whole request body, or undefined when it is larger than `max` (reading stops there). */
+function readBody(req: http.IncomingMessage, max: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > max) {
+        // Answer now; the rest of the body is read and dropped.
+        req.removeAllListeners("data");
+        req.resume();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
 }
 
 export async function startModelGateway(opts: ModelGatewayOptions): Promise<ModelGateway> {
@@ -143,57 +206,121 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
   if (upstream.username || upstream.password) {
     throw new ConfigurationError("base-url: put credentials in secrets, not in the URL");
   }
-  if (!opts.apiKey) throw new ConfigurationError(`the model gateway for ${provider} has no API key`);
   const budget = opts.requestBudget;
+  const placeholderKey = placeholderFor(provider);
   const stats: ModelGatewayStats = { requests: 0, bytesIn: 0, bytesOut: 0, rejected: 0 };
+  const recorder = new ModelRequestRecorder(provider);
+  const refused = new Map<string, number>();
   const client = upstream.protocol === "https:" ? https : http;
   const agent = new client.Agent({ keepAlive: true });
   const sockets = new Set<Socket>();
 
-  const reject = (res: http.ServerResponse, status: number, message: string) => {
+  const reject = (res: http.ServerResponse, status: number, what: string, message: string, extra: http.OutgoingHttpHeaders = {}) => {
     stats.rejected++;
-    const body = errorBody(provider, status, message);
-    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
+    if (refused.has(what) || refused.size < MAX_RECORDED_REFUSALS) refused.set(what, (refused.get(what) ?? 0) + 1);
+    log.debug(`gateway: refused ${what}`);
+    const body = errorBody(provider, status, `Agent Runner model gateway: ${message}`);
+    if (!res.headersSent) res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...extra });
+    res.end(body);
+  };
+
+  /** Checks that need only the request line and headers; a refusal answers and returns false. */
+  const admit = (req: http.IncomingMessage, res: http.ServerResponse, method: string, parsed: ParsedPath | undefined): parsed is ParsedPath => {
+    const shown = `${method} ${parsed?.pathname ?? "(invalid path)"}`;
+    if (!parsed) {
+      reject(res, 404, `${shown}: not a model API route`, `${shown} is not a model API path of the ${provider} API; only model requests are forwarded.`);
+      return false;
+    }
+    const route = routeDecision(provider, method, parsed.pathname);
+    if (!route.ok) {
+      const why = route.status === 404 ? "not a model API route" : `method not allowed (only ${route.allow})`;
+      reject(
+        res,
+        route.status,
+        `${shown}: ${why}`,
+        route.status === 404
+          ? `${shown} is not a model API path of the ${provider} API; only model requests are forwarded.`
+          : `${shown}: this model API path takes only ${route.allow}.`,
+        route.allow ? { allow: route.allow } : {},
+      );
+      return false;
+    }
+    const keyProblem = credentialProblem(presentedCredentials(req.headers, parsed.search), placeholderKey);
+    if (keyProblem) {
+      reject(res, 401, `${shown}: ${keyProblem}`, `the request ${keyProblem}. Use the key in the agent's environment.`);
+      return false;
+    }
+    if (budget !== undefined && stats.requests >= budget) {
+      log.warning(`gateway: request budget of ${budget} model requests exhausted; refusing ${shown}`);
+      reject(res, 429, `${shown}: request budget exhausted`, `the request budget of ${budget} model requests for this run is exhausted. Raise it or split the task.`);
+      return false;
+    }
+    return true;
+  };
+
+  /** The body-level policy: no provider-side fetching unless the network is open. */
+  const bodyProblem = (req: http.IncomingMessage, body: Buffer): string | undefined => {
+    if (opts.allowProviderFetch || body.length === 0) return undefined;
+    const decoded = decodeBody(body, headerValue(req.headers["content-encoding"]));
+    if ("problem" in decoded) return `has a body that ${decoded.problem}`;
+    return providerFetchProblem(provider, decoded.text);
   };
 
   const server = http.createServer((req, res) => {
     const method = (req.method ?? "GET").toUpperCase();
     const parsed = normalisedPath(req.url ?? "/");
-    const shownPath = parsed?.pathname ?? "(invalid path)";
     if (provider === "anthropic" && parsed?.pathname === "/" && method === "HEAD") {
       // Claude Code probes the base URL before starting.
       res.writeHead(200).end();
       req.resume();
       return;
     }
-    if (!parsed || !FORWARDED_METHODS.has(method) || !isModelPath(provider, parsed.pathname)) {
-      log.debug(`gateway: refused ${method} ${shownPath}`);
+    if (!admit(req, res, method, parsed)) {
       req.resume();
-      reject(res, 403, `Agent Runner model gateway: ${method} ${shownPath} is not a model API path of the ${provider} API; only model requests are forwarded.`);
       return;
     }
-    if (budget !== undefined && stats.requests >= budget) {
-      log.warning(`gateway: request budget of ${budget} model requests exhausted; refusing ${method} ${shownPath}`);
-      req.resume();
-      reject(res, 429, `Agent Runner model gateway: the request budget of ${budget} model requests for this run is exhausted. Raise it or split the task.`);
-      return;
-    }
-    stats.requests++;
+    readBody(req, MAX_REQUEST_BYTES).then(
+      (body) => {
+        stats.bytesIn += body?.length ?? 0;
+        if (body === undefined) {
+          reject(res, 413, `${method} ${parsed.pathname}: body larger than ${MAX_REQUEST_BYTES} bytes`, `the request body is larger than ${MAX_REQUEST_BYTES / 1024 / 1024} MiB.`, { connection: "close" });
+          return;
+        }
+        const problem = bodyProblem(req, body);
+        if (problem) {
+          reject(
+            res,
+            403,
+            `${method} ${parsed.pathname}: ${problem}`,
+            `refused: the request ${problem}. Under this run's network policy the model provider may not fetch URLs, search the web or call remote MCP servers for the agent (only 'network: open' allows that).`,
+          );
+          return;
+        }
+        forward(req, res, method, parsed, body);
+      },
+      () => res.destroy(),
+    );
+  });
 
+  const forward = (req: http.IncomingMessage, res: http.ServerResponse, method: string, parsed: ParsedPath, body: Buffer) => {
+    stats.requests++;
     const target = upstreamUrl(provider, upstream, parsed.pathname, parsed.search);
     const headers: http.OutgoingHttpHeaders = {};
     for (const [k, v] of Object.entries(req.headers)) {
       const key = k.toLowerCase();
-      if (v === undefined || HOP_BY_HOP.has(key) || CLIENT_CREDENTIAL_HEADERS.has(key)) continue;
-      headers[key] = v;
+      if (v !== undefined && !HOP_BY_HOP.has(key) && forwardedHeader(provider, key)) headers[key] = v;
     }
     headers.host = target.host;
-    if (provider === "anthropic") headers["x-api-key"] = opts.apiKey;
-    else if (provider === "openai") headers.authorization = `Bearer ${opts.apiKey}`;
-    else headers["x-goog-api-key"] = opts.apiKey;
+    if (method !== "GET" || body.length) headers["content-length"] = body.length;
+    if (opts.apiKey) {
+      if (provider === "anthropic") headers["x-api-key"] = opts.apiKey;
+      else if (provider === "openai") headers.authorization = `Bearer ${opts.apiKey}`;
+      else headers["x-goog-api-key"] = opts.apiKey;
+    }
 
     const started = Date.now();
     const upReq = client.request(target, { method, headers, agent }, (upRes) => {
+      recorder.observe({ method, path: parsed.pathname, body, startedAt: started }, upRes);
       const out: http.OutgoingHttpHeaders = {};
       for (const [k, v] of Object.entries(upRes.headers)) {
         if (v !== undefined && !HOP_BY_HOP.has(k.toLowerCase())) out[k] = v;
@@ -211,19 +338,16 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
     upReq.on("error", (e) => {
       log.warning(`gateway: upstream ${target.origin} failed for ${method} ${parsed.pathname}: ${errorMessage(e)}`);
       if (!res.headersSent) {
-        const body = errorBody(provider, 502, `Agent Runner model gateway: the model API at ${target.origin} could not be reached: ${errorMessage(e)}`);
-        res.writeHead(502, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
+        const errBody = errorBody(provider, 502, `Agent Runner model gateway: the model API at ${target.origin} could not be reached: ${errorMessage(e)}`);
+        res.writeHead(502, { "content-type": "application/json", "content-length": Buffer.byteLength(errBody) }).end(errBody);
       } else res.destroy();
-    });
-    req.on("data", (chunk: Buffer) => {
-      stats.bytesIn += chunk.length;
     });
     // The agent hung up: stop the upstream request too.
     res.on("close", () => {
       if (!res.writableFinished) upReq.destroy();
     });
-    req.pipe(upReq);
-  });
+    upReq.end(body);
+  };
   server.on("connection", (s: Socket) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
@@ -240,8 +364,11 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    placeholderKey: PLACEHOLDER_KEYS[provider],
+    placeholderKey,
     stats: () => ({ ...stats }),
+    requestLog: () => recorder.records(),
+    refusals: () =>
+      [...refused.entries()].map(([detail, count]) => ({ host: `${upstream.host} (model gateway)`, detail: count > 1 ? `${detail} (${count} requests)` : detail })),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

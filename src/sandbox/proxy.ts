@@ -5,12 +5,25 @@
  * requests, lets through only hosts matching `allowed-domains`, and records
  * every refusal. It listens on a unix socket that the sandbox reaches through
  * a bridge (see network.ts), or on 127.0.0.1 for tests.
+ *
+ * What an allowed name may reach is narrower than the name itself:
+ * - ports 80 and 443 only, unless the rule names a port (`host:8443`);
+ * - never an address in a private, loopback, CGNAT, link-local (cloud
+ *   metadata), ULA or other non-public range (addresses.ts), unless a rule
+ *   names that very IP literal. The check is on the address the name
+ *   resolved to, the proxy connects to exactly that address (no second
+ *   lookup an attacker's DNS could answer differently: no rebinding), and
+ *   it checks the connected socket's peer again;
+ * - plain HTTP goes out with `Host` set to the target the request named, so
+ *   an allowed host's IP cannot be asked for another virtual host; CONNECT to
+ *   port 80 (plain HTTP in a tunnel, Host unchecked) needs a rule naming 80.
  */
 import http from "node:http";
 import net from "node:net";
 import { lookup } from "node:dns/promises";
 import { ConfigurationError, errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { nonPublicRange } from "./addresses.js";
 import type { HostEndpoint } from "./types.js";
 
 export interface DomainRule {
@@ -102,30 +115,50 @@ export function parseDomainRules(entries: readonly string[]): DomainRule[] {
   return rules;
 }
 
-/** Whether `host:port` matches one of the rules. */
-export function hostAllowed(rules: readonly DomainRule[], host: string, port: number): boolean {
-  const h = normalizeHost(host);
-  return rules.some((r) => {
-    if (r.port !== undefined && r.port !== port) return false;
-    switch (r.kind) {
-      case "exact":
-      case "ip":
-        return h === r.host;
-      case "wildcard":
-        return h.endsWith("." + r.host);
-      case "loopback":
-        return LOOPBACK_NAMES.has(h);
-    }
-  });
+/** Ports a rule without `:port` allows. */
+export const DEFAULT_PORTS: readonly number[] = [80, 443];
+
+/** Whether the rule's host part matches `h` (normalised). */
+function ruleHostMatches(r: DomainRule, h: string): boolean {
+  switch (r.kind) {
+    case "exact":
+    case "ip":
+      return h === r.host;
+    case "wildcard":
+      return h.endsWith("." + r.host);
+    case "loopback":
+      return LOOPBACK_NAMES.has(h);
+  }
 }
 
-function isLoopbackOrLinkLocal(ip: string): boolean {
-  if (net.isIPv4(ip)) {
-    return ip.startsWith("127.") || ip.startsWith("169.254.") || ip === "0.0.0.0";
-  }
-  const v6 = ip.toLowerCase();
-  if (v6.startsWith("::ffff:")) return isLoopbackOrLinkLocal(v6.slice(7));
-  return v6 === "::1" || v6 === "::" || /^fe[89ab]/.test(v6);
+const rulePortMatches = (r: DomainRule, port: number) => (r.port === undefined ? DEFAULT_PORTS.includes(port) : r.port === port);
+
+/** Whether `host:port` matches one of the rules: the rule's port, or 80/443 when it names none. */
+export function hostAllowed(rules: readonly DomainRule[], host: string, port: number): boolean {
+  const h = normalizeHost(host);
+  return rules.some((r) => rulePortMatches(r, port) && ruleHostMatches(r, h));
+}
+
+/** Whether a rule names the IP literal `ip` itself (`localhost` for a loopback address), for `port`. */
+function ipNamed(rules: readonly DomainRule[], ip: string, port: number): boolean {
+  const a = unmapped(ip);
+  return rules.some((r) => rulePortMatches(r, port) && (r.kind === "ip" ? unmapped(r.host) === a : r.kind === "loopback" && isLoopbackIp(a)));
+}
+
+/** `::ffff:a.b.c.d` (in either spelling) → `a.b.c.d`; any other address canonical. */
+function unmapped(ip: string): string {
+  const c = canonicalIp(ip);
+  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(c);
+  if (m) return m[1]!;
+  const h = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(c);
+  if (!h) return c;
+  const hi = parseInt(h[1]!, 16);
+  const lo = parseInt(h[2]!, 16);
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+}
+
+function isLoopbackIp(ip: string): boolean {
+  return net.isIPv4(ip) ? ip.startsWith("127.") : ip === "::1";
 }
 
 export interface BlockedAttempt {
@@ -140,8 +173,8 @@ export interface FilteringProxyOptions {
   /** Unix socket path to listen on; omitted: 127.0.0.1 on an ephemeral port. */
   listenPath?: string;
   log: Logger;
-  /** Name resolution (default: the system resolver); replaceable in tests. */
-  resolve?: (host: string) => Promise<string>;
+  /** Name resolution to every address (default: the system resolver); replaceable in tests. */
+  resolve?: (host: string) => Promise<string[]>;
 }
 
 export interface FilteringProxy {
@@ -169,7 +202,7 @@ const MAX_RECORDED_HOSTS = 500;
 
 export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<FilteringProxy> {
   const rules = parseDomainRules(opts.allowedDomains);
-  const resolve = opts.resolve ?? (async (h: string) => (await lookup(h)).address);
+  const resolve = opts.resolve ?? (async (h: string) => (await lookup(h, { all: true })).map((a) => a.address));
   const always = (opts.alwaysAllow ?? []).map((e) => ({ host: normalizeHost(e.host), port: e.port }));
   const blocked = new Map<string, { count: number; detail: string }>();
   const sockets = new Set<net.Socket>();
@@ -191,27 +224,43 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
 
   /**
    * Decide and resolve: the address to connect to, or the reason for refusal.
-   * Names are resolved here (the sandbox has no DNS) and a name that resolves
-   * to loopback or link-local is refused unless such an IP is itself allowed,
-   * so an allowed domain cannot be pointed at the runner's own services.
+   * Names are resolved here (the sandbox has no DNS); the answer is checked
+   * and the connection goes to that checked address, never to a fresh lookup.
+   * A non-public address (private, loopback, CGNAT, link-local, ULA…) is
+   * refused unless a rule names that IP literal, so an allowed name cannot be
+   * pointed at the runner's own network or the cloud metadata service.
    */
-  const decide = async (host: string, port: number): Promise<{ address: string } | { reason: string }> => {
+  const decide = async (host: string, port: number, method: string): Promise<{ address: string } | { reason: string }> => {
     const h = normalizeHost(host);
     if (isAlways(h, port)) return { address: LOOPBACK_NAMES.has(h) ? "127.0.0.1" : h };
-    if (!hostAllowed(rules, h, port)) return { reason: "is not in allowed-domains" };
-    if (net.isIP(h)) return { address: h };
-    if (h === "localhost") return { address: "127.0.0.1" };
-    let address: string;
-    try {
-      address = await resolve(h);
-    } catch (e) {
-      return { reason: `could not be resolved (${errorMessage(e)})` };
+    if (!hostAllowed(rules, h, port)) {
+      const hostOnly = rules.some((r) => ruleHostMatches(r, h));
+      return { reason: hostOnly ? `is not allowed: no allowed-domains rule names port ${port} (a rule without a port allows 80 and 443)` : "is not in allowed-domains" };
     }
-    if (isLoopbackOrLinkLocal(address) && !hostAllowed(rules.filter((r) => r.kind === "ip" || r.kind === "loopback"), address, port)) {
-      return { reason: `resolves to ${address}, a loopback or link-local address that is not allowed` };
+    if (method === "CONNECT" && port === 80 && !rules.some((r) => r.port === 80 && ruleHostMatches(r, h)))
+      return { reason: "is refused as a CONNECT tunnel: send plain http:// requests through the proxy (it sets their Host), or name port 80 in allowed-domains" };
+    let addresses: string[];
+    if (net.isIP(h)) addresses = [h];
+    else if (h === "localhost") addresses = ["127.0.0.1"];
+    else {
+      try {
+        addresses = await resolve(h);
+      } catch (e) {
+        return { reason: `could not be resolved (${errorMessage(e)})` };
+      }
+      if (addresses.length === 0) return { reason: "could not be resolved (no addresses)" };
     }
-    return { address };
+    const usable = addresses.map(canonicalIp).find((a) => nonPublicRange(a) === undefined || ipNamed(rules, a, port));
+    if (usable) return { address: usable };
+    const first = canonicalIp(addresses[0]!);
+    const literal = net.isIP(h) !== 0;
+    return {
+      reason: `${literal ? "is" : `resolves to ${first}, which is`} ${nonPublicRange(first)}: refused unless allowed-domains names that IP${literal ? "" : ` (${first})`} itself`,
+    };
   };
+
+  /** The socket reached the checked address (and nothing a resolver could have substituted). */
+  const peerIs = (s: net.Socket, address: string) => s.remoteAddress !== undefined && unmapped(s.remoteAddress) === unmapped(address);
 
   const server = http.createServer((req, res) => {
     let target: URL;
@@ -226,7 +275,7 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
       return;
     }
     const port = target.port ? Number(target.port) : 80;
-    void decide(target.hostname, port).then((d) => {
+    void decide(target.hostname, port, req.method ?? "GET").then((d) => {
       if ("reason" in d) {
         record(target.hostname, port, req.method ?? "GET", d.reason);
         res
@@ -236,8 +285,10 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
       }
       const headers: http.OutgoingHttpHeaders = {};
       for (const [k, v] of Object.entries(req.headers)) {
-        if (!HOP_BY_HOP.has(k.toLowerCase()) && v !== undefined) headers[k] = v;
+        if (!HOP_BY_HOP.has(k.toLowerCase()) && k.toLowerCase() !== "host" && v !== undefined) headers[k] = v;
       }
+      // The request named its target in the URL: that, not the client's Host header, is the virtual host asked for.
+      headers.host = target.host;
       const upstream = http.request(
         { host: d.address, port, method: req.method, path: target.pathname + target.search, headers, setHost: false },
         (up) => {
@@ -248,6 +299,11 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
           res.writeHead(up.statusCode ?? 502, out);
           up.pipe(res);
         },
+      );
+      upstream.on("socket", (s: net.Socket) =>
+        s.once("connect", () => {
+          if (!peerIs(s, d.address)) upstream.destroy(new Error(`connected to ${s.remoteAddress}, not the checked ${d.address}`));
+        }),
       );
       upstream.on("error", (e) => {
         if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" }).end(`Agent Runner proxy: ${errorMessage(e)}\n`);
@@ -268,7 +324,7 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
     }
     const host = m[1]!;
     const port = Number(m[2]);
-    void decide(host, port).then((d) => {
+    void decide(host, port, "CONNECT").then((d) => {
       if ("reason" in d) {
         record(host, port, "CONNECT", d.reason);
         const body = `Agent Runner: ${host}:${port} ${d.reason} (network policy)\n`;
@@ -281,6 +337,11 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
       sockets.add(upstream);
       upstream.on("close", () => sockets.delete(upstream));
       upstream.once("connect", () => {
+        if (!peerIs(upstream, d.address)) {
+          upstream.destroy();
+          client.destroy();
+          return;
+        }
         client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
         if (head.length) upstream.write(head);
         upstream.pipe(client);

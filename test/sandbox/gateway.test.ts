@@ -45,16 +45,16 @@ describe("model gateway: paths and keys", () => {
     expect(gw.stats()).toEqual({ requests: 1, bytesIn: Buffer.byteLength(body), bytesOut: Buffer.byteLength(r.body), rejected: 0 });
   });
 
-  it("anthropic: answers HEAD / locally and refuses other paths with a 403 JSON error", async () => {
+  it("anthropic: answers HEAD / locally and refuses other paths with a 404 JSON error", async () => {
     const { upstream, gw } = await setup("anthropic");
     expect((await request(gw.url, "/", { method: "HEAD" })).status).toBe(200);
     for (const path of ["/v1/files", "/v1/messagesX", "/v1/messages/../files", "/v1/messages/%2e%2e/files", "/api/oauth/token", "//evil/v1/messages"]) {
-      const r = await request(gw.url, path, { method: "POST", headers: { "x-api-key": "k" } });
-      expect(r.status, path).toBe(403);
+      const r = await request(gw.url, path, { method: "POST", headers: { "x-api-key": gw.placeholderKey } });
+      expect(r.status, path).toBe(404);
       expect(r.headers["content-type"]).toBe("application/json");
       const err = JSON.parse(r.body);
       expect(err.type).toBe("error");
-      expect(err.error.type).toBe("permission_error");
+      expect(err.error.type).toBe("not_found_error");
       expect(err.error.message).toContain("is not a model API path of the anthropic API");
     }
     expect(upstream.requests).toHaveLength(0);
@@ -70,9 +70,9 @@ describe("model gateway: paths and keys", () => {
     }
     expect(upstream.requests.map((q) => q.url)).toEqual(["/proxy/v1/responses", "/proxy/v1/chat/completions", "/proxy/v1/models"]);
     for (const q of upstream.requests) expect(q.headers.authorization).toBe(`Bearer ${REAL_KEY}`);
-    const refused = await request(gw.url, "/v1/embeddings", { method: "POST", body: "{}" });
-    expect(refused.status).toBe(403);
-    expect(JSON.parse(refused.body).error.type).toBe("permission_denied");
+    const refused = await request(gw.url, "/v1/embeddings", { method: "POST", headers: { authorization: `Bearer ${gw.placeholderKey}` }, body: "{}" });
+    expect(refused.status).toBe(404);
+    expect(JSON.parse(refused.body).error.type).toBe("not_found");
     expect(JSON.stringify(upstream.requests)).not.toContain(gw.placeholderKey);
   });
 
@@ -83,16 +83,19 @@ describe("model gateway: paths and keys", () => {
     expect(r.status).toBe(200);
     expect(upstream.requests[0]!.url).toBe("/gem/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse");
     expect(upstream.requests[0]!.headers["x-goog-api-key"]).toBe(REAL_KEY);
-    expect((await request(gw.url, "/v1beta/models/gemini-2.5-pro:countTokens", { method: "POST", body: "{}" })).status).toBe(200);
-    expect((await request(gw.url, "/v1beta/tunedModels/x:generateContent", { method: "POST", body: "{}" })).status).toBe(403);
-    expect((await request(gw.url, "/v1beta/models", {})).status).toBe(403);
+    const key = { "x-goog-api-key": gw.placeholderKey };
+    expect((await request(gw.url, "/v1beta/models/gemini-2.5-pro:countTokens", { method: "POST", headers: key, body: "{}" })).status).toBe(200);
+    expect((await request(gw.url, "/v1beta/tunedModels/x:generateContent", { method: "POST", headers: key, body: "{}" })).status).toBe(404);
+    expect((await request(gw.url, "/v1beta/models", { headers: key })).status).toBe(404);
     expect(JSON.stringify(upstream.requests)).not.toContain(gw.placeholderKey);
   });
 
   it("path rules and URL mapping", () => {
     expect(isModelPath("anthropic", "/v1/messages/count_tokens")).toBe(true);
     expect(isModelPath("anthropic", "/v1/complete")).toBe(false);
-    expect(isModelPath("openai", "/v1/responses/resp_1/cancel")).toBe(true);
+    expect(isModelPath("openai", "/v1/responses/compact")).toBe(true);
+    // Stored responses (retrieve, cancel, delete) are not model requests.
+    expect(isModelPath("openai", "/v1/responses/resp_1/cancel")).toBe(false);
     expect(isModelPath("openai", "/v1/files")).toBe(false);
     expect(isModelPath("gemini", "/v1beta/models/gemini-2.0-flash:generateContent")).toBe(true);
     expect(isModelPath("gemini", "/v1beta/models/x:embedContent")).toBe(false);
@@ -128,7 +131,7 @@ describe("model gateway: streaming, budget, failures", () => {
     const u = new URL(gw.url);
     const chunks: { at: number; text: string }[] = [];
     await new Promise<void>((resolve, reject) => {
-      const req = http.request({ host: u.hostname, port: u.port, path: "/v1/messages", method: "POST" }, (res) => {
+      const req = http.request({ host: u.hostname, port: u.port, path: "/v1/messages", method: "POST", headers: { "x-api-key": gw.placeholderKey } }, (res) => {
         res.on("data", (c: Buffer) => {
           chunks.push({ at: Date.now(), text: c.toString() });
           if (chunks.length === 1) clientSawFirst();
@@ -146,8 +149,9 @@ describe("model gateway: streaming, budget, failures", () => {
 
   it("enforces the request budget with a 429 and counts rejections", async () => {
     const { upstream, gw } = await setup("openai", "/v1", 2);
-    for (let i = 0; i < 2; i++) expect((await request(gw.url, "/v1/responses", { method: "POST", body: "{}" })).status).toBe(200);
-    const r = await request(gw.url, "/v1/responses", { method: "POST", body: "{}" });
+    const headers = { authorization: `Bearer ${gw.placeholderKey}` };
+    for (let i = 0; i < 2; i++) expect((await request(gw.url, "/v1/responses", { method: "POST", headers, body: "{}" })).status).toBe(200);
+    const r = await request(gw.url, "/v1/responses", { method: "POST", headers, body: "{}" });
     expect(r.status).toBe(429);
     expect(JSON.parse(r.body).error.message).toMatch(/budget of 2 model requests/);
     expect(upstream.requests).toHaveLength(2);
@@ -159,7 +163,7 @@ describe("model gateway: streaming, budget, failures", () => {
     await upstream.close();
     const gw = await startModelGateway({ provider: "gemini", upstream: upstream.url, apiKey: REAL_KEY, log: recordingLogger() });
     cleanups.push(gw.close);
-    const r = await request(gw.url, "/v1beta/models/m:generateContent", { method: "POST", body: "{}" });
+    const r = await request(gw.url, "/v1beta/models/m:generateContent", { method: "POST", headers: { "x-goog-api-key": gw.placeholderKey }, body: "{}" });
     expect(r.status).toBe(502);
     expect(JSON.parse(r.body).error.status).toBe("UNAVAILABLE");
     expect(r.body).not.toContain(REAL_KEY);

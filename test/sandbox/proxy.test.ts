@@ -20,14 +20,17 @@ describe("allowed-domains rules", () => {
     expect(hostAllowed(rules, "a.b.pypi.org", 80)).toBe(true);
     expect(hostAllowed(rules, "pypi.org", 443)).toBe(false);
     expect(hostAllowed(rules, "pypi.org.evil.com", 443)).toBe(false);
-    expect(hostAllowed(rules, "10.1.2.3", 5432)).toBe(true);
-    expect(hostAllowed(rules, "127.0.0.1", 9999)).toBe(true);
-    expect(hostAllowed(rules, "[::1]", 9999)).toBe(true);
+    expect(hostAllowed(rules, "10.1.2.3", 443)).toBe(true);
+    // A rule without a port allows 80 and 443 only.
+    expect(hostAllowed(rules, "10.1.2.3", 5432)).toBe(false);
+    expect(hostAllowed(rules, "127.0.0.1", 80)).toBe(true);
+    expect(hostAllowed(rules, "[::1]", 443)).toBe(true);
+    expect(hostAllowed(rules, "[::1]", 9999)).toBe(false);
     expect(hostAllowed(rules, "example.com", 443)).toBe(true);
     expect(hostAllowed(rules, "git.example.net", 22)).toBe(true);
     expect(hostAllowed(rules, "git.example.net", 443)).toBe(false);
     expect(hostAllowed(parseDomainRules(["[::1]:8080"]), "::1", 8080)).toBe(true);
-    expect(hostAllowed(parseDomainRules(["0:0:0:0:0:0:0:1"]), "::1", 1)).toBe(true);
+    expect(hostAllowed(parseDomainRules(["0:0:0:0:0:0:0:1"]), "::1", 443)).toBe(true);
     expect(hostAllowed([], "anything", 1)).toBe(false);
   });
 
@@ -96,16 +99,16 @@ describe("filtering proxy", () => {
     expect(attempts.find((a) => a.host === "evil.example")!.detail).toMatch(/CONNECT evil.example:443 .*\(2 attempts\)/);
   });
 
-  it("refuses a domain that resolves to loopback or link-local unless such an IP is allowed", async () => {
+  it("refuses a domain that resolves to loopback or link-local unless a rule names that IP", async () => {
     const target = await recordingServer();
     cleanups.push(target.close);
-    const fakeDns = async (h: string) => (h === "metadata.corp.example" ? "169.254.169.254" : "127.0.0.1");
-    const strict = await startFilteringProxy({ allowedDomains: ["*.corp.example"], log: recordingLogger(), resolve: fakeDns });
+    const fakeDns = async (h: string) => [h === "metadata.corp.example" ? "169.254.169.254" : "127.0.0.1"];
+    const strict = await startFilteringProxy({ allowedDomains: [`*.corp.example:${target.port}`, "*.corp.example"], log: recordingLogger(), resolve: fakeDns });
     cleanups.push(strict.close);
     expect(await connectThrough(strict.port!, `rebind.corp.example:${target.port}`)).toBe("HTTP/1.1 403 Forbidden");
     expect(await connectThrough(strict.port!, "metadata.corp.example:80")).toBe("HTTP/1.1 403 Forbidden");
-    expect(strict.blockedAttempts().map((a) => a.detail).join("\n")).toMatch(/resolves to 127\.0\.0\.1, a loopback or link-local address/);
-    const loose = await startFilteringProxy({ allowedDomains: ["*.corp.example", "127.0.0.1"], log: recordingLogger(), resolve: fakeDns });
+    expect(strict.blockedAttempts().map((a) => a.detail).join("\n")).toMatch(/resolves to 127\.0\.0\.1, which is a loopback address/);
+    const loose = await startFilteringProxy({ allowedDomains: [`*.corp.example:${target.port}`, `127.0.0.1:${target.port}`], log: recordingLogger(), resolve: fakeDns });
     cleanups.push(loose.close);
     expect(await connectThrough(loose.port!, `rebind.corp.example:${target.port}`)).toBe("HTTP/1.1 200 Connection Established");
   });
