@@ -7,9 +7,11 @@
  *   /run with the Docker socket, …) and shadow/sudoers/ssh host keys masked;
  * - the layout bound back on top: workspace, HOME, TMPDIR and the outputs
  *   folder read-write, `readOnlyPaths` (the CLI, node) read-only;
- * - the workspace's git config replaced by a credential-free read-only copy,
- *   and its hooks folder read-only (hooks would otherwise run on the host
- *   when the runner later uses git in the workspace);
+ * - every git config it could read through the workspace (the repository's,
+ *   submodules', worktrees', nested checkouts', what they include, and the
+ *   system config) replaced by a credential-free read-only copy, each
+ *   repository's hooks folder read-only, and the start refused when a
+ *   credential would still show (hostfs.ts maskGitCredentials);
  * - its own user namespace mapped to one uid (1000 when the runner is root,
  *   else the runner's uid), no capabilities, further user namespaces
  *   disabled where bwrap supports it: `mount`, `sudo`, `su` fail;
@@ -33,14 +35,15 @@ import path from "node:path";
 import { ConfigurationError, errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
 import {
-  gitConfigOverlays,
   hiddenHostDirs,
   hiddenHostFiles,
   isSameOrUnder,
   isStrictlyUnder,
   makePrivateDir,
+  maskGitCredentials,
   passwdFiles,
   realOrResolved,
+  systemGitConfigs,
   which,
   writablePaths,
 } from "./hostfs.js";
@@ -214,7 +217,8 @@ class BwrapBackend implements SandboxBackend {
     if (!bwrap) return { ok: false, reason: `bubblewrap (bwrap) is not installed. ${BWRAP_INSTALL_HINT}` };
     const { disableUserns } = await bwrapFeatures(bwrap);
     const ids = sandboxIds(process.getuid?.() ?? 1000, process.getgid?.() ?? 1000);
-    const trueBin = this.find("true") ?? "/bin/true";
+    // Real paths: a PATH folder may sit under a folder the sandbox hides (/tmp, a home).
+    const trueBin = realOrResolved(this.find("true") ?? "/bin/true");
     const args = [
       "--unshare-all",
       "--unshare-user",
@@ -259,7 +263,7 @@ class BwrapBackend implements SandboxBackend {
       if (net.forwards.length) {
         const socat = this.find("socat");
         if (!socat) throw new ConfigurationError(`network: ${req.network.mode} needs socat on the runner, which is not installed. ${SOCAT_INSTALL_HINT}`);
-        tools = { socat: realOrResolved(socat), sleep: this.find("sleep") ?? "/bin/sleep", env: this.find("env") ?? "/usr/bin/env" };
+        tools = { socat: realOrResolved(socat), sleep: realOrResolved(this.find("sleep") ?? "/bin/sleep"), env: realOrResolved(this.find("env") ?? "/usr/bin/env") };
       }
 
       const hiddenDirs = hiddenHostDirs(this.opts.host);
@@ -292,7 +296,8 @@ class BwrapBackend implements SandboxBackend {
       const overlays: Mount[] = [];
       const bound = [...writable, ...readOnly];
       const visible = (p: string) => !underHidden(p) || bound.some((w) => isSameOrUnder(p, w));
-      for (const o of gitConfigOverlays(workspace, privateDir, 0o600, visible)) overlays.push({ op: "ro", ...o });
+      const masks = maskGitCredentials({ workspace, privateDir, fileMode: 0o600, visible, log, extraConfigs: systemGitConfigs() });
+      for (const o of masks) overlays.push({ op: "ro", ...o });
       const ids = sandboxIds(process.getuid?.() ?? 1000, process.getgid?.() ?? 1000);
       const pw = passwdFiles(ids.uid, ids.gid, realOrResolved(layout.home));
       fs.writeFileSync(path.join(privateDir, "passwd"), pw.passwd, { mode: 0o644 });
@@ -320,7 +325,7 @@ class BwrapBackend implements SandboxBackend {
       log.debug(
         `sandbox: bwrap, network ${req.network.mode}, uid ${plan.uid}, hidden ${hiddenDirs.join(" ")}, writable ${writable.join(" ")}`,
       );
-      return new PreparedBwrap(bwrap, plan, net, tools, privateDir, log, this.find("env") ?? "/usr/bin/env");
+      return new PreparedBwrap(bwrap, plan, net, tools, privateDir, log, realOrResolved(this.find("env") ?? "/usr/bin/env"));
     } catch (e) {
       await net.close();
       if (privateDir) fs.rmSync(privateDir, { recursive: true, force: true });

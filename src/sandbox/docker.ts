@@ -31,7 +31,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { ConfigurationError, errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
-import { gitConfigOverlays, makePrivateDir, realOrResolved, which, writablePaths } from "./hostfs.js";
+import { isSameOrUnder, makePrivateDir, maskGitCredentials, realOrResolved, which, writablePaths } from "./hostfs.js";
 import { INSIDE_BRIDGE_DIR, reachableUrl, setUpNetwork, type NetworkPlan } from "./network.js";
 import type { PreparedSandbox, SandboxBackend, SandboxHost, SandboxRequest, SpawnSpec } from "./types.js";
 
@@ -162,8 +162,11 @@ class DockerBackend implements SandboxBackend {
         const p = realOrResolved(raw);
         if (fs.existsSync(p) && !writable.some((w) => p === w)) mounts.push([p, p, true]);
       }
-      // Readable by any uid: Docker may map the container's user to another one on the host.
-      for (const o of gitConfigOverlays(workspace, privateDir, 0o644)) mounts.push([o.src, o.dest, true]);
+      // The container sees only what is mounted; the copies are readable by
+      // any uid (Docker may map the container's user to another host uid).
+      const mounted = mounts.map(([, dest]) => dest);
+      const visible = (p: string) => mounted.some((m) => isSameOrUnder(p, m));
+      for (const o of maskGitCredentials({ workspace, privateDir, fileMode: 0o644, visible, log })) mounts.push([o.src, o.dest, true]);
       if (net.bridgeDir) {
         fs.writeFileSync(path.join(net.bridgeDir, "bridge.mjs"), BRIDGE_LAUNCHER, { mode: 0o644 });
         mounts.push([net.bridgeDir, INSIDE_BRIDGE_DIR, true]);

@@ -1,12 +1,14 @@
 /**
  * Host filesystem facts shared by the bwrap and docker backends: the
  * layout's writable folders, which host paths hold runner secrets (to hide),
- * a credential-free copy of the workspace's git config, and small path helpers.
+ * credential-free copies of every git config the agent could read through
+ * the workspace, and small path helpers.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConfigurationError } from "../errors.js";
+import type { Logger } from "../logger.js";
 import type { SandboxHost, SandboxLayout } from "./types.js";
 
 /** `child` is `dir` or inside it (both absolute, normalised). */
@@ -55,9 +57,15 @@ export function writablePaths(layout: SandboxLayout): { workspace: string; writa
   return { workspace, writable: [workspace, ...own.map(realOrResolved)] };
 }
 
-/** Find an executable on `searchPath` (or the absolute path given); the system folders are searched last. */
+/**
+ * Find an executable on `searchPath` (or the absolute path given), as the
+ * runner's own shell would; the system folders only when the PATH is empty.
+ * (Not always: then a runner whose PATH lacks bwrap would still "have" it,
+ * and the GitHub-hosted setup could not tell what is missing.)
+ */
 export function which(name: string, searchPath: string): string | undefined {
-  const candidates = name.includes("/") ? [name] : [...searchPath.split(":").filter(Boolean), "/usr/bin", "/bin", "/usr/sbin"].map((d) => path.join(d, name));
+  const dirs = searchPath.split(":").filter(Boolean);
+  const candidates = name.includes("/") ? [name] : (dirs.length ? dirs : ["/usr/bin", "/bin", "/usr/sbin"]).map((d) => path.join(d, name));
   for (const c of candidates) {
     try {
       fs.accessSync(c, fs.constants.X_OK);
@@ -136,40 +144,173 @@ export function hiddenHostFiles(): string[] {
 }
 
 /**
- * The git config files of a workspace: `.git/config`, or for a `.git` file
- * (worktree, submodule) the gitdir's config and its common dir's config.
+ * How far the search for git repositories under the workspace goes. Nested
+ * checkouts sit near the top; a dependency tree (node_modules, vendor) can
+ * hold hundreds of thousands of folders, and the search runs before every
+ * agent start. When a limit stops it, a warning says so.
  */
+export interface GitScanLimits {
+  maxDepth: number;
+  maxDirs: number;
+}
+export const GIT_SCAN_LIMITS: GitScanLimits = { maxDepth: 8, maxDirs: 10_000 };
+/** Nesting of submodules-of-submodules, includes and gitfile chains followed. */
+const MAX_GIT_LINKS = 10;
+
+export interface WorkspaceGitScan {
+  /** Every git config file found (real paths, existing files). */
+  configs: string[];
+  /** `hooks` of each repository's own (common) git dir under the workspace. */
+  hookDirs: string[];
+  /** Set when a limit stopped the walk: what was not looked at (`count`: folders left unvisited). */
+  stopped?: { limit: "depth" | "count"; detail: string };
+}
+
+function readHead(file: string, max = 64 * 1024): string {
+  const fd = fs.openSync(file, "r");
+  try {
+    const buf = Buffer.alloc(max);
+    return buf.subarray(0, fs.readSync(fd, buf, 0, max, 0)).toString("utf8");
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function dirEntries(dir: string): fs.Dirent[] {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+/** `include.path` / `includeIf.*.path` values of a config, resolved as git does. */
+function includedPaths(file: string, text: string): string[] {
+  const out: string[] = [];
+  let section = "";
+  for (const line of text.split(/\r?\n/)) {
+    const header = /^\s*\[\s*([A-Za-z0-9.-]+)/.exec(line);
+    if (header) section = header[1]!.split(".")[0]!.toLowerCase();
+    const m = /(?:^|\]|\s)path\s*=\s*("?)(.*?)\1\s*$/i.exec(line);
+    if (!m || (section !== "include" && section !== "includeif")) continue;
+    const value = m[2]!.trim();
+    if (!value) continue;
+    out.push(value.startsWith("~/") ? path.join(os.homedir(), value.slice(2)) : path.resolve(path.dirname(file), value));
+  }
+  return out;
+}
+
+/** Collects the git dirs and config files a workspace's repositories are made of. */
+class GitScanner {
+  private readonly gitDirs = new Set<string>();
+  readonly configs = new Set<string>();
+  readonly hookDirs = new Set<string>();
+
+  /** A `.git` entry: a folder, or a gitfile (`gitdir: …`) of a worktree, submodule or `--separate-git-dir`. */
+  addDotGit(dotGit: string): void {
+    const real = realOrResolved(dotGit);
+    if (existsDir(real)) return this.addGitDir(real, 0);
+    if (!existsFile(real)) return;
+    const m = /^gitdir:\s*(.+?)\s*$/m.exec(readHead(real, 4096));
+    if (m) this.addGitDir(path.resolve(path.dirname(dotGit), m[1]!), 0);
+  }
+
+  addGitDir(dir: string, depth: number): void {
+    const real = realOrResolved(dir);
+    if (depth > MAX_GIT_LINKS || this.gitDirs.has(real) || !existsDir(real)) return;
+    this.gitDirs.add(real);
+    this.addConfig(path.join(real, "config"), 0);
+    this.addConfig(path.join(real, "config.worktree"), 0);
+    const commonFile = path.join(real, "commondir");
+    if (existsFile(commonFile)) this.addGitDir(path.resolve(real, readHead(commonFile, 4096).trim()), depth + 1);
+    else this.hookDirs.add(path.join(real, "hooks"));
+    this.addModules(path.join(real, "modules"), depth + 1, 0);
+    for (const e of dirEntries(path.join(real, "worktrees"))) if (e.isDirectory()) this.addGitDir(path.join(real, "worktrees", e.name), depth + 1);
+  }
+
+  /** Submodule git dirs: `modules/<name>`, where a name may hold slashes. */
+  private addModules(dir: string, depth: number, nameDepth: number): void {
+    if (nameDepth > MAX_GIT_LINKS) return;
+    for (const e of dirEntries(dir)) {
+      if (!e.isDirectory()) continue;
+      const sub = path.join(dir, e.name);
+      if (existsFile(path.join(sub, "HEAD"))) this.addGitDir(sub, depth);
+      else this.addModules(sub, depth, nameDepth + 1);
+    }
+  }
+
+  addConfig(file: string, depth: number): void {
+    const real = realOrResolved(file);
+    if (depth > MAX_GIT_LINKS || this.configs.has(real) || !existsFile(real)) return;
+    this.configs.add(real);
+    let text = "";
+    try {
+      text = readHead(real);
+    } catch {
+      return;
+    }
+    for (const inc of includedPaths(real, text)) this.addConfig(inc, depth + 1);
+  }
+}
+
+/**
+ * Every git config the agent could read through the workspace: the
+ * repository's (also when the workspace is a subfolder of it), each
+ * submodule's (`.git/modules/**`), each linked worktree's `config.worktree`,
+ * nested checkouts found by a bounded walk (`sub/.git`, folder or gitfile,
+ * wherever the gitfile points), the files they include, and `extraConfigs`
+ * (the system config). Symlinks are not followed while walking.
+ */
+export function scanWorkspaceGit(workspace: string, opts: { extraConfigs?: string[]; limits?: GitScanLimits } = {}): WorkspaceGitScan {
+  const limits = opts.limits ?? GIT_SCAN_LIMITS;
+  const scan = new GitScanner();
+  const root = realOrResolved(workspace);
+  for (let d = path.dirname(root); ; d = path.dirname(d)) {
+    scan.addDotGit(path.join(d, ".git"));
+    if (d === path.dirname(d)) break;
+  }
+  let stopped: WorkspaceGitScan["stopped"];
+  const queue: { dir: string; depth: number }[] = [{ dir: root, depth: 0 }];
+  let visited = 0;
+  while (queue.length) {
+    const { dir, depth } = queue.shift()!;
+    if (++visited > limits.maxDirs) {
+      stopped = { limit: "count", detail: `stopped after ${limits.maxDirs} folders` };
+      break;
+    }
+    for (const e of dirEntries(dir)) {
+      const p = path.join(dir, e.name);
+      if (e.name === ".git") scan.addDotGit(p);
+      else if (e.isDirectory()) {
+        if (depth + 1 <= limits.maxDepth) queue.push({ dir: p, depth: depth + 1 });
+        else stopped ??= { limit: "depth", detail: `did not look deeper than ${limits.maxDepth} folders` };
+      }
+    }
+  }
+  for (const c of opts.extraConfigs ?? []) scan.addConfig(c, 0);
+  return { configs: [...scan.configs], hookDirs: [...scan.hookDirs].filter((h) => isStrictlyUnder(h, root)), ...(stopped ? { stopped } : {}) };
+}
+
+/** The workspace's git config files (see scanWorkspaceGit). */
 export function gitConfigFiles(workspace: string): string[] {
-  const dotGit = path.join(workspace, ".git");
-  let gitDir: string | undefined;
-  if (existsDir(dotGit)) gitDir = dotGit;
-  else if (existsFile(dotGit)) {
-    const m = /^gitdir:\s*(.+?)\s*$/m.exec(fs.readFileSync(dotGit, "utf8"));
-    if (m) gitDir = path.resolve(workspace, m[1]!);
-  }
-  if (!gitDir) return [];
-  const files = [path.join(gitDir, "config")];
-  const commonFile = path.join(gitDir, "commondir");
-  if (existsFile(commonFile)) {
-    files.push(path.join(path.resolve(gitDir, fs.readFileSync(commonFile, "utf8").trim()), "config"));
-  }
-  return [...new Set(files.map(realOrResolved))].filter(existsFile);
+  return scanWorkspaceGit(workspace).configs;
+}
+
+/** Git's system config, which the agent can read under bwrap (the host's /etc is visible read-only). */
+export function systemGitConfigs(): string[] {
+  return ["/etc/gitconfig", "/usr/local/etc/gitconfig"].filter(existsFile);
 }
 
 const USERINFO = /([a-z][a-z0-9+.-]*:\/\/)[^/\s@"'\\]+@/gi;
 const DROPPED_SECTIONS = new Set(["credential", "include", "includeif"]);
 const HTTP_SECRET_KEYS = new Set(["extraheader", "cookiefile", "proxyauthmethod"]);
+const AUTH_HEADER = /\bauthorization\s*:\s*\S/i;
+const GITHUB_TOKEN = /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/;
+/** userinfo that holds a secret: `user:password`, a token as the user name, x-access-token. */
+const SECRET_USERINFO = /[a-z][a-z0-9+.-]*:\/\/([^/\s@"'\\]+)@/gi;
 
-/**
- * A copy of a git config without credentials: no `http.*.extraheader`
- * (actions/checkout's `AUTHORIZATION: basic …`), no `credential.*` helpers,
- * no `include`/`includeIf` (checkout ≥ v5 keeps its token in an included file
- * under RUNNER_TEMP), and no `user:password@` in any URL, section name
- * included (`url."https://x-access-token:…@github.com/".insteadOf`).
- * Everything else (remotes, branches, core settings) is kept verbatim.
- */
-export function sanitizeGitConfig(text: string): string {
-  // Join continuation lines (a value ending with a backslash) into logical lines.
+/** Config lines with continuations (a value ending with a backslash) joined. */
+function logicalLines(text: string): string[] {
   const physical = text.split(/\r?\n/);
   const logical: string[] = [];
   for (let i = 0; i < physical.length; i++) {
@@ -179,10 +320,31 @@ export function sanitizeGitConfig(text: string): string {
     }
     logical.push(line);
   }
+  return logical;
+}
+
+const isComment = (line: string) => /^\s*[#;]/.test(line);
+
+/**
+ * A copy of a git config without credentials: no `http.*.extraheader`
+ * (actions/checkout's `AUTHORIZATION: basic …`), no `credential.*` helpers,
+ * no `include`/`includeIf` (checkout ≥ v5 keeps its token in an included file
+ * under RUNNER_TEMP), no `user:password@` in any URL, section name included
+ * (`url."https://x-access-token:…@github.com/".insteadOf`), and no comment
+ * that holds an Authorization header or a GitHub token. Everything else
+ * (remotes, branches, core settings) is kept verbatim; a token under some
+ * other key is left for gitCredentialFindings to refuse, since removing a
+ * setting we do not know could change what it means.
+ */
+export function sanitizeGitConfig(text: string): string {
   const out: string[] = [];
   let section = "";
-  for (const original of logical) {
+  for (const original of logicalLines(text)) {
     let line = original;
+    if (isComment(line)) {
+      out.push(AUTH_HEADER.test(line) || GITHUB_TOKEN.test(line) ? "# comment removed by Agent Runner (it held a credential)" : line.replace(USERINFO, "$1"));
+      continue;
+    }
     const header = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
     if (header) {
       section = header[1]!.split(".")[0]!.toLowerCase();
@@ -207,28 +369,109 @@ export function sanitizeGitConfig(text: string): string {
 }
 
 /**
- * Read-only overlays for the workspace's git config: each config file (that
- * `include` accepts) replaced by a credential-free copy written into
- * `privateDir` with `fileMode`, and its hooks folder made read-only: hooks
- * would run on the host the next time the runner uses git here.
+ * What in a git config would hand the agent a credential, checked
+ * independently of sanitizeGitConfig (on what the agent is shown): an
+ * `extraheader`, an `Authorization:` header anywhere, a URL whose userinfo
+ * holds a password or a token, a GitHub token. Never the secret itself.
  */
-export function gitConfigOverlays(
-  workspace: string,
-  privateDir: string,
-  fileMode: number,
-  include: (config: string) => boolean = () => true,
-): { src: string; dest: string }[] {
+export function gitCredentialFindings(text: string): string[] {
+  const found = new Set<string>();
+  let section = "";
+  for (const line of logicalLines(text)) {
+    const header = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
+    if (header) section = header[1]!.split(".")[0]!.toLowerCase();
+    const body = header ? line.slice(header[0].length) : line;
+    if (!isComment(line) && section === "http" && /^\s*extraheader\s*(=|$)/i.test(body)) found.add("an `http.*.extraheader`");
+    if (AUTH_HEADER.test(line)) found.add("an `Authorization:` header");
+    for (const m of line.matchAll(SECRET_USERINFO)) {
+      const info = m[1]!;
+      if (info.includes(":") || GITHUB_TOKEN.test(info) || /^x-access-token$/i.test(info) || info.length >= 20)
+        found.add("a URL carrying credentials (`https://user:…@host`)");
+    }
+    if (GITHUB_TOKEN.test(line)) found.add("a GitHub token");
+  }
+  return [...found];
+}
+
+export interface GitMaskOptions {
+  workspace: string;
+  /** Where the credential-free copies are written. */
+  privateDir: string;
+  fileMode: number;
+  /** Whether the agent can read a host path at all (configs it cannot see need no copy). */
+  visible: (p: string) => boolean;
+  log: Logger;
+  /** More configs the agent can read (the system config under bwrap). */
+  extraConfigs?: string[];
+}
+
+/**
+ * Read-only overlays that hide every credential in the git configs the agent
+ * could read: each visible config (scanWorkspaceGit) replaced by a
+ * credential-free copy written into `privateDir`, and each repository's hooks
+ * folder under the workspace made read-only (hooks would otherwise be
+ * planted for the next git that runs there). A mount, never an edit: the
+ * host's files keep what they hold.
+ *
+ * Then refuses to start (ConfigurationError) when a credential would still be
+ * visible in what the agent is shown.
+ */
+export function maskGitCredentials(o: GitMaskOptions): { src: string; dest: string }[] {
+  const scan = scanWorkspaceGit(o.workspace, { extraConfigs: o.extraConfigs ?? [] });
+  // Depth is routine (dependency trees); running out of the folder budget is not.
+  if (scan.stopped) {
+    const msg = `sandbox: the search for nested git checkouts under the workspace ${scan.stopped.detail}; git configs beyond that are not masked.`;
+    if (scan.stopped.limit === "count") o.log.warning(msg);
+    else o.log.info(msg);
+  }
   const overlays: { src: string; dest: string }[] = [];
-  gitConfigFiles(workspace).forEach((cfg, i) => {
-    if (!include(cfg)) return;
-    const copy = path.join(privateDir, `gitconfig-${i}`);
-    fs.writeFileSync(copy, sanitizeGitConfig(fs.readFileSync(cfg, "utf8")), { mode: fileMode });
+  const shown: { file: string; text: string }[] = [];
+  scan.configs.forEach((cfg, i) => {
+    if (!o.visible(cfg)) return;
+    let text = "";
+    try {
+      text = sanitizeGitConfig(fs.readFileSync(cfg, "utf8"));
+    } catch {
+      // Unreadable for us: the agent gets an empty file in its place.
+    }
+    const copy = path.join(o.privateDir, `gitconfig-${i}`);
+    fs.writeFileSync(copy, text, { mode: o.fileMode });
     overlays.push({ src: copy, dest: cfg });
-    const hooks = path.join(path.dirname(cfg), "hooks");
+    shown.push({ file: cfg, text });
+  });
+  for (const hooks of scan.hookDirs) {
     fs.mkdirSync(hooks, { recursive: true });
     overlays.push({ src: hooks, dest: hooks });
-  });
+  }
+  refuseVisibleCredentials(shown);
+  o.log.debug(`sandbox: ${shown.length} git config(s) shown to the agent without credentials`);
   return overlays;
+}
+
+/** ConfigurationError naming each file whose shown content still holds a credential. */
+export function refuseVisibleCredentials(shown: { file: string; text: string }[]): void {
+  const problems = shown.flatMap(({ file, text }) => {
+    const found = gitCredentialFindings(text);
+    return found.length
+      ? [
+          `Input 'sandbox': the agent would see ${found.join(", ")} in ${file}, which Agent Runner cannot remove without changing what that setting means. ` +
+            "Remove it before this step (for actions/checkout: `persist-credentials: false`); the agent was not started.",
+        ]
+      : [];
+  });
+  if (problems.length) throw new ConfigurationError(problems);
+}
+
+/** For `sandbox: none`: the git configs under the workspace whose credentials the agent can read as they are. */
+export function exposedGitCredentials(workspace: string): { file: string; found: string[] }[] {
+  return scanWorkspaceGit(workspace, { extraConfigs: systemGitConfigs() }).configs.flatMap((file) => {
+    try {
+      const found = gitCredentialFindings(fs.readFileSync(file, "utf8"));
+      return found.length ? [{ file, found }] : [];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** A private (0700) directory for files the sandbox binds read-only. */

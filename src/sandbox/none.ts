@@ -2,6 +2,7 @@
  * No isolation: the agent runs on the runner as the runner's user, with only
  * an isolated HOME and an allowlisted environment. Not a security boundary.
  */
+import { exposedGitCredentials } from "./hostfs.js";
 import type { PreparedSandbox, SandboxBackend, SandboxRequest } from "./types.js";
 
 export const noneSandbox: SandboxBackend = {
@@ -11,6 +12,12 @@ export const noneSandbox: SandboxBackend = {
     req.log.warning(
       "sandbox: none is not a security boundary: the agent can read and write anything the runner's user can, and reach the network. Use sandbox: bwrap (or auto) for untrusted tasks.",
     );
+    // Warned, not refused: without a sandbox the agent can read far more than
+    // these files (the runner's RUNNER_TEMP, the action's own /proc/<pid>/environ),
+    // so refusing here would promise a protection `none` cannot give, and
+    // `none` is the workflow's explicit choice.
+    for (const { file, found } of exposedGitCredentials(req.layout.workspace))
+      req.log.warning(`sandbox: none: the agent can read ${found.join(", ")} in ${file}. Check out with \`persist-credentials: false\`, or use a sandbox.`);
     if (req.network.mode !== "open")
       req.log.warning(`network: ${req.network.mode} is not enforced without a sandbox.`);
     return {

@@ -121,7 +121,7 @@ describe("bubblewrap sandbox, through the action", () => {
   });
 
   it("lets an allowlisted host through the policy while direct connections still fail", async () => {
-    const { report } = await adversary("allowlist", { "allowed-domains": "127.0.0.1" });
+    const { report } = await adversary("allowlist", { "allowed-domains": `127.0.0.1:${port}` });
     expect(report).toMatchObject({ done: "1", direct_loopback: "0", via_policy: "1" });
   });
 

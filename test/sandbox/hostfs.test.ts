@@ -4,7 +4,16 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { bridgeScript, buildBwrapArgs, orderMounts, type Mount } from "../../src/sandbox/bwrap.js";
-import { gitConfigFiles, hiddenHostDirs, sanitizeGitConfig } from "../../src/sandbox/hostfs.js";
+import { isConfigurationError } from "../../src/errors.js";
+import {
+  gitConfigFiles,
+  gitCredentialFindings,
+  hiddenHostDirs,
+  maskGitCredentials,
+  sanitizeGitConfig,
+  scanWorkspaceGit,
+} from "../../src/sandbox/hostfs.js";
+import { recordingLogger } from "./helpers.js";
 import { reachableUrl } from "../../src/sandbox/network.js";
 
 const CHECKOUT_CONFIG = `[core]
@@ -65,12 +74,109 @@ describe("sanitizeGitConfig", () => {
       fs.writeFileSync(path.join(root, "main/.git/worktrees/wt/commondir"), "../..\n");
       fs.mkdirSync(path.join(root, "wt"));
       fs.writeFileSync(path.join(root, "wt/.git"), `gitdir: ${path.join(root, "main/.git/worktrees/wt")}\n`);
-      expect(gitConfigFiles(path.join(root, "main"))).toEqual([fs.realpathSync(path.join(root, "main/.git/config"))]);
-      expect(gitConfigFiles(path.join(root, "wt"))).toEqual([
-        fs.realpathSync(path.join(root, "main/.git/worktrees/wt/config")),
-        fs.realpathSync(path.join(root, "main/.git/config")),
-      ]);
-      expect(gitConfigFiles(root)).toEqual([]);
+      const main = fs.realpathSync(path.join(root, "main/.git/config"));
+      const wt = fs.realpathSync(path.join(root, "main/.git/worktrees/wt/config"));
+      // The main checkout's linked worktrees are part of what its .git shows.
+      expect(gitConfigFiles(path.join(root, "main")).sort()).toEqual([main, wt].sort());
+      expect(gitConfigFiles(path.join(root, "wt")).sort()).toEqual([main, wt].sort());
+      // Nested checkouts are found too.
+      expect(gitConfigFiles(root).sort()).toEqual([main, wt].sort());
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("every git config under the workspace", () => {
+  const mk = (root: string, rel: string, text = "[core]\n") => {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), text);
+    return fs.realpathSync(path.join(root, rel));
+  };
+
+  it("finds submodules (names with slashes, nested), worktree configs, nested checkouts, gitfile targets and includes", () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "ar-scan-"));
+    try {
+      const ws = path.join(root, "ws");
+      const want = [
+        mk(ws, ".git/config", "[include]\n\tpath = extra.inc\n[includeIf \"gitdir:/x\"]\n\tpath = \"../outside.inc\"\n"),
+        mk(ws, ".git/extra.inc"),
+        mk(ws, "outside.inc"),
+        mk(ws, ".git/config.worktree"),
+        mk(ws, ".git/modules/libs/a/config"),
+        mk(ws, ".git/modules/libs/a/modules/inner/config"),
+        mk(ws, ".git/worktrees/w1/config.worktree"),
+        mk(ws, "deep/er/checkout/.git/config"),
+        mk(root, "elsewhere.git/config"),
+      ];
+      for (const d of [".git/modules/libs/a", ".git/modules/libs/a/modules/inner"]) mk(ws, `${d}/HEAD`, "ref: refs/heads/main\n");
+      mk(ws, ".git/worktrees/w1/commondir", "../..\n");
+      mk(ws, "ext/.git", `gitdir: ${path.join(root, "elsewhere.git")}\n`);
+      mk(ws, "ext2/.git", "gitdir: ../../elsewhere.git\n");
+      const scan = scanWorkspaceGit(ws);
+      expect(scan.configs.sort()).toEqual(want.sort());
+      expect(scan.stopped).toBeUndefined();
+      // Hooks only for repositories under the workspace, never for linked worktrees' git dirs.
+      expect(scan.hookDirs.map((h) => path.relative(fs.realpathSync(ws), h)).sort()).toEqual(
+        [".git/hooks", ".git/modules/libs/a/hooks", ".git/modules/libs/a/modules/inner/hooks", "deep/er/checkout/.git/hooks"].sort(),
+      );
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("bounds the walk (depth and folder count) and says which limit stopped it", () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "ar-scan-"));
+    try {
+      const shallow = mk(root, "a/.git/config");
+      mk(root, "a/b/c/d/.git/config");
+      for (let i = 0; i < 30; i++) fs.mkdirSync(path.join(root, `wide${i}`));
+      expect(scanWorkspaceGit(root, { limits: { maxDepth: 2, maxDirs: 1000 } })).toMatchObject({ configs: [shallow], stopped: { limit: "depth" } });
+      expect(scanWorkspaceGit(root, { limits: { maxDepth: 8, maxDirs: 5 } }).stopped).toMatchObject({ limit: "count" });
+      const log = recordingLogger();
+      maskGitCredentials({ workspace: root, privateDir: root, fileMode: 0o600, visible: () => false, log });
+      expect(log.lines.join("\n")).not.toMatch(/did not look deeper|stopped after/);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("finds credentials independently of the sanitizer, and the sanitizer leaves none of the kinds it handles", () => {
+    expect(gitCredentialFindings(CHECKOUT_CONFIG)).toEqual(
+      expect.arrayContaining(["an `http.*.extraheader`", "an `Authorization:` header", "a URL carrying credentials (`https://user:…@host`)"]),
+    );
+    expect(gitCredentialFindings(sanitizeGitConfig(CHECKOUT_CONFIG))).toEqual([]);
+    // Not credentials: ssh user names, ordinary URLs, a removed-key comment.
+    expect(gitCredentialFindings('[remote "o"]\n\turl = ssh://git@github.com/o/r\n\tpushurl = https://github.com/o/r\n\t# extraheader removed by Agent Runner\n')).toEqual([]);
+    expect(sanitizeGitConfig("# AUTHORIZATION: basic abc\n[core]\n")).not.toContain("abc");
+    // A token under a key we do not know is not silently rewritten: it is found (and refused).
+    const unknown = "[hub]\n\toauthtoken = ghp_0123456789abcdefghijABCDEFGHIJ\n";
+    expect(gitCredentialFindings(sanitizeGitConfig(unknown))).toEqual(["a GitHub token"]);
+  });
+
+  it("masks each visible config with a clean copy, skips invisible ones, and refuses a credential it cannot remove", () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "ar-mask-"));
+    try {
+      const ws = path.join(root, "ws");
+      const top = mk(ws, ".git/config", CHECKOUT_CONFIG);
+      const sub = mk(ws, ".git/modules/lib/config", '[remote "origin"]\n\turl = https://u:SECRETSUB@github.com/o/lib\n');
+      mk(ws, ".git/modules/lib/HEAD", "ref: refs/heads/main\n");
+      const priv = fs.mkdtempSync(path.join(root, "priv-"));
+      const overlays = maskGitCredentials({ workspace: ws, privateDir: priv, fileMode: 0o600, visible: (p) => p !== sub, log: recordingLogger() });
+      const configMounts = overlays.filter((o) => !o.dest.endsWith("/hooks"));
+      expect(configMounts.map((o) => o.dest)).toEqual([top]);
+      expect(fs.readFileSync(configMounts[0]!.src, "utf8")).not.toMatch(/SECRET/);
+      expect(fs.readFileSync(top, "utf8")).toBe(CHECKOUT_CONFIG);
+      fs.appendFileSync(sub, "[github]\n\ttoken = github_pat_0123456789abcdefghij_ABCDEFGHIJ\n");
+      let err: unknown;
+      try {
+        maskGitCredentials({ workspace: ws, privateDir: priv, fileMode: 0o600, visible: () => true, log: recordingLogger() });
+      } catch (e) {
+        err = e;
+      }
+      expect(isConfigurationError(err)).toBe(true);
+      expect(String(err)).toContain(`Input 'sandbox': the agent would see a GitHub token in ${sub}`);
+      expect(String(err)).not.toContain("github_pat_");
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }
