@@ -129,6 +129,9 @@ pump();\n`,
   rmSync(r.resultsDir, { recursive: true, force: true });
 }
 
-// --- Per-backend: each real CLI against the stub model (issue #3), none vs bwrap.
+// --- The model gateway's added latency per streamed response, usage metering on (issue #12).
 await import("./ts-hooks.mjs");
+await import("./bench/gateway.ts");
+
+// --- Per-backend: each real CLI against the stub model (issue #3), none vs bwrap.
 await import("./bench/agents.ts");

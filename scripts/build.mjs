@@ -87,4 +87,19 @@ await build({
     js: "import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);",
   },
 });
+// The safe-outputs MCP server runs inside the sandbox, which can read only this one file of dist/: no chunks.
+await build({
+  entryPoints: { "safe-outputs-mcp": "src/safe-outputs-mcp.ts" },
+  outdir: "dist",
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  minify: true,
+  legalComments: "none",
+  logLevel: "warning",
+  banner: {
+    js: "import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);",
+  },
+});
 await writeFile(new URL("package.json", dist), JSON.stringify({ type: "module" }) + "\n");

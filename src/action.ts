@@ -5,6 +5,7 @@
  *   [phase publish]     the run's artifact downloaded
  *   [phase publish/all] patch checked → delivery
  *   → outputs, job summary, final comment.
+ * [phase plan/gather] fan-out: the items as a matrix, or one report of them (fanout/).
  * Talks to the runner only through ActionIO; each stage lives in the folder of its step.
  */
 import { randomUUID } from "node:crypto";
@@ -15,13 +16,17 @@ import { readInputFiles } from "./config/input-files.js";
 import { parseSettings } from "./config/parse.js";
 import { STATE, type OutputName } from "./constants.js";
 import { errorMessage, isConfigurationError } from "./errors.js";
+import { fanOutPhase } from "./fanout/inputs.js";
+import { recordDelivery } from "./fanout/record.js";
 import { hostRepoDir } from "./git/host-repo.js";
+import { TouchedWorkspaces } from "./git/touched.js";
 import { filteredLogger, type Logger } from "./logger.js";
 import { artifactOutputs, downloadRunArtifact, uploadRunArtifact, type RunArtifactRef } from "./publish/artifact-stage.js";
 import { refusalSummary } from "./publish/deliver-report.js";
 import { deliverToGitHub, reportFailure, startProgress, type GitHubStage } from "./publish/github-stage.js";
 import { resultOutputs, type Outputs } from "./publish/outputs.js";
 import { checkPatch } from "./publish/patch-stage.js";
+import { safeOutputsStage } from "./publish/safe-outputs/stage.js";
 import { summaryMarkdown } from "./publish/summary.js";
 import type { RunResult } from "./result.js";
 import { runAgent, type SessionHooks } from "./runner.js";
@@ -30,6 +35,8 @@ import type { ActionIO, StageContext } from "./stage-context.js";
 import { exportTraceStage } from "./trace/otel.js";
 import { Redactor } from "./trace/redact.js";
 import { readEvent } from "./trigger/event.js";
+import { withCommentAttachments } from "./trigger/attachments.js";
+import { inputsNameThread } from "./trigger/item.js";
 import { eventMayProvidePrompt, prepareTrigger, prepareWorkspace } from "./trigger/stage.js";
 
 export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
@@ -54,10 +61,19 @@ export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
 }
 
 async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<RunResult | undefined> {
-  // The event first: whether it can supply the prompt decides if `prompt` is required.
+  // Fan-out's plan and gather run no agent: their own small stage (fanout/stage.ts).
+  const fanOut = fanOutPhase(io.inputs);
+  if (fanOut) {
+    const { runFanOutPhase } = await import("./fanout/stage.js");
+    await runFanOutPhase(io, log, redactor, fanOut);
+    io.saveState(STATE.finished, "true");
+    return undefined;
+  }
+  // The event first: whether it can supply the prompt decides if `prompt` is required (a thread named by `issue-number` has a default request).
   const event = await readEvent(io.host);
+  const eventProvidesPrompt = eventMayProvidePrompt(event) || inputsNameThread(io.inputs);
   const parse = (configFile?: { text: string | undefined; source: string }) =>
-    parseSettings(io.inputs, { cwd: io.host.workspace, eventProvidesPrompt: eventMayProvidePrompt(event), ...(configFile ? { configFile } : {}) });
+    parseSettings(io.inputs, { cwd: io.host.workspace, eventProvidesPrompt, ...(configFile ? { configFile } : {}) });
   const settings = parse();
   const runDir = path.join(io.host.runnerTemp, "agent-runner", randomUUID());
   const resultsDir = io.resultsDir ?? path.join(runDir, "results");
@@ -69,7 +85,7 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
   if (event) {
     const trigger = await prepareTrigger({ event, settings, raw: io.inputs, host: io.host, log, reparse: parse, runDir });
     if (trigger.kind === "skip") return skipped(ctx, trigger.reason);
-    ctx = { ...ctx, settings: trigger.settings };
+    ctx = { ...ctx, settings: trigger.settings, ...(trigger.run.trigger.item ? { item: trigger.run.trigger.item } : {}) };
     github = await startProgress(ctx, trigger.run);
   } else ctx = { ...ctx, settings: await readInputFiles(settings, { cwd: io.host.workspace, stagingDir: path.join(runDir, "inputs") }) };
 
@@ -79,21 +95,28 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
     if (ctx.settings.delivery.phase === "publish") ({ result, artifact } = await downloadRunArtifact(ctx));
     else {
       if (github) ctx = withPrompt(ctx, await prepareWorkspace(github.run, ctx.settings, resultsDir, io.host, log));
+      if (github) ctx = await withCommentAttachments(ctx, github.run);
       const session = await openSession(ctx);
       result = await runStage({ ...ctx, settings: { ...ctx.settings, run: session.run } }, session.hooks, github);
       artifact = await uploadRunArtifact(ctx, result);
       await saveSession(ctx, result, session);
     }
     const refusal = ctx.settings.delivery.phase !== "run" ? await checkPatch(ctx, result, artifact) : undefined;
-    const delivered = github ? await deliverToGitHub(ctx, github, result, refusal) : undefined;
+    // The agent's GitHub requests, checked again and applied here with the host's token (before the final comment, which lists them).
+    const safeOutputs = await safeOutputsStage(ctx, github?.run, result);
+    const delivered = github ? await deliverToGitHub(ctx, github, result, refusal, safeOutputs?.note) : undefined;
 
-    await finish(ctx, result, { ...resultOutputs(result), ...artifactOutputs(artifact), ...delivered?.outputs });
+    const outputs = { ...resultOutputs(result), ...artifactOutputs(artifact), ...delivered?.outputs, ...safeOutputs?.outputs };
+    await finish(ctx, result, outputs);
+    if (safeOutputs) await io.appendSummary(redactor.redact(safeOutputs.summary));
     if (delivered?.summary) await io.appendSummary(redactor.redact(delivered.summary));
     if (refusal) await io.appendSummary(redactor.redact(refusalSummary(refusal)));
     // After delivery, bounded (trace/otel.ts): a dead collector never fails or stalls the step.
     if (ctx.settings.delivery.phase !== "publish") await exportTraceStage(ctx, result, github?.run.trigger.thread?.number, delivered?.outputs);
     // The result is saved and the outputs are set; a refused patch or a failed delivery still fails the step.
     const failure = refusal ?? delivered?.error;
+    // A fan-out item's publish step says what it delivered, for gather (the run artifact predates delivery).
+    if (ctx.item && ctx.settings.delivery.phase !== "run") await recordDelivery(ctx, result, outputs, failure);
     if (failure) io.setFailed(redactor.redact(failure));
     return result;
   } catch (e) {
@@ -132,6 +155,7 @@ function runStage(ctx: StageContext, session: SessionHooks, github: GitHubStage 
     sandboxHost: ctx.io.host.sandbox,
     gitEnv: ctx.io.host.gitEnv,
     hostGitDir: hostRepoDir(ctx.runDir),
+    touched: TouchedWorkspaces.forJob(ctx.io.host.runnerTemp),
     install: hostInstallOptions(ctx.io.host),
     session,
     ...(github ? { onEvent: github.progress.onEvent } : {}),

@@ -2,15 +2,20 @@
 /**
  * `agent-runner run …`: the action's pipeline on a laptop. Every action input
  * is a flag of the same name; results land in a folder like the action's.
+ * `agent-runner show` and `agent-runner logs` read past runs (src/cli/).
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { runAction } from "./action.js";
-import { readHostContext } from "./config/host.js";
+import { listRuns } from "./cli/logs.js";
+import { tableLines, totalsLine } from "./cli/run-row.js";
+import { showRun, showText } from "./cli/show.js";
+import { cliGitHubToken, readHostContext } from "./config/host.js";
 import type { RawInputs } from "./config/parse.js";
 import { INPUTS, type InputName, type InputSpec, type OutputName } from "./constants.js";
+import { errorMessage, isConfigurationError } from "./errors.js";
 import { consoleLogger } from "./logger.js";
 
 const EXTRA_FLAGS = {
@@ -47,14 +52,175 @@ function usage(): string {
   ].join("\n");
 }
 
+const COMMANDS = [
+  "Commands:",
+  "  run    Run a coding agent on this repository, like the action (agent-runner run --help).",
+  "  show   Print a past run's summary from its artifact zip or results folder, and its transcript (agent-runner show --help).",
+  "  logs   List a repository's recent runs from their artifacts, with totals (agent-runner logs --help).",
+].join("\n");
+
+function showUsage(): string {
+  const flag = (name: string, text: string) => `  --${name.padEnd(12)}${text}`;
+  return [
+    "Usage: agent-runner show <artifact.zip | results folder> [options]",
+    "",
+    "Prints a past run's summary (conclusion, agent, model, duration, cost, tools, changed files,",
+    "delivery) from a run artifact (agent-run-<run id>-<attempt>, downloaded as a zip) or a results",
+    "folder, and writes transcript.html next to it (rendered again from trace.jsonl when missing).",
+    "",
+    "Options:",
+    flag("out DIR", `Folder to extract a zip into (default: a new folder under ${os.tmpdir()}).`),
+    flag("open", "Open transcript.html in the default browser."),
+    flag("json", "Print the summary as JSON."),
+    flag("help", "Show this help."),
+    "",
+    "Example:",
+    "  gh run download 1234 -n agent-run-1234-1 -D run && npx agent-runner show run",
+    "  npx agent-runner show ~/Downloads/agent-run-1234-1.zip --open",
+  ].join("\n");
+}
+
+function logsUsage(): string {
+  const flag = (name: string, text: string) => `  --${name.padEnd(16)}${text}`;
+  return [
+    "Usage: agent-runner logs --repo <owner/name> [--workflow <file>] [--limit <n>] [--json]",
+    "",
+    "Lists recent runs of a repository from their run artifacts, through the GitHub REST API:",
+    "one row per run (conclusion, agent, model, duration, cost, tools, changed files, delivery),",
+    "then totals (runs, success rate, cost). The token comes from GH_TOKEN or GITHUB_TOKEN",
+    "(it needs read access to Actions); the API from GITHUB_API_URL (default https://api.github.com).",
+    "",
+    "Options:",
+    flag("repo OWNER/NAME", "Repository to read (required)."),
+    flag("workflow FILE", "Only runs of this workflow (file name such as agent.yml, or its id)."),
+    flag("limit N", `Newest N runs (default ${DEFAULT_LOGS_LIMIT}, at most ${MAX_LOGS_LIMIT}).`),
+    flag("name PREFIX", "Artifact name prefix of the run artifacts (default agent-run-; set it when the workflow sets artifact-name)."),
+    flag("json", "Print rows and totals as JSON."),
+    flag("verbose", "Print debug lines."),
+    flag("help", "Show this help."),
+    "",
+    "Example:",
+    "  GH_TOKEN=$(gh auth token) npx agent-runner logs --repo octo/repo --workflow agent.yml --limit 20",
+  ].join("\n");
+}
+
+const DEFAULT_LOGS_LIMIT = 10;
+const MAX_LOGS_LIMIT = 100;
+
+/** Flags of `show`/`logs`, parsed strictly; a usage error prints the command's help hint. */
+type FlagSpec = Record<string, { type: "string" | "boolean"; short?: string }>;
+
+function parseFlags(
+  args: string[],
+  options: FlagSpec,
+  command: string,
+  positionals: boolean,
+): { values: Record<string, string | boolean | undefined>; positionals: string[] } | undefined {
+  try {
+    const parsed = parseArgs({ args, options, allowPositionals: positionals, strict: true });
+    return { values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals };
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\nUse: agent-runner ${command} --help\n`);
+    return undefined;
+  }
+}
+
+/** A user's mistake is one line; anything else is a bug and keeps its stack. */
+function reportError(e: unknown): number {
+  process.stderr.write(isConfigurationError(e) ? `error: ${e.message}\n` : `error: ${errorMessage(e)}\n${(e as Error).stack ?? ""}\n`);
+  return 1;
+}
+
+async function show(args: string[]): Promise<number> {
+  const parsed = parseFlags(args, { out: { type: "string" }, open: { type: "boolean" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } }, "show", true);
+  if (!parsed) return 2;
+  if (parsed.values.help) {
+    process.stdout.write(showUsage() + "\n");
+    return 0;
+  }
+  if (parsed.positionals.length !== 1) {
+    process.stderr.write("Give one artifact zip or results folder.\nUse: agent-runner show --help\n");
+    return 2;
+  }
+  try {
+    const shown = await showRun({
+      target: parsed.positionals[0]!,
+      ...(typeof parsed.values.out === "string" ? { out: parsed.values.out } : {}),
+      open: parsed.values.open === true,
+    });
+    process.stdout.write(parsed.values.json ? JSON.stringify({ ...shown.row, transcript: shown.transcript, results: shown.dir }, null, 2) + "\n" : showText(shown));
+    return 0;
+  } catch (e) {
+    return reportError(e);
+  }
+}
+
+async function logs(args: string[]): Promise<number> {
+  const parsed = parseFlags(
+    args,
+    {
+      repo: { type: "string" },
+      workflow: { type: "string" },
+      limit: { type: "string" },
+      name: { type: "string" },
+      json: { type: "boolean" },
+      verbose: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+    "logs",
+    false,
+  );
+  if (!parsed) return 2;
+  const v = parsed.values;
+  if (v.help) {
+    process.stdout.write(logsUsage() + "\n");
+    return 0;
+  }
+  const repo = typeof v.repo === "string" ? v.repo.trim() : "";
+  if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) {
+    process.stderr.write(`--repo: give the repository as owner/name${repo ? ` (not '${repo}')` : ""}.\nUse: agent-runner logs --help\n`);
+    return 2;
+  }
+  const limit = typeof v.limit === "string" ? Number(v.limit) : DEFAULT_LOGS_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LOGS_LIMIT) {
+    process.stderr.write(`--limit: '${String(v.limit)}' is not a whole number from 1 to ${MAX_LOGS_LIMIT}.\nUse: agent-runner logs --help\n`);
+    return 2;
+  }
+  const token = cliGitHubToken();
+  if (!token) {
+    process.stderr.write("No token: set GH_TOKEN (for example GH_TOKEN=$(gh auth token)) or GITHUB_TOKEN to a token that can read the repository's Actions.\n");
+    return 2;
+  }
+  try {
+    const result = await listRuns({
+      repo,
+      ...(typeof v.workflow === "string" && v.workflow.trim() ? { workflow: v.workflow.trim() } : {}),
+      limit,
+      namePrefix: typeof v.name === "string" && v.name ? v.name : "agent-run-",
+      token,
+      apiUrl: readHostContext().apiUrl,
+      log: consoleLogger({ verbose: v.verbose === true }),
+    });
+    for (const s of result.skipped) process.stderr.write(`warning: artifact '${s.name}' skipped: ${s.reason}\n`);
+    if (v.json) process.stdout.write(JSON.stringify({ runs: result.rows, totals: result.totals }, null, 2) + "\n");
+    else if (!result.rows.length) process.stdout.write(`No run artifacts found in ${repo}${v.workflow ? ` for workflow ${String(v.workflow)}` : ""}.\n${totalsLine(result.totals)}\n`);
+    else process.stdout.write([...tableLines(result.rows), "", totalsLine(result.totals)].join("\n") + "\n");
+    return 0;
+  } catch (e) {
+    return reportError(e);
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === "--help" || command === "-h" || command === "help") {
-    process.stdout.write(usage() + "\n");
+    process.stdout.write(`${usage()}\n\n${COMMANDS}\n`);
     return command ? 0 : 2;
   }
+  if (command === "show") return show(rest);
+  if (command === "logs") return logs(rest);
   if (command !== "run") {
-    process.stderr.write(`Unknown command '${command}'. Use: agent-runner run --help\n`);
+    process.stderr.write(`Unknown command '${command}'.\n${COMMANDS}\n`);
     return 2;
   }
   const options = Object.fromEntries(Object.keys(INPUTS).map((n) => [n, { type: "string" as const }]));

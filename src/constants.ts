@@ -21,6 +21,15 @@ export const INPUTS = {
   },
   prompt: { description: "The task. On comment triggers, defaults to the comment text after the trigger phrase." },
   "prompt-file": { description: "Path of a file holding the prompt (instead of `prompt`)." },
+  attachments: {
+    description:
+      "Files for the agent: newline-separated paths or globs, relative to `working-directory` or absolute on the runner. Copied into a read-only folder (`$AGENT_ATTACHMENTS_DIR`), listed at the end of the prompt, images and PDFs passed to the CLI natively. At most 10 files of 20 MB each: images (PNG, JPEG, GIF, WebP), PDF or UTF-8 text, checked by content; others are skipped with a warning.",
+  },
+  "comment-attachments": {
+    description:
+      "Attach the images and files pasted into the triggering comment and the issue or pull request body: downloaded by the runner (not the agent) from GitHub's attachment hosts only; links to other hosts stay text. Same limits as `attachments`.",
+    default: "true",
+  },
   instructions: { description: "Standing instructions, written to the agent's instruction file." },
   "instructions-file": { description: "Path of a file holding the instructions." },
   "mcp-servers": { description: "MCP servers, JSON or YAML: name → `{command, args, env}` or `{url, headers}`." },
@@ -31,6 +40,18 @@ export const INPUTS = {
   "agent-args": { description: "Extra CLI arguments for the agent: a JSON array or shell words." },
   "output-schema": { description: "JSON Schema (inline or a file path); the result goes to output `structured-output`." },
   "max-turns": { description: "Turn limit, where the backend has one." },
+  "max-cost-usd": {
+    description:
+      "Budget: stop the agent once its model requests cost this many US dollars (prices from the pinned `@pydantic/genai-prices` table, or `model-prices`). Counted by the model gateway; a response already streaming is let finish, so the overshoot is at most one response.",
+  },
+  "max-tokens": {
+    description: "Budget: stop the agent once its model requests used this many tokens, input plus output (cache reads and writes count as input). Counted by the model gateway.",
+  },
+  "max-model-requests": { description: "Budget: stop the agent after this many model requests (token counts and model lists not included). Counted by the model gateway." },
+  "model-prices": {
+    description:
+      "Prices for models the price table does not know (or to override it), YAML: model id → `{input, output, cached}` in US dollars per million tokens (`cached`: cache reads, defaults to `input`). Required for an unknown model when `max-cost-usd` is set.",
+  },
   "timeout-minutes": { description: "Hard time limit for the agent's whole process tree, in minutes (fractions allowed).", default: "30" },
   "config-file": {
     description: "YAML file with the same settings (keys are input names). Defaults to `.github/agent-runner.yml` when present; inputs set in the step override it.",
@@ -44,21 +65,35 @@ export const INPUTS = {
     description: "When `true`, an option the backend cannot honour is an error; when `false`, a warning.",
     default: "true",
   },
-  sandbox: { description: "Sandbox: `auto`, `bwrap`, `docker`, `none`.", default: "auto" },
+  sandbox: {
+    description:
+      "Sandbox: `auto` (bwrap, set up on GitHub-hosted runners; else docker when `docker-image` is set; else the step fails — it never runs the agent unsandboxed), `bwrap`, `docker`, or `none` (the explicit opt-out: no isolation, not a security boundary).",
+    default: "auto",
+  },
   network: { description: "Network policy for the agent: `none`, `model-only`, `allowlist`, `open`.", default: "model-only" },
   "allowed-domains": {
     description: "Extra hosts for `network: allowlist`, newline- or comma-separated; `*.example.com` wildcards; an IP or `localhost` allowed.",
   },
   "docker-image": { description: "Image for `sandbox: docker`." },
   "working-directory": { description: "Repository folder the agent works in.", default: "." },
-  session: { description: "`new`, `continue` (resume this issue/PR's last session), or a session id to resume.", default: "new" },
+  "pr-checkout": {
+    description:
+      "On pull request threads (comments, reviews, `pull_request` events): `auto` makes the workspace the PR's head before the agent starts (the head branch for same-repository PRs, `refs/pull/<n>/head` detached for forks); `none` leaves it as the workflow checked it out.",
+    default: "auto",
+  },
+  session: {
+    description:
+      "`new`, `continue` (this issue/PR's last session; on schedule and dispatch runs this workflow's last), or a session id to resume (from an earlier step, job or run).",
+    default: "new",
+  },
   "fork-session": { description: "Resume into a new session id instead of extending the old one.", default: "false" },
   "trigger-phrase": { description: "Phrase that triggers the agent in comments; `/agent` at the start of a comment also works.", default: "@agent" },
   "allowed-users": { description: "Extra users who may trigger without write access (risky: they control what the agent does)." },
   "allowed-bots": { description: "Bot logins allowed to trigger (none by default)." },
   "github-token": { description: "Token for the GitHub API and git pushes. Never given to the agent.", default: "${{ github.token }}" },
   phase: {
-    description: "`run` (agent only, results to an artifact), `publish` (deliver a run's artifact), or `all`.",
+    description:
+      "`run` (agent only, results to an artifact), `publish` (deliver a run's artifact), `all`; for fan-out, `plan` (lists the items: output `matrix`) and `gather` (one report of this workflow run's items: output `report`).",
     default: "all",
   },
   deliver: { description: "How the result is delivered: `auto`, `comment`, `commit`, `pull-request`, `none`.", default: "auto" },
@@ -67,12 +102,41 @@ export const INPUTS = {
   "base-branch": { description: "Base branch for pull requests. Defaults to the repository's default branch." },
   draft: { description: "Open pull requests as drafts.", default: "true" },
   "allow-workflow-changes": {
-    description: "Deliver patches that touch `.github/workflows/` (refused unless `true`).",
+    description: "Deliver patches that touch `.github/workflows/` or `.github/actions/` (refused unless `true`).",
     default: "false",
+  },
+  "safe-outputs": {
+    description:
+      "GitHub writes the agent may request, YAML or JSON: kind → limits (`add-comment`, `create-issue`, `add-labels`, `remove-labels`, `update-issue`, `create-pull-request-review`); only listed kinds are enabled, `true` or `{}` takes the defaults. The agent asks through the `agent-runner` MCP server (`agent: command`: the JSONL file `$AGENT_SAFE_OUTPUTS`); the publish step checks every request again and applies it with the token.",
   },
   "upload-artifacts": { description: "Upload the trace, patch and outputs as a workflow artifact.", default: "true" },
   "artifact-name": { description: "Artifact name. Defaults to `agent-run-<run id>-<attempt>`." },
   "retention-days": { description: "Artifact retention in days. Defaults to the repository's setting." },
+  "otel-endpoint": {
+    description:
+      "OpenTelemetry OTLP/HTTP endpoint: one trace per run (the run, each model request, each tool call) is exported there after the run, within 5 seconds. A URL without a path gets `/v1/traces`. Defaults to `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` / `OTEL_EXPORTER_OTLP_ENDPOINT` from the runner's environment (headers from `OTEL_EXPORTER_OTLP_HEADERS`, masked); none: no export.",
+  },
+  "issue-number": {
+    description:
+      "Run for this issue or pull request (of `repository`) without an event for it: schedule, dispatch, a fan-out item. Its context, session, delivery and safe outputs work as if it had been triggered there; its text is untrusted context.",
+  },
+  repository: {
+    description:
+      "`owner/repo` the run is for (default: this repository): with `issue-number`, the item's repository; in `phase: plan` the scope of `items-query`. The `github-token` must reach it (e.g. a GitHub App token from `actions/create-github-app-token`), and the workspace must be its checkout.",
+  },
+  "items-query": {
+    description:
+      "`phase: plan`: a GitHub issue/pull request search query (REST search API), e.g. `is:issue is:open label:needs-triage`; limited to `repository` unless it names `repo:`, `org:` or `user:`.",
+  },
+  items: {
+    description:
+      "`phase: plan`: a JSON array of issue/pull request numbers or `owner/repo#n`. `phase: gather`: the plan's `matrix` (or that array), so an item that left no result shows as missing.",
+  },
+  repositories: { description: "`phase: plan`: newline-separated `owner/repo`, one item each (one prompt across repositories)." },
+  "max-items": { description: "`phase: plan`: keep at most this many items (1–256, GitHub's limit of jobs per matrix).", default: "20" },
+  "report-issue": {
+    description: "`phase: gather`: an issue number, or `new`, whose one tracking comment holds the report table (updated, not duplicated, on later runs of the workflow).",
+  },
 } as const satisfies Record<string, InputSpec>;
 
 export type InputName = keyof typeof INPUTS;
@@ -82,7 +146,8 @@ export const OUTPUTS = {
   "final-message": "The agent's final message.",
   "session-id": "The agent's session id (pass to `session` to resume).",
   "structured-output": "JSON result matching `output-schema`.",
-  usage: "JSON: `inputTokens`, `outputTokens`, `cachedTokens`, `costUsd` when known.",
+  usage: "JSON, as the model gateway counted it (the same for every agent): `inputTokens`, `outputTokens`, `cachedTokens`, `costUsd` when known, `requests`.",
+  "budget-exceeded": "`true` when a budget (`max-cost-usd`, `max-tokens`, `max-model-requests`) stopped the run, else `false`.",
   "duration-ms": "Wall time of the agent run in milliseconds.",
   "changed-files": "JSON array of the paths the agent changed.",
   "patch-path": "Path of the patch file (against the starting commit).",
@@ -93,6 +158,10 @@ export const OUTPUTS = {
   "pull-request-number": "Number of the pull request opened or updated.",
   branch: "Branch pushed by the action.",
   "commit-sha": "Commit pushed by the action.",
+  "safe-outputs": "JSON array, one entry per agent request: `{type, status: applied|refused, url?, reason?}`.",
+  matrix: "`phase: plan`: JSON for `strategy.matrix`: `{\"include\": [{item, key, repository, repository-owner, repository-name, issue-number}]}`.",
+  count: "`phase: plan`: how many items `matrix` holds.",
+  report: "`phase: gather`: JSON array, one entry per item: item, conclusion, duration, cost, changed files, pull request and comment links.",
 } as const;
 
 export type OutputName = keyof typeof OUTPUTS;
@@ -118,4 +187,6 @@ export const RESULTS_FILES = {
   transcriptMd: "transcript.md",
   transcriptHtml: "transcript.html",
   outputs: "outputs",
+  /** Copies of the files attached to the task (config/attachments.ts). */
+  attachments: "attachments",
 } as const;

@@ -27,7 +27,10 @@ export interface RunResult {
   networkBlocked: number;
   sessionId?: string;
   threadId?: string;
+  /** The model gateway's figure for model-backed agents (the CLI's own report: metadata.cliUsage); the CLI's for `command`. */
   usage: Usage;
+  /** A budget (max-cost-usd, max-tokens, max-model-requests) stopped the run; the reason says which, with the figure. */
+  budgetExceeded?: boolean;
   startedAt: string;
   durationMs: number;
   diff: {

@@ -9,19 +9,22 @@ import path from "node:path";
 import { installAgent, type InstallContext } from "./agents/install.js";
 import { agentBackend } from "./agents/registry.js";
 import { runContextText } from "./agents/run-context.js";
-import type { AgentBackend, AgentContext, AgentInvocation } from "./agents/types.js";
+import type { AgentBackend, AgentContext, AgentInvocation, InstalledAgent } from "./agents/types.js";
+import { stageAttachments, type StagedAttachments } from "./config/attachments.js";
 import type { Settings } from "./config/schema.js";
 import { RESULTS_FILES } from "./constants.js";
 import { ConfigurationError, errorMessage } from "./errors.js";
 import { HostRepo } from "./git/host-repo.js";
-import { collectChanges, takeBaseline, type Collected } from "./git/snapshot.js";
+import type { TouchedWorkspaces } from "./git/touched.js";
+import { collectChanges, takeBaseline, type Baseline, type Collected } from "./git/snapshot.js";
 import type { Logger } from "./logger.js";
 import type { Conclusion, RunResult } from "./result.js";
+import { checkBudget } from "./sandbox/budget.js";
 import { buildAgentEnv } from "./sandbox/env.js";
 import { runProcessTree, type ProcessOutcome } from "./sandbox/process.js";
 import { chooseSandbox } from "./sandbox/registry.js";
 import { baseUrlFor, startModelGateway, type ModelGateway } from "./sandbox/gateway.js";
-import type { PreparedSandbox, SandboxHost, SandboxLayout, SpawnSpec } from "./sandbox/types.js";
+import type { PreparedSandbox, SandboxBackend, SandboxHost, SandboxLayout, SpawnSpec } from "./sandbox/types.js";
 import type { TracedEvent } from "./trace/events.js";
 import { formatEvent } from "./trace/live-log.js";
 import { redactFileInPlace, type Redactor } from "./trace/redact.js";
@@ -46,6 +49,8 @@ export interface RunnerDeps {
   gitEnv: Record<string, string>;
   /** Where the host's private repository goes (outside the sandbox's view; see src/git/host-repo.ts). */
   hostGitDir: string;
+  /** The workspaces an agent of this job already ran in (src/git/touched.ts). */
+  touched: TouchedWorkspaces;
   signal?: AbortSignal;
   /** Called for every event as it happens (progress comment). */
   onEvent?: (e: TracedEvent) => void;
@@ -64,23 +69,59 @@ export interface SessionHooks {
 }
 
 export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<RunResult> {
-  const { log, redactor } = deps;
   const startedAt = new Date();
   const backend = agentBackend(settings.agent.backend);
-
   // --- prepare: nothing below may start the agent until every check passed.
+  checkOptions(settings, backend, deps.log);
+  const { repo, baseline } = await measureStart(settings, deps);
+  const stage = await layOut(settings, backend, deps);
+  const sandboxBackend = await chooseSandbox(settings.sandbox.choice, deps.log, deps.sandboxHost, { dockerImage: settings.sandbox.dockerImage });
+  // The model key stays on the host: the agent talks to a loopback gateway that injects it.
+  const gateway = await startGatewayFor(backend, settings, deps.log);
+  const launch = await prepareLaunch(settings, deps, backend, stage, sandboxBackend, gateway);
+  // --- run: from here on, failures become the result instead of exceptions.
+  const ran = await runTraced(settings, deps, backend, launch, gateway, stage.installed.version);
+  // --- collect
+  const collected = await collect(repo, baseline, deps);
+  const result = buildResult({ settings, deps, backend, startedAt, baseline, stage, launch, ran, collected, gateway });
+  await writeResultFiles(result, deps, launch, stage);
+  await deps.session?.capture(backend, launch.ctx, result).catch((e: unknown) => deps.log.warning(`Saving the session state failed: ${errorMessage(e)}`));
+  await rm(path.join(deps.scratchDir, "tmp"), { recursive: true, force: true }).catch(() => undefined);
+  return result;
+}
+
+/** Options the backend cannot honour (an error when strict) and a budget it cannot be held to. */
+function checkOptions(settings: Settings, backend: AgentBackend, log: Logger): void {
   const unsupported = backend.unsupported(settings.agent, settings.run);
   if (unsupported.length) {
     if (settings.agent.strict) throw new ConfigurationError([...unsupported.map((p) => `${p} (set strict: false to only warn)`)]);
     for (const p of unsupported) log.warning(`${p} Ignored because strict is false.`);
   }
+  checkBudget(settings, backend);
+}
+
+/** Before the agent starts: from here on, host git reads the workspace only through this private repository. */
+async function measureStart(settings: Settings, deps: RunnerDeps): Promise<{ repo: HostRepo; baseline: Baseline }> {
   await mkdir(deps.scratchDir, { recursive: true });
   await mkdir(deps.resultsDir, { recursive: true });
-  // Before the agent starts: from here on, host git reads the workspace only through this private repository.
-  const repo = await HostRepo.create({ cwd: settings.workspace, dir: deps.hostGitDir, env: deps.gitEnv });
+  const prior = await deps.touched.lookup(settings.workspace);
+  if (prior) deps.log.info("An agent of this job already ran in this repository: host git treats it as the agent left it (no settings, no index taken over).");
+  const repo = await HostRepo.create({ cwd: settings.workspace, dir: deps.hostGitDir, env: deps.gitEnv, ...(prior ? { prior } : {}) });
   const baseline = await takeBaseline(repo, deps.scratchDir);
-  if (baseline.dirty) log.warning("The workspace had uncommitted changes before the agent started; they are not part of the patch.");
+  // Recorded before the agent can touch it: a later step of this job must not trust this repository.
+  await deps.touched.mark(repo.workspace);
+  if (baseline.dirty) deps.log.warning("The workspace had uncommitted changes before the agent started; they are not part of the patch.");
+  return { repo, baseline };
+}
 
+/** The agent's folders, its installed CLI and its attachments, before any sandbox exists. */
+interface Stage {
+  layout: SandboxLayout;
+  installed: InstalledAgent;
+  attachments: StagedAttachments | undefined;
+}
+
+async function layOut(settings: Settings, backend: AgentBackend, deps: RunnerDeps): Promise<Stage> {
   const layout: SandboxLayout = {
     workspace: settings.workspace,
     home: path.join(deps.scratchDir, "home"),
@@ -89,68 +130,107 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
     readOnlyPaths: [],
   };
   await Promise.all([layout.home, layout.tmp, layout.outputsDir].map((d) => mkdir(d, { recursive: true })));
-
-  const installed = await installAgent(backend, settings.agent, { searchPath: deps.searchPath, cwd: settings.workspace, log, ...deps.install });
+  const installed = await installAgent(backend, settings.agent, { searchPath: deps.searchPath, cwd: settings.workspace, log: deps.log, ...deps.install });
   layout.readOnlyPaths.push(...installed.readOnlyPaths);
-  const sandboxBackend = await chooseSandbox(settings.sandbox.choice, log, deps.sandboxHost, { dockerImage: settings.sandbox.dockerImage });
+  // Checked and copied before the agent starts, into a folder it can only read.
+  const attachments = await stageAttachments({
+    workspace: settings.workspace,
+    patterns: settings.run.attachments,
+    fetched: settings.run.fetchedAttachments,
+    dir: path.join(deps.scratchDir, "attachments"),
+    artifactDir: path.join(deps.resultsDir, RESULTS_FILES.attachments),
+    log: deps.log,
+    redactor: deps.redactor,
+  });
+  if (attachments) layout.readOnlyPaths.push(attachments.dir);
+  return { layout, installed, attachments };
+}
 
-  // The model key stays on the host: the agent talks to a loopback gateway that injects it.
-  const gateway = await startGatewayFor(backend, settings, log);
-  let sandbox: PreparedSandbox;
-  let spawnSpec: SpawnSpec;
-  let ctx: AgentContext;
-  let invocation: AgentInvocation;
+/** Everything the agent's process needs, prepared; on failure the sandbox and gateway are torn down. */
+interface Launch {
+  sandbox: PreparedSandbox;
+  ctx: AgentContext;
+  invocation: AgentInvocation;
+  spawnSpec: SpawnSpec;
+  runId: string;
+}
+
+async function prepareLaunch(
+  settings: Settings,
+  deps: RunnerDeps,
+  backend: AgentBackend,
+  { layout, installed, attachments }: Stage,
+  sandboxBackend: SandboxBackend,
+  gateway: ModelGateway | undefined,
+): Promise<Launch> {
+  const { log } = deps;
   const runId = deps.runId ?? randomUUID();
   // Set once prepared, so a failure before the agent starts still tears it down.
   let prepared: PreparedSandbox | undefined;
   try {
-    prepared = sandbox = await sandboxBackend.prepare({
+    const sandbox = (prepared = await sandboxBackend.prepare({
       layout,
       network: settings.run.network,
       log,
       ...(gateway ? { gateway: { host: "127.0.0.1", port: gateway.port } } : {}),
       ...(settings.sandbox.dockerImage ? { dockerImage: settings.sandbox.dockerImage } : {}),
-    });
+    }));
     if (gateway && settings.run.network.mode === "none")
       log.warning("network: none leaves the agent no route to the model gateway; use network: model-only for model-backed agents.");
     const endpoint =
       gateway && backend.provider
         ? { baseUrl: sandbox.reachable(baseUrlFor(backend.provider, gateway.url)), apiKey: gateway.placeholderKey }
         : undefined;
-    ctx = {
+    const ctx: AgentContext = {
       agent: settings.agent,
-      run: settings.run,
+      run: attachments ? { ...settings.run, prompt: settings.run.prompt + attachments.promptText } : settings.run,
       layout,
+      ...(attachments ? { attachments } : {}),
       ...(endpoint ? { endpoint } : {}),
       runContext: runContextText(layout),
       log,
     };
     await deps.session?.restore(backend, ctx);
     const materialised = await backend.materialise(ctx);
-    invocation = backend.command(ctx, installed);
+    const invocation = backend.command(ctx, installed);
     const agentEnv = buildAgentEnv({
       layout,
       run: settings.run,
       withheldSecrets: gateway ? backend.keyNames : [],
-      backendEnv: materialised.env,
+      backendEnv: { ...materialised.env, ...attachments?.env },
       pathPrepend: [path.dirname(installed.binPath)],
       runId,
     });
     for (const name of agentEnv.missingForwards) log.warning(`Input 'forward-env': ${name} is not set on the runner; not passed.`);
-    spawnSpec = sandbox.wrap({
-      file: invocation.file,
-      args: invocation.args,
-      cwd: settings.workspace,
-      env: { ...agentEnv.env, ...sandbox.env() },
-    });
+    const spawnSpec = sandbox.wrap({ file: invocation.file, args: invocation.args, cwd: settings.workspace, env: { ...agentEnv.env, ...sandbox.env() } });
+    return { sandbox, ctx, invocation, spawnSpec, runId };
   } catch (e) {
     await prepared?.cleanup().catch(() => undefined);
     await gateway?.close();
     throw e;
   }
+}
 
-  // --- run: from here on, failures become the result instead of exceptions.
-  const trace = new TraceWriter(deps.resultsDir, redactor);
+interface Ran {
+  outcome: ProcessOutcome;
+  events: EventSummary;
+  eventCount: number;
+  spawnedAt: number;
+  stderrTail: string;
+}
+
+/** The agent's process tree, its output parsed into events as it streams; sandbox and gateway closed after. */
+async function runTraced(
+  settings: Settings,
+  deps: RunnerDeps,
+  backend: AgentBackend,
+  launch: Launch,
+  gateway: ModelGateway | undefined,
+  version: string,
+): Promise<Ran> {
+  const { log } = deps;
+  const { sandbox, ctx, invocation, spawnSpec, runId } = launch;
+  const trace = new TraceWriter(deps.resultsDir, deps.redactor);
   const summary = new SummaryBuilder();
   const parser = backend.createParser(ctx);
   let eventCount = 0;
@@ -165,7 +245,7 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
 
   let outcome: ProcessOutcome;
   const spawnedAt = Date.now();
-  log.info(`Starting ${settings.agent.name} (${installed.version}) in sandbox '${sandbox.name}'.`);
+  log.info(`Starting ${settings.agent.name} (${version}) in sandbox '${sandbox.name}'.`);
   try {
     outcome = await log.group(`Agent: ${settings.agent.name}`, () =>
       runProcessTree(spawnSpec, {
@@ -188,74 +268,103 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
     await sandbox.cleanup().catch((e: unknown) => log.warning(`Sandbox cleanup failed: ${errorMessage(e)}`));
     await gateway?.close();
   }
+  return { outcome, events: summary.summary(), eventCount, spawnedAt, stderrTail: trace.lastStderr() };
+}
 
-  // --- collect
+/** The patch from the private repository; a failure is recorded, not thrown, so the run still reports. */
+async function collect(repo: HostRepo, baseline: Baseline, deps: RunnerDeps): Promise<{ collected: Collected; error?: string }> {
   const patchPath = path.join(deps.resultsDir, RESULTS_FILES.patch);
-  let collected: Collected;
-  let collectError: string | undefined;
   try {
-    collected = await collectChanges(repo, baseline, deps.scratchDir, patchPath);
+    const collected = await collectChanges(repo, baseline, deps.scratchDir, patchPath);
     // A secret the agent wrote into a file must not leave in the patch either.
-    await redactFileInPlace(patchPath, redactor);
+    await redactFileInPlace(patchPath, deps.redactor);
+    return { collected };
   } catch (e) {
-    collectError = `Collecting the agent's changes failed: ${errorMessage(e)}`;
     await writeFile(patchPath, "");
-    collected = { patchPath, changedFiles: [], agentCommits: [], endTree: baseline.tree };
+    return {
+      collected: { patchPath, changedFiles: [], agentCommits: [], endTree: baseline.tree },
+      error: `Collecting the agent's changes failed: ${errorMessage(e)}`,
+    };
   }
+}
 
-  const events = summary.summary();
-  const { conclusion, reason } = conclude(outcome, events, trace.lastStderr(), collectError, (code, tail) => backend.describeExit?.(code, tail));
-  const result: RunResult = redactor.redactValue({
+interface ResultParts {
+  settings: Settings;
+  deps: RunnerDeps;
+  backend: AgentBackend;
+  startedAt: Date;
+  baseline: Baseline;
+  stage: Stage;
+  launch: Launch;
+  ran: Ran;
+  collected: { collected: Collected; error?: string };
+  gateway: ModelGateway | undefined;
+}
+
+/** The RunResult, redacted. */
+function buildResult({ settings, deps, backend, startedAt, baseline, stage, launch, ran, collected, gateway }: ResultParts): RunResult {
+  const { outcome, events } = ran;
+  const { installed, attachments } = stage;
+  // A budget that stopped the model requests is the reason, whatever the CLI made of the refusal.
+  const budgetStop = gateway?.budgetStopReason();
+  const { conclusion, reason } =
+    budgetStop && !outcome.spawnError && !outcome.cancelled
+      ? { conclusion: "failure" as const, reason: budgetStop }
+      : conclude(outcome, events, ran.stderrTail, collected.error, (code, tail) => backend.describeExit?.(code, tail));
+  return deps.redactor.redactValue({
     conclusion,
     ...(reason ? { reason } : {}),
     agentName: settings.agent.name,
     agentBackend: settings.agent.backend,
     agentVersion: installed.version,
     ...(settings.agent.model || events.model ? { model: settings.agent.model ?? events.model } : {}),
-    sandboxBackend: sandbox.name,
-    command: [invocation.file, ...invocation.args],
+    sandboxBackend: launch.sandbox.name,
+    command: [launch.invocation.file, ...launch.invocation.args],
     returncode: outcome.exitCode,
     output: events.finalMessage,
     stdoutPath: path.join(deps.resultsDir, RESULTS_FILES.stdout),
     stderrPath: path.join(deps.resultsDir, RESULTS_FILES.stderr),
     tracePath: path.join(deps.resultsDir, RESULTS_FILES.trace),
-    eventCount,
+    eventCount: ran.eventCount,
     toolCalls: events.toolCalls,
     numTurns: events.numTurns,
     permissionDenials: events.permissionDenials,
     networkBlocked: events.networkBlocked,
     ...(events.sessionId ? { sessionId: events.sessionId } : {}),
     ...(events.result?.structuredOutput !== undefined ? { structuredOutput: events.result.structuredOutput } : {}),
-    usage: events.usage,
+    // The gateway saw every model request: one figure, counted the same way for every CLI.
+    usage: gateway ? gateway.usage() : events.usage,
+    ...(gateway?.budgetStop()?.kind === "exceeded" ? { budgetExceeded: true } : {}),
     startedAt: startedAt.toISOString(),
     durationMs: outcome.durationMs,
     diff: {
       baseCommit: baseline.commit,
       baseTree: baseline.tree,
-      patchPath,
-      changedFiles: collected.changedFiles,
-      agentCommits: collected.agentCommits,
+      patchPath: collected.collected.patchPath,
+      changedFiles: collected.collected.changedFiles,
+      agentCommits: collected.collected.agentCommits,
     },
     artifacts: [],
     metadata: {
       leftoverProcessesKilled: outcome.leftoversKilled,
       ...(installed.install ? { install: installed.install } : {}),
-      ...(gateway ? { gateway: gateway.stats() } : {}),
-      ...(gateway ? { modelRequests: gateway.requestLog() } : {}),
+      ...(gateway ? { gateway: gateway.stats(), cliUsage: events.usage, modelRequests: gateway.requestLog() } : {}),
+      ...(attachments ? { attachments: attachments.record } : {}),
       // Epoch ms, for the benchmark's overhead numbers.
-      timings: { spawnedAt, exitedAt: spawnedAt + outcome.durationMs },
+      timings: { spawnedAt: ran.spawnedAt, exitedAt: ran.spawnedAt + outcome.durationMs },
     },
   });
+}
+
+/** result.json, structured output and the readable transcripts (a rendering problem must not lose the run). */
+async function writeResultFiles(result: RunResult, deps: RunnerDeps, launch: Launch, stage: Stage): Promise<void> {
   await writeFile(path.join(deps.resultsDir, RESULTS_FILES.result), JSON.stringify(result, null, 2) + "\n");
   if (result.structuredOutput !== undefined)
     await writeFile(path.join(deps.resultsDir, RESULTS_FILES.structuredOutput), JSON.stringify(result.structuredOutput, null, 2) + "\n");
-  // Readable transcripts, streamed from trace.jsonl. A rendering problem must not lose the run.
-  await writeTranscriptFiles(deps.resultsDir, result, { prompt: settings.run.prompt, redactor }).catch((e: unknown) =>
-    log.warning(`Writing the transcripts failed: ${errorMessage(e)}`),
+  const attachments = stage.attachments ? { attachments: stage.attachments.transcript } : {};
+  await writeTranscriptFiles(deps.resultsDir, result, { prompt: launch.ctx.run.prompt, redactor: deps.redactor, ...attachments }).catch((e: unknown) =>
+    deps.log.warning(`Writing the transcripts failed: ${errorMessage(e)}`),
   );
-  await deps.session?.capture(backend, ctx, result).catch((e: unknown) => log.warning(`Saving the session state failed: ${errorMessage(e)}`));
-  await rm(path.join(deps.scratchDir, "tmp"), { recursive: true, force: true }).catch(() => undefined);
-  return result;
 }
 
 const PROVIDER_DEFAULT_URL = {
@@ -282,6 +391,7 @@ async function startGatewayFor(backend: AgentBackend, settings: Settings, log: L
     apiKey: keyName ? settings.run.secrets[keyName]! : "",
     // Provider-side fetching would get around the network policy; only `open` has none to get around.
     allowProviderFetch: settings.run.network.mode === "open",
+    ...(settings.budget ? { budget: settings.budget, modelPrices: settings.budget.modelPrices } : {}),
     log,
   });
 }

@@ -37,4 +37,10 @@ export interface StageContext {
   resultsDir: string;
   /** This run's private folder under the runner's temp dir (scratch, downloads, delivery repository). */
   runDir: string;
+  /**
+   * A run whose thread or repository the `issue-number` / `repository` inputs named (a fan-out
+   * item): `owner/repo#n` and the key that tells its run artifact, delivery record and session
+   * state apart from the other items' of the same workflow run (trigger/item.ts).
+   */
+  item?: { ref: string; key: string };
 }

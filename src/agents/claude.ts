@@ -8,8 +8,10 @@
  * Permissions use `dontAsk` mode plus allow/deny lists, which needs no
  * permission bypass (and so no IS_SANDBOX=1 as root).
  */
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Agent } from "../config/schema.js";
+import { SAFE_OUTPUTS_SERVER } from "../publish/safe-outputs/config.js";
 import type { AgentEvent, Usage } from "../trace/events.js";
 import {
   BoundedMap,
@@ -41,8 +43,10 @@ import {
   writePrivateFile,
   type GenericTool,
   type JsonObject,
+  runMcpServers,
+  safeOutputTools,
 } from "./common.js";
-import type { AgentBackend, EventParser } from "./types.js";
+import type { AgentBackend, AttachmentFile, EventParser } from "./types.js";
 
 /** Our tool vocabulary → Claude Code's tool names. */
 const CLAUDE_TOOL: Record<GenericTool, string> = {
@@ -81,6 +85,8 @@ export function claudePermissions(agent: Agent): ClaudePermissions {
     for (const t of PERMISSIONED_TOOLS) allowed.add(t);
     for (const name of Object.keys(agent.mcpServers)) allowed.add(`mcp__${name}`);
   }
+  // The safe-output tools the workflow enabled are allowed by that choice; a deny rule still wins.
+  for (const tool of safeOutputTools(agent)) allowed.add(`mcp__${SAFE_OUTPUTS_SERVER}__${tool}`);
   for (const rule of policy.rules) {
     const tool = claudeToolName(rule.tool);
     if (!tool) {
@@ -131,7 +137,7 @@ export const claudeAgent: AgentBackend = {
     const hidden = new SecretVariables(ctx.run.secrets);
     const ref = (v: string) => hidden.configValue(v, dollarVariable);
     const servers: Record<string, JsonObject> = {};
-    for (const s of mcpEntries(agent.mcpServers))
+    for (const s of mcpEntries(runMcpServers(ctx)))
       servers[s.name] =
         s.kind === "stdio"
           ? { type: "stdio", command: s.command, args: s.args.map(ref), env: mapValues(s.env, ref) }
@@ -181,6 +187,9 @@ export const claudeAgent: AgentBackend = {
       "--verbose",
       ...run.extraArgs,
     ];
+    // Attached images and PDFs: content blocks of a stream-json user message, so their bytes are in the model request.
+    const native = ctx.attachments?.files.filter((f) => f.kind !== "text") ?? [];
+    if (native.length) return { file: installed.binPath, args: [...args, "--input-format", "stream-json"], stdin: claudeUserMessage(run.prompt, native) };
     // The prompt goes on stdin: no argv length limit, and not visible in `ps`.
     return { file: installed.binPath, args, stdin: run.prompt };
   },
@@ -190,6 +199,15 @@ export const claudeAgent: AgentBackend = {
   // Session files live under projects/<cwd with / → ->/<id>.jsonl (subagents in <id>/).
   sessionPaths: (ctx) => [homePaths(ctx.layout.home).projects],
 };
+
+/** One stream-json input line: the prompt, then each image (`image` block) or PDF (`document` block), base64. */
+export function claudeUserMessage(prompt: string, files: AttachmentFile[]): string {
+  const blocks = files.map((f) => ({
+    type: f.kind === "pdf" ? "document" : "image",
+    source: { type: "base64", media_type: f.mediaType, data: readFileSync(f.path).toString("base64") },
+  }));
+  return JSON.stringify({ type: "user", message: { role: "user", content: [{ type: "text", text: prompt }, ...blocks] }, parent_tool_use_id: null }) + "\n";
+}
 
 /**
  * stream-json → normalized events. One `result` line ends a run and carries

@@ -11,6 +11,7 @@
 import path from "node:path";
 import type { Agent } from "../config/schema.js";
 import type { AgentEvent, Usage } from "../trace/events.js";
+import { SAFE_OUTPUTS_SERVER } from "../publish/safe-outputs/config.js";
 import {
   BoundedMap,
   FINAL_TEXT_LIMIT,
@@ -43,6 +44,7 @@ import {
   writePrivateFile,
   type JsonObject,
   type McpEntry,
+  runMcpServers,
 } from "./common.js";
 import type { AgentBackend, AgentContext, EventParser } from "./types.js";
 
@@ -202,7 +204,7 @@ export function codexConfigToml(ctx: AgentContext, perms: CodexPermissions, hidd
     );
   lines.push("", "[analytics]", "enabled = false", "", "[features]", "plugins = false");
   if (!perms.shellTool) lines.push("shell_tool = false");
-  for (const s of mcpEntries(agent.mcpServers)) {
+  for (const s of mcpEntries(runMcpServers(ctx))) {
     if (secretInPlainSight(s, hidden)) {
       ctx.log.warning(`codex: MCP server '${s.name}' left out: it has a secret in its command, args or url, which would have to be written to config.toml.`);
       continue;
@@ -241,6 +243,8 @@ function mcpServerToml(s: McpEntry, p: CodexPermissions["mcp"][string] | undefin
     if (Object.keys(literal).length) out.push(`http_headers = ${tomlInlineTable(literal)}`);
     if (Object.keys(fromEnv).length) out.push(`env_http_headers = ${tomlInlineTable(fromEnv)}`);
   }
+  // Ours must start (a failed start would leave the run silently without its tools), and its tools run unasked.
+  if (s.name === SAFE_OUTPUTS_SERVER) out.push("required = true", "startup_timeout_sec = 30", `default_tools_approval_mode = "approve"`);
   if (p) {
     out.push(`enabled = ${p.enabled}`);
     if (p.enabledTools) out.push(`enabled_tools = ${tomlArray(p.enabledTools)}`);
@@ -311,6 +315,8 @@ export const codexAgent: AgentBackend = {
       "--json",
       "--skip-git-repo-check",
       ...(run.outputSchema ? ["--output-schema", homePaths(ctx.layout.home).outputSchema] : []),
+      // Attached images as `input_image` parts; `--image=FILE` each, so no value list can swallow the next word.
+      ...(ctx.attachments?.files.filter((f) => f.kind === "image").map((f) => `--image=${f.path}`) ?? []),
       ...run.extraArgs,
       ...(run.resumeSessionId ? ["--", run.resumeSessionId] : run.continueLast ? ["--last", "--"] : ["--"]),
       // `-`: the prompt is read from stdin (no argv limit, not visible in `ps`).

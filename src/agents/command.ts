@@ -5,6 +5,8 @@
  */
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
+import { SAFE_OUTPUTS_ENV, SAFE_OUTPUTS_FILE } from "../publish/safe-outputs/config.js";
+import { safeOutputTools } from "./common.js";
 import type { AgentBackend, EventParser } from "./types.js";
 
 export const commandAgent: AgentBackend = {
@@ -28,6 +30,8 @@ export const commandAgent: AgentBackend = {
     return {
       env: {
         AGENT_INSTRUCTIONS_FILE: file,
+        // Safe outputs: the program appends one JSON request per line ({"type": "<tool>", ...}); the host checks and applies them.
+        ...(safeOutputTools(ctx.agent).length ? { [SAFE_OUTPUTS_ENV]: path.join(ctx.layout.outputsDir, SAFE_OUTPUTS_FILE) } : {}),
         ...(ctx.agent.model ? { AGENT_MODEL: ctx.agent.model } : {}),
         ...(ctx.endpoint ? { AGENT_MODEL_BASE_URL: ctx.endpoint.baseUrl, AGENT_MODEL_API_KEY: ctx.endpoint.apiKey } : {}),
       },

@@ -7,7 +7,9 @@
  */
 import { cp, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { AgentBackendName, McpServer, PermissionPolicy, RunConfig, Skill } from "../config/schema.js";
+import { fileURLToPath } from "node:url";
+import type { Agent, AgentBackendName, McpServer, PermissionPolicy, RunConfig, Skill } from "../config/schema.js";
+import { enabledKinds, SAFE_OUTPUTS_FILE, SAFE_OUTPUTS_SERVER } from "../publish/safe-outputs/config.js";
 import type { Usage } from "../trace/events.js";
 import type { AgentContext, ModelEndpoint } from "./types.js";
 import { escapeRegExp, oneLine } from "../text.js";
@@ -317,6 +319,40 @@ export function endpointEnv(endpoint: ModelEndpoint | undefined, names: { baseUr
 export type McpEntry =
   | { name: string; kind: "stdio"; command: string; args: string[]; env: Record<string, string> }
   | { name: string; kind: "http"; url: string; headers: Record<string, string> };
+
+// ------------------------------------------------------------------ safe outputs (the agent-runner MCP server)
+
+/** dist/, where the bundled MCP server sits (this module is in dist/chunks/ when bundled, src/agents/ under test). */
+function distDir(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  if (path.basename(here) === "chunks") return path.dirname(here);
+  if (path.basename(here) === "agents" && path.basename(path.dirname(here)) === "src") return path.resolve(here, "../../dist");
+  return here;
+}
+
+/** The server's one file, and the node that runs the action: both must be readable inside the sandbox. */
+export function safeOutputsServerFiles(): { node: string; script: string } {
+  return { node: process.execPath, script: path.join(distDir(), "safe-outputs-mcp.js") };
+}
+
+/** Tool names of the enabled safe-output kinds (empty: no server). */
+export function safeOutputTools(agent: Agent): string[] {
+  return enabledKinds(agent.safeOutputs).map((k) => k.tool);
+}
+
+/**
+ * The MCP servers the CLI gets: the user's, plus `agent-runner` when safe
+ * outputs are enabled. Ours holds no token: it only appends checked requests
+ * to the JSONL file in the outputs folder, which the host checks again.
+ */
+export function runMcpServers(ctx: Pick<AgentContext, "agent" | "layout">): Record<string, McpServer> {
+  const { agent } = ctx;
+  if (!safeOutputTools(agent).length) return agent.mcpServers;
+  const { node, script } = safeOutputsServerFiles();
+  const file = path.join(ctx.layout.outputsDir, SAFE_OUTPUTS_FILE);
+  const server: McpServer = { command: node, args: [script, "--file", file, "--config", JSON.stringify(agent.safeOutputs)], env: {} };
+  return { ...agent.mcpServers, [SAFE_OUTPUTS_SERVER]: server };
+}
 
 /** The `mcp-servers` input as a tagged list, in a stable order. */
 export function mcpEntries(servers: Record<string, McpServer>): McpEntry[] {

@@ -9,6 +9,7 @@
  * policy-engine rules). The CLI runs in `yolo` approval mode and the policy
  * rules, which outrank yolo's allow-all, do the refusing.
  */
+import { SAFE_OUTPUTS_SERVER } from "../publish/safe-outputs/config.js";
 import { closeSync, openSync, readSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Agent } from "../config/schema.js";
@@ -50,6 +51,7 @@ import {
   type GenericTool,
   type HeadlessRule,
   type JsonObject,
+  runMcpServers,
 } from "./common.js";
 import type { AgentBackend, AgentContext, EventParser } from "./types.js";
 
@@ -248,10 +250,11 @@ function geminiSettings(ctx: AgentContext, hidden: SecretVariables): JsonObject 
   const { agent } = ctx;
   const ref = (v: string) => hidden.configValue(v, dollarVariable);
   const mcpServers: Record<string, JsonObject> = {};
-  for (const s of mcpEntries(agent.mcpServers))
+  for (const s of mcpEntries(runMcpServers(ctx)))
     mcpServers[s.name] =
       s.kind === "stdio"
-        ? { command: ref(s.command), args: s.args.map(ref), env: mapValues(s.env, ref) }
+        ? // Ours is trusted: a headless run cannot confirm each call (its tools write nothing but the requests file).
+          { command: ref(s.command), args: s.args.map(ref), env: mapValues(s.env, ref), ...(s.name === SAFE_OUTPUTS_SERVER ? { trust: true, timeout: 30_000 } : {}) }
         : // Streamable HTTP (`url` would mean the older SSE transport).
           { httpUrl: ref(s.url), headers: mapValues(s.headers, ref) };
   return {
@@ -267,7 +270,7 @@ function geminiSettings(ctx: AgentContext, hidden: SecretVariables): JsonObject 
     },
     ...(agent.maxTurns ? { model: { maxSessionTurns: agent.maxTurns } } : {}),
     // The file tools refuse paths outside the workspace; reports go to the outputs folder.
-    context: { includeDirectories: [ctx.layout.outputsDir] },
+    context: { includeDirectories: [ctx.layout.outputsDir, ...(ctx.attachments ? [ctx.attachments.dir] : [])] },
     // The CLI's own container sandbox: Agent Runner's sandbox is the boundary.
     tools: { sandbox: false },
     ide: { enabled: false },
@@ -282,15 +285,18 @@ function geminiSettings(ctx: AgentContext, hidden: SecretVariables): JsonObject 
  */
 export function findSessionFile(home: string, id: string | undefined): string | undefined {
   const { tmp } = homePaths(home);
-  let best: { file: string; mtime: number } | undefined;
+  let best: { file: string; size: number; mtime: number } | undefined;
   for (const project of safeReaddir(tmp)) {
     const chats = path.join(tmp, project, "chats");
     for (const name of safeReaddir(chats)) {
       if (!/^session-.*\.jsonl?$/.test(name) || (id && !name.includes(id.slice(0, 8)))) continue;
       const file = path.join(chats, name);
       if (id && parseJsonLine(firstLine(file))?.sessionId !== id) continue;
+      // A resume that crosses a minute opens a second, near-empty file for the same id while the
+      // conversation goes on in the first: for one id the fullest file is the session; else the newest.
+      const size = id ? safeSize(file) : 0;
       const mtime = safeMtime(file);
-      if (!best || mtime > best.mtime) best = { file, mtime };
+      if (!best || size > best.size || (size === best.size && mtime > best.mtime)) best = { file, size, mtime };
     }
   }
   return best?.file;
@@ -308,6 +314,14 @@ function firstLine(file: string): string {
     return "";
   } finally {
     if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function safeSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
   }
 }
 
@@ -384,8 +398,11 @@ export const geminiAgent: AgentBackend = {
       ...resume,
       ...run.extraArgs,
     ];
+    // Attached images and PDFs as `@path` references, which the CLI expands into inline data (the folder is an include directory).
+    const native = ctx.attachments?.files.filter((f) => f.kind !== "text") ?? [];
+    const refs = native.length ? `\n\nAttached: ${native.map((f) => `@${f.path.replace(/ /g, "\\ ")}`).join(" ")}\n` : "";
     // The prompt goes on stdin (the CLI is headless when stdin is not a TTY): no argv limit, not in `ps`.
-    return { file: installed.binPath, args, stdin: run.prompt };
+    return { file: installed.binPath, args, stdin: run.prompt + refs };
   },
 
   createParser: (ctx) => new GeminiParser(ctx.agent.maxTurns),

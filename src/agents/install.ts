@@ -19,6 +19,7 @@ import path from "node:path";
 import type { Agent } from "../config/schema.js";
 import { ConfigurationError, errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { safeOutputsServerFiles, safeOutputTools } from "./common.js";
 import type { AgentBackend, InstalledAgent, NpmPackage } from "./types.js";
 
 /** Restores and saves an install folder across runs (the Actions cache on a runner). */
@@ -65,6 +66,14 @@ function isExecutable(file: string): boolean {
 }
 
 export async function installAgent(backend: AgentBackend, agent: Agent, ctx: InstallContext): Promise<InstalledAgent> {
+  const installed = await installAgentCli(backend, agent, ctx);
+  // The safe-outputs MCP server runs inside the sandbox: the action's node and the server's one file must be readable there.
+  if (backend.name === "command" || !safeOutputTools(agent).length) return installed;
+  const { node, script } = safeOutputsServerFiles();
+  return { ...installed, readOnlyPaths: [...installed.readOnlyPaths, realpathSync(node), realpathSync(script)] };
+}
+
+async function installAgentCli(backend: AgentBackend, agent: Agent, ctx: InstallContext): Promise<InstalledAgent> {
   const started = Date.now();
   if (backend.name === "command") {
     const program = agent.command?.[0] ?? "";

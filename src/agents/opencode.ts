@@ -9,6 +9,7 @@
  * under ~/.local/share/opencode. OpenCode's own updates, model catalogue
  * fetches, sharing and background plugin install are switched off.
  */
+import { SAFE_OUTPUTS_SERVER } from "../publish/safe-outputs/config.js";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { Agent } from "../config/schema.js";
@@ -44,6 +45,8 @@ import {
   type HeadlessAction,
   type JsonObject,
   type McpEntry,
+  runMcpServers,
+  safeOutputTools,
 } from "./common.js";
 import type { AgentBackend, AgentContext, EventParser } from "./types.js";
 
@@ -148,6 +151,8 @@ export function opencodePermissions(agent: Agent, outputsDir: string): OpencodeP
 
   const permission: Record<string, PermissionValue> = { "*": policy.default };
   if (policy.default === "deny") permission.external_directory = { [`${outputsDir}/*`]: "allow" };
+  // The safe-output tools the workflow enabled are allowed by that choice; a rule naming them still decides.
+  if (safeOutputTools(agent).length && !(`${SAFE_OUTPUTS_SERVER}_*` in permission)) permission[`${SAFE_OUTPUTS_SERVER}_*`] = "allow";
   const ordered = (keys: string[]) => [...new Set(keys)];
   const toolKeys = [...whole.keys(), ...patterns.keys()].filter((k) => !mcpServers.includes(k) && !mcpTools.includes(k));
   for (const key of ordered([...toolKeys, ...mcpServers, ...mcpTools])) {
@@ -206,20 +211,36 @@ function secretProblem(s: McpEntry, hidden: SecretVariables): string | undefined
     : undefined;
 }
 
+/**
+ * With images or PDFs attached, the model is declared to take them: otherwise
+ * OpenCode replaces each with "this model does not support image input".
+ */
+function attachmentModalities(ctx: AgentContext): JsonObject {
+  if (!ctx.attachments?.files.some((f) => f.kind !== "text")) return {};
+  return { attachment: true, modalities: { input: ["text", "image", "pdf"], output: ["text"] } };
+}
+
 function opencodeConfig(ctx: AgentContext, perms: OpencodePermissions, hidden: SecretVariables): JsonObject {
   const { agent } = ctx;
   const paths = homePaths(ctx.layout.home);
   const model = agent.model ?? OPENCODE_DEFAULT_MODEL;
   const ref = (v: string) => (jsonSafe(v) ? hidden.configValue(v, (variable) => `{env:${variable}}`) : v);
   const mcp: Record<string, JsonObject> = {};
-  for (const s of mcpEntries(agent.mcpServers)) {
+  for (const s of mcpEntries(runMcpServers(ctx))) {
     if (secretProblem(s, hidden)) {
       ctx.log.warning(`opencode: MCP server '${s.name}' left out: a secret in it cannot be kept out of opencode.json.`);
       continue;
     }
     mcp[s.name] =
       s.kind === "stdio"
-        ? { type: "local", command: [s.command, ...s.args].map(ref), environment: mapValues(s.env, ref), enabled: true }
+        ? {
+            type: "local",
+            command: [s.command, ...s.args].map(ref),
+            environment: mapValues(s.env, ref),
+            enabled: true,
+            // OpenCode drops a server's tools silently when tools/list is slower than its 5 s default.
+            ...(s.name === SAFE_OUTPUTS_SERVER ? { timeout: 30_000 } : {}),
+          }
         : { type: "remote", url: ref(s.url), headers: mapValues(s.headers, ref), enabled: true };
   }
   return {
@@ -239,7 +260,7 @@ function opencodeConfig(ctx: AgentContext, perms: OpencodePermissions, hidden: S
         npm: "@ai-sdk/openai-compatible",
         name: "Agent Runner model endpoint",
         options: { baseURL: ctx.endpoint?.baseUrl ?? "https://api.openai.com/v1", apiKey: `{env:${KEY_ENV}}` },
-        models: { [model]: { name: model, tool_call: true, limit: { context: 128_000, output: 16_384 } } },
+        models: { [model]: { name: model, tool_call: true, limit: { context: 128_000, output: 16_384 }, ...attachmentModalities(ctx) } },
       },
     },
   };
@@ -331,6 +352,8 @@ export const opencodeAgent: AgentBackend = {
       "--thinking",
       ...resume,
       ...(resume.length && run.forkSession ? ["--fork"] : []),
+      // Attached images and PDFs as file parts of the message; `--file=FILE` each, so the array option swallows nothing.
+      ...(ctx.attachments?.files.filter((f) => f.kind !== "text").map((f) => `--file=${f.path}`) ?? []),
       ...run.extraArgs,
     ];
     // The prompt goes on stdin: `opencode run` wraps argv words holding a space in quotes, and

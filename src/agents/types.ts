@@ -23,6 +23,26 @@ export interface AgentContext {
   /** Text the runner prepends to the instructions (workspace, outputs folder, delivery rules). */
   runContext: string;
   log: Logger;
+  /** Files attached to the task (config/attachments.ts), already in the read-only folder; absent when none. */
+  attachments?: Attachments;
+}
+
+/** One attachment as the agent sees it. */
+export interface AttachmentFile {
+  /** Absolute path inside the sandbox (in the read-only attachments folder). */
+  path: string;
+  /** The copy's file name (our own, e.g. `01-screen.png`). */
+  name: string;
+  /** By content: images and PDFs go to the CLI natively where it can take them; text is listed in the prompt. */
+  kind: "image" | "pdf" | "text";
+  mediaType: string;
+  bytes: number;
+}
+
+/** The attachments folder (AGENT_ATTACHMENTS_DIR) and its files, in the order the prompt lists them. */
+export interface Attachments {
+  dir: string;
+  files: AttachmentFile[];
 }
 
 export interface Materialised {

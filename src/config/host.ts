@@ -46,6 +46,18 @@ export interface HostContext {
   installEnv?: Record<string, string>;
   /** Whether the Actions cache service is configured (@actions/cache reads the values itself). */
   actionsCache?: boolean;
+  /** The runner's standard OTLP exporter variables, when any is set (trace export: trace/otel.ts). */
+  otel?: OtelEnv;
+}
+
+/** What trace export takes from the runner's OTEL_EXPORTER_OTLP_* variables. */
+export interface OtelEnv {
+  /** OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: the traces URL, used as given. */
+  tracesEndpoint?: string;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: a base URL that gets `/v1/traces`. */
+  endpoint?: string;
+  /** OTEL_EXPORTER_OTLP_HEADERS, overlaid by OTEL_EXPORTER_OTLP_TRACES_HEADERS: secrets (masked and redacted). */
+  headers: Record<string, string>;
 }
 
 /** Runner variables `npm install` needs to reach the registry the way the runner is set up to. */
@@ -128,7 +140,48 @@ export function readHostContext(env: NodeJS.ProcessEnv = process.env): HostConte
     installEnv: installEnv(env),
     // Mirrors @actions/cache's isFeatureAvailable(): v2 talks to the results service, v1 to the cache URL.
     actionsCache: Boolean(env.ACTIONS_RUNTIME_TOKEN && (env.ACTIONS_CACHE_SERVICE_V2 ? env.ACTIONS_RESULTS_URL : env.ACTIONS_CACHE_URL)),
+    ...(otelEnv(env) ? { otel: otelEnv(env)! } : {}),
   };
+}
+
+/**
+ * `key=value,key2=value2` as the OTLP exporter spec writes headers (values
+ * URL-encoded); a pair without `=` or with an empty key is left out.
+ */
+export function parseOtlpHeaders(text: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of (text ?? "").split(",")) {
+    const eq = pair.indexOf("=");
+    const key = eq > 0 ? pair.slice(0, eq).trim() : "";
+    if (!key) continue;
+    const raw = pair.slice(eq + 1).trim();
+    let value = raw;
+    try {
+      value = decodeURIComponent(raw);
+    } catch {
+      // Not URL-encoded after all: keep it as written.
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+export function otelEnv(env: NodeJS.ProcessEnv = process.env): OtelEnv | undefined {
+  const tracesEndpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  const headers = { ...parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_HEADERS), ...parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) };
+  if (!tracesEndpoint && !endpoint && !Object.keys(headers).length) return undefined;
+  return { ...(tracesEndpoint ? { tracesEndpoint } : {}), ...(endpoint ? { endpoint } : {}), headers };
+}
+
+/** OTLP header values (and their raw, still URL-encoded forms): masked before anything can print them. */
+export function otelSecretValues(host: Pick<HostContext, "otel">): string[] {
+  return Object.values(host.otel?.headers ?? {}).flatMap((v) => [v, encodeURIComponent(v)]).filter((v, i, all) => v && all.indexOf(v) === i);
+}
+
+/** The token `agent-runner logs` reads past runs with: GH_TOKEN (as gh uses it), else GITHUB_TOKEN. */
+export function cliGitHubToken(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.GH_TOKEN?.trim() || env.GITHUB_TOKEN?.trim() || undefined;
 }
 
 /** Secret values straight from the raw input, so they are masked before anything can fail. */

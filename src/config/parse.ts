@@ -11,6 +11,8 @@ import { z } from "zod";
 import { INPUTS, type InputName, type InputSpec } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
 import { artifactNameProblem } from "../publish/artifact-name.js";
+import { parseSafeOutputs, SAFE_OUTPUTS_SERVER, type SafeOutputsConfig } from "../publish/safe-outputs/config.js";
+import { attachmentPatterns } from "./attachments.js";
 import { outputSchemaDocument, resolveInsideWorkspace } from "./input-files.js";
 import {
   AGENT_BACKENDS,
@@ -18,12 +20,15 @@ import {
   CommentMode,
   Deliver,
   McpServer,
+  ModelPriceSpec,
   Phase,
   PermissionPolicy,
+  PrCheckout,
   RunConfig,
   SandboxChoice,
   NetworkMode,
   type PermissionRule,
+  type BudgetSettings,
   type InputFiles,
   type Settings,
 } from "./schema.js";
@@ -152,6 +157,7 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     baseUrl: baseUrl && z.string().url().safeParse(baseUrl).success ? baseUrl : undefined,
     instructions,
     mcpServers: parseMcpServers(value("mcp-servers"), problems),
+    safeOutputs: parseSafeOutputsInput(value("safe-outputs"), problems),
     skills: [],
     permission: parsePermissions(value("permissions"), problems),
     maxTurns,
@@ -182,6 +188,7 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
 
   const runCandidate = {
     prompt,
+    attachments: attachmentPatterns(value("attachments")),
     continueLast: session === "continue",
     resumeSessionId: session !== "new" && session !== "continue" ? session : undefined,
     forkSession,
@@ -212,9 +219,11 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     sandbox: { choice: oneOf("sandbox", SandboxChoice.options), dockerImage: str("docker-image")?.trim() || undefined },
     github: {
       token: str("github-token") ?? "",
+      commentAttachments: bool("comment-attachments"),
       triggerPhrase: (str("trigger-phrase") ?? "@agent").trim() || "@agent",
       allowedUsers: list("allowed-users"),
       allowedBots: list("allowed-bots"),
+      prCheckout: oneOf("pr-checkout", PrCheckout.options),
     },
     delivery: {
       phase,
@@ -239,6 +248,8 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   if (otelEndpoint && !/^https?:$/.test(safeUrl(otelEndpoint)?.protocol ?? ""))
     problems.add("otel-endpoint", `'${otelEndpoint}' is not an http(s) URL; write it like https://otel-collector.example:4318 (a URL without a path gets /v1/traces).`);
 
+  const budget = parseBudget(str, value("model-prices"), problems);
+
   if (problems.list.length) throw new ConfigurationError(problems.list);
 
   // Shapes were checked field by field above; zod fills defaults and guards the types.
@@ -260,7 +271,46 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     inputFiles,
     ...settingsCandidate,
     ...(otelEndpoint ? { otel: { endpoint: otelEndpoint } } : {}),
+    ...(budget ? { budget } : {}),
   };
+}
+
+/** `max-cost-usd`, `max-tokens`, `max-model-requests` and `model-prices`; undefined when none is given. */
+function parseBudget(str: (name: InputName) => string | undefined, prices: ConfigValue | undefined, problems: Problems): BudgetSettings | undefined {
+  const limit = (name: "max-cost-usd" | "max-tokens" | "max-model-requests", whole: boolean): number | undefined => {
+    const raw = str(name)?.trim();
+    if (!raw) return undefined;
+    const n = Number(raw);
+    if (Number.isFinite(n) && n > 0 && (!whole || Number.isInteger(n))) return n;
+    problems.add(name, `'${raw}' is not a positive ${whole ? "whole number" : "number"}${name === "max-cost-usd" ? " of US dollars, e.g. 2.50" : ""}.`);
+    return undefined;
+  };
+  const budget: BudgetSettings = { modelPrices: parseModelPrices(prices, problems) };
+  const maxCostUsd = limit("max-cost-usd", false);
+  const maxTokens = limit("max-tokens", true);
+  const maxModelRequests = limit("max-model-requests", true);
+  if (maxCostUsd !== undefined) budget.maxCostUsd = maxCostUsd;
+  if (maxTokens !== undefined) budget.maxTokens = maxTokens;
+  if (maxModelRequests !== undefined) budget.maxModelRequests = maxModelRequests;
+  const given = maxCostUsd !== undefined || maxTokens !== undefined || maxModelRequests !== undefined || Object.keys(budget.modelPrices).length > 0;
+  return given ? budget : undefined;
+}
+
+function parseModelPrices(v: ConfigValue | undefined, problems: Problems): Record<string, ModelPriceSpec> {
+  const doc = structured("model-prices", v, problems);
+  if (doc === undefined || doc === null) return {};
+  const example = "e.g. 'my-model: {input: 3, output: 15, cached: 0.3}' (US dollars per million tokens)";
+  if (typeof doc !== "object" || Array.isArray(doc)) {
+    problems.add("model-prices", `must map model ids to prices, ${example}.`);
+    return {};
+  }
+  const out: Record<string, ModelPriceSpec> = {};
+  for (const [model, price] of Object.entries(doc)) {
+    const parsed = ModelPriceSpec.safeParse(price);
+    if (parsed.success) out[model] = parsed.data;
+    else problems.add("model-prices", `model '${model}' needs 'input' and 'output' (and optionally 'cached') as non-negative numbers, ${example}.`);
+  }
+  return out;
 }
 
 function loadConfigFile(raw: RawInputs, ctx: ParseContext, problems: Problems): Record<string, unknown> {
@@ -346,11 +396,20 @@ function parseMcpServers(v: ConfigValue | undefined, problems: Problems): Record
   const out: Record<string, McpServer> = {};
   for (const [name, server] of Object.entries(map)) {
     if (!/^[A-Za-z0-9_-]+$/.test(name)) problems.add("mcp-servers", `server name '${name}' may only use letters, digits, '_' and '-'.`);
+    if (name === SAFE_OUTPUTS_SERVER) problems.add("mcp-servers", `server name '${name}' is Agent Runner's own (the safe-outputs server); rename yours.`);
     const parsed = McpServer.safeParse(server);
     if (parsed.success) out[name] = parsed.data;
     else problems.add("mcp-servers", `server '${name}' needs either {command, args?, env?} or {url, headers?}.`);
   }
   return out;
+}
+
+/** `safe-outputs`: kind → limits (publish/safe-outputs/config.ts); undefined when no kind is enabled. */
+function parseSafeOutputsInput(v: ConfigValue | undefined, problems: Problems): SafeOutputsConfig | undefined {
+  const doc = structured("safe-outputs", v, problems);
+  const parsed = parseSafeOutputs(doc);
+  for (const p of parsed.problems) problems.add("safe-outputs", p);
+  return Object.keys(parsed.config).length ? parsed.config : undefined;
 }
 
 function parsePermissions(v: ConfigValue | undefined, problems: Problems): PermissionPolicy | undefined {

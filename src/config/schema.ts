@@ -63,6 +63,8 @@ export const Agent = z.object({
   env: stringMap.default({}),
   metadata: z.record(z.string(), z.unknown()).default({}),
   strict: z.boolean().default(true),
+  /** `safe-outputs`, checked and normalized (publish/safe-outputs/config.ts): kind key → limits. Absent: none enabled. */
+  safeOutputs: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
 });
 export type Agent = z.infer<typeof Agent>;
 
@@ -70,7 +72,12 @@ export const NetworkMode = z.enum(["none", "model-only", "allowlist", "open"]);
 
 export const RunConfig = z.object({
   prompt: z.string(),
+  /** The `attachments` input: paths or globs, resolved when the run starts (config/attachments.ts). */
   attachments: z.array(z.string()).default([]),
+  /** Files the host already downloaded from the thread (`comment-attachments`), attached after the input's. */
+  fetchedAttachments: z
+    .array(z.object({ hostPath: z.string(), label: z.string(), source: z.string(), untrusted: z.boolean().optional() }))
+    .default([]),
   continueLast: z.boolean().default(false),
   resumeSessionId: z.string().optional(),
   forkSession: z.boolean().default(false),
@@ -87,18 +94,38 @@ export const RunConfig = z.object({
 });
 export type RunConfig = z.infer<typeof RunConfig>;
 
+/** One `model-prices` entry: USD per million tokens; `cached` (cache reads) defaults to `input`. */
+export const ModelPriceSpec = z
+  .object({ input: z.number().nonnegative(), output: z.number().nonnegative(), cached: z.number().nonnegative().optional() })
+  .strict();
+export type ModelPriceSpec = z.infer<typeof ModelPriceSpec>;
+
+/** Limits the model gateway enforces on one run (sandbox/usage-meter.ts), and prices for models the table lacks. */
+export interface BudgetSettings {
+  maxCostUsd?: number;
+  /** Input + output tokens, cache reads and writes counted as input. */
+  maxTokens?: number;
+  maxModelRequests?: number;
+  modelPrices: Record<string, ModelPriceSpec>;
+}
+
 export const Phase = z.enum(["all", "run", "publish"]);
 export const Deliver = z.enum(["auto", "comment", "commit", "pull-request", "none"]);
 export const CommentMode = z.enum(["sticky", "new", "none"]);
 export const SandboxChoice = z.enum(["auto", "bwrap", "docker", "none"]);
+export const PrCheckout = z.enum(["auto", "none"]);
 /** `new`, `continue`, or a session id. */
 export const SessionChoice = z.string().min(1);
 
 export interface GitHubSettings {
   token: string;
+  /** `comment-attachments`: download files pasted into the thread and attach them. */
+  commentAttachments: boolean;
   triggerPhrase: string;
   allowedUsers: string[];
   allowedBots: string[];
+  /** `pr-checkout`: whether PR threads run on the PR's head (trigger/pr-checkout.ts); absent = auto. */
+  prCheckout?: z.infer<typeof PrCheckout>;
 }
 
 export interface DeliverySettings {
@@ -149,6 +176,8 @@ export interface Settings {
   promptGiven: boolean;
   /** File-valued inputs whose contents are still to be read (see InputFiles). */
   inputFiles: InputFiles;
+  /** `max-cost-usd`, `max-tokens`, `max-model-requests`, `model-prices` (absent: no limits, the table's prices). */
+  budget?: BudgetSettings;
   /** `otel-endpoint`, checked: where the run's trace is exported (absent: the runner's OTEL_* variables decide). */
   otel?: { endpoint: string };
 }

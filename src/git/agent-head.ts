@@ -11,8 +11,8 @@
 import { constants } from "node:fs";
 import { lstat, mkdir, open, readdir, unlink } from "node:fs/promises";
 import path from "node:path";
+import { isRealDirectory, linkOrCopy } from "./files.js";
 import type { HostRepo } from "./host-repo.js";
-import { isRealDirectory, linkOrCopy } from "./host-repo.js";
 
 const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const BRANCH_REF = /^refs\/heads\/(?!.*(?:\.\.|\/\/|@\{|\/\.|\.lock(?:\/|$)))[A-Za-z0-9._/-]+$/;
@@ -83,7 +83,7 @@ async function readSmallFile(file: string, max: number): Promise<string | undefi
  * Copies object files the private store lacks. Returns false when the
  * folder is not a real directory or holds more files than any session makes.
  */
-async function importObjects(from: string, to: string): Promise<boolean> {
+export async function importObjects(from: string, to: string): Promise<boolean> {
   if (!(await isRealDirectory(from))) return false;
   const files: { src: string; dest: string }[] = [];
   for (const e of await readdir(from, { withFileTypes: true })) {

@@ -27,11 +27,14 @@
  * The agent's own commits are found through agent-head.ts, which reads HEAD
  * as data and copies only object files into the private repository.
  */
-import { appendFile, copyFile, link, lstat, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { appendFile, copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ConfigurationError } from "../errors.js";
 import { isSameOrUnder } from "../sandbox/hostfs.js";
+import { importObjects, readAgentHead } from "./agent-head.js";
+import { linkOrCopy } from "./files.js";
 import { Git } from "./git.js";
+import type { TouchedRepo } from "./touched.js";
 
 /** Settings that change how files hash, copied from the workspace's config while it is still trusted. */
 const HASHING_SETTINGS: Record<string, RegExp> = {
@@ -95,11 +98,12 @@ export class HostRepo {
   /**
    * Before the agent starts: checks that `cwd` is a repository with a commit,
    * and builds the private repository at `dir` (which must be outside the
-   * sandbox's view).
+   * sandbox's view). `prior`: an agent of this job already ran in this
+   * repository (touched.ts), so nothing of it is trusted any more.
    */
-  static async create(opts: { cwd: string; dir: string; env: Record<string, string> }): Promise<HostRepo> {
-    const trusted = new Git(opts.cwd, opts.env);
-    const workspace = await describeRepository(trusted);
+  static async create(opts: { cwd: string; dir: string; env: Record<string, string>; prior?: TouchedRepo }): Promise<HostRepo> {
+    const trusted = opts.prior ? undefined : new Git(opts.cwd, opts.env);
+    const workspace = trusted ? await describeRepository(trusted) : await describeTouched(opts.cwd, opts.prior!);
     await rm(opts.dir, { recursive: true, force: true });
     await mkdir(path.join(opts.dir, "home"), { recursive: true });
     await mkdir(path.join(opts.dir, "empty-template"), { recursive: true });
@@ -107,9 +111,11 @@ export class HostRepo {
     const { GIT_DIR: _dir, GIT_WORK_TREE: _workTree, ...initEnv } = env;
     await new Git(opts.dir, initEnv, ISOLATION_CONFIG).exec(["init", "--bare", "-q", `--template=${path.join(opts.dir, "empty-template")}`, opts.dir]);
     const git = new Git(opts.dir, env, ISOLATION_CONFIG);
-    await appendFile(path.join(opts.dir, "config"), await hashingSettings(trusted));
     const repo = new HostRepo(git, opts.dir, workspace);
-    await repo.copyFromWorkspace();
+    if (trusted) {
+      await appendFile(path.join(opts.dir, "config"), await hashingSettings(trusted));
+      await repo.copyFromWorkspace();
+    } else await repo.copyFromTouched();
     return repo;
   }
 
@@ -132,6 +138,18 @@ export class HostRepo {
     await linkOrCopy(path.join(commonDir, "shallow"), path.join(this.dir, "shallow")).catch(ignoreMissing);
     await copyFile(path.join(commonDir, "info", "exclude"), path.join(this.dir, "info", "exclude")).catch(ignoreMissing);
     await copyFile(path.join(gitDir, "index"), this.baseIndex).catch(ignoreMissing);
+  }
+
+  /**
+   * The same from a repository an earlier agent could have rewritten: object
+   * files only (agent-head.ts's door), the index made from HEAD's tree (no
+   * stat cache: every file is hashed once), no settings taken over.
+   */
+  private async copyFromTouched(): Promise<void> {
+    const objects = path.join(this.workspace.commonDir, "objects");
+    if (!(await importObjects(objects, this.objectsDir)))
+      throw new ConfigurationError(`Input 'working-directory': the objects of '${this.workspace.workTree}' cannot be read safely after an earlier agent step; run this step in a job of its own.`);
+    await this.git.exec(["read-tree", this.workspace.head], { env: { GIT_INDEX_FILE: this.baseIndex } });
   }
 
   /**
@@ -194,6 +212,16 @@ async function describeRepository(git: Git): Promise<WorkspaceRepo> {
   return { workTree, gitDir, commonDir, head, pathspec: path.relative(workTree, path.resolve(git.cwd)) || "." };
 }
 
+/** Where a repository an earlier agent step touched is: the paths recorded before that agent started, HEAD read as data. */
+async function describeTouched(cwd: string, prior: TouchedRepo): Promise<WorkspaceRepo> {
+  const head = await readAgentHead(prior.gitDir, prior.commonDir);
+  if (!head)
+    throw new ConfigurationError(
+      `Input 'working-directory': an earlier agent step of this job left '${prior.workTree}' with a HEAD that cannot be read safely; run this step in a job of its own (a fresh checkout).`,
+    );
+  return { ...prior, head, pathspec: path.relative(prior.workTree, path.resolve(cwd)) || "." };
+}
+
 /** The HASHING_SETTINGS the workspace sets, as config lines (values checked, so nothing else can be smuggled in). */
 async function hashingSettings(git: Git): Promise<string> {
   const names = Object.keys(HASHING_SETTINGS).map((k) => k.replace(".", "\\."));
@@ -215,17 +243,6 @@ function ignoreMissingOrPresent(e: unknown): void {
   if ((e as NodeJS.ErrnoException).code !== "EEXIST") ignoreMissing(e);
 }
 
-/** A hard link where the file system allows one (cheap: object files are never rewritten), else a copy. */
-export async function linkOrCopy(from: string, to: string): Promise<void> {
-  try {
-    await link(from, to);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code !== "EXDEV" && code !== "EPERM") throw e;
-    await copyFile(from, to);
-  }
-}
-
 /** Mirror a folder of regular files by links, merging into `to` (before the agent starts; symlinks are skipped). */
 async function linkTree(from: string, to: string): Promise<void> {
   await mkdir(to, { recursive: true });
@@ -238,13 +255,4 @@ async function linkTree(from: string, to: string): Promise<void> {
       if (e.isFile()) return linkOrCopy(src, dest).catch(ignoreMissingOrPresent);
     }),
   );
-}
-
-/** lstat that says whether `p` is a real directory (not a link to one). */
-export async function isRealDirectory(p: string): Promise<boolean> {
-  try {
-    return (await lstat(p)).isDirectory();
-  } catch {
-    return false;
-  }
 }

@@ -19,6 +19,19 @@ export interface PullRequestRef {
   url: string;
 }
 
+export interface IssueRef {
+  number: number;
+  url: string;
+  isPull: boolean;
+  state: "open" | "closed";
+}
+
+/** `https://api.github.com/repos/owner/name` names `owner/name` (case-insensitive). */
+function sameRepository(repositoryUrl: string | undefined, fullName: string): boolean {
+  if (!repositoryUrl) return true;
+  return repositoryUrl.toLowerCase().replace(/\/+$/, "").endsWith(`/repos/${fullName.toLowerCase()}`);
+}
+
 export type ReactionTarget =
   | { kind: "issue_comment"; id: number }
   | { kind: "review_comment"; id: number }
@@ -136,8 +149,113 @@ export class GitHubApi {
     return { number: data.number, url: data.html_url };
   }
 
+  // ------------------------------------------------------------------ safe outputs (publish side only)
+
+  /** An issue or pull request of this repository; undefined when there is none (404, 410) or GitHub moved it elsewhere. */
+  async issue(number: number): Promise<IssueRef | undefined> {
+    try {
+      const { data } = await this.octokit.rest.issues.get({ ...this.r, issue_number: number });
+      // A transferred issue answers from its new repository: that one is not ours to write.
+      if (data.number !== number || !sameRepository(data.repository_url, this.repo.fullName)) return undefined;
+      return { number: data.number, url: data.html_url, isPull: Boolean(data.pull_request), state: data.state === "closed" ? "closed" : "open" };
+    } catch (e) {
+      if (isNotFound(e) || (e as { status?: number }).status === 410) return undefined;
+      throw e;
+    }
+  }
+
+  async createIssue(p: { title: string; body: string; labels: string[] }): Promise<IssueRef> {
+    const { data } = await this.octokit.rest.issues.create({ ...this.r, title: p.title, body: p.body, ...(p.labels.length ? { labels: p.labels } : {}) });
+    return { number: data.number, url: data.html_url, isPull: false, state: "open" };
+  }
+
+  async updateIssue(number: number, p: { title?: string; body?: string; state?: "open" | "closed" }): Promise<IssueRef> {
+    const { data } = await this.octokit.rest.issues.update({ ...this.r, issue_number: number, ...p });
+    return { number: data.number, url: data.html_url, isPull: Boolean(data.pull_request), state: data.state === "closed" ? "closed" : "open" };
+  }
+
+  async addLabels(number: number, labels: string[]): Promise<void> {
+    await this.octokit.rest.issues.addLabels({ ...this.r, issue_number: number, labels });
+  }
+
+  /** False when the issue does not carry the label (GitHub answers 404). */
+  async removeLabel(number: number, name: string): Promise<boolean> {
+    try {
+      await this.octokit.rest.issues.removeLabel({ ...this.r, issue_number: number, name });
+      return true;
+    } catch (e) {
+      if (isNotFound(e)) return false;
+      throw e;
+    }
+  }
+
+  /** Up to `max` files of a pull request with their diff hunks (`patch` is absent for binary or very large files). */
+  async pullRequestPatches(number: number, max = 3000): Promise<{ files: { filename: string; patch?: string }[]; truncated: boolean }> {
+    const files: { filename: string; patch?: string }[] = [];
+    for await (const page of this.octokit.paginate.iterator(this.octokit.rest.pulls.listFiles, { ...this.r, pull_number: number, per_page: 100 })) {
+      for (const f of page.data) {
+        if (files.length >= max) return { files, truncated: true };
+        files.push({ filename: f.filename, ...(f.patch !== undefined ? { patch: f.patch } : {}) });
+      }
+    }
+    return { files, truncated: false };
+  }
+
+  async createReview(
+    number: number,
+    p: { commitId: string; body: string; event: "COMMENT" | "REQUEST_CHANGES"; comments: { path: string; line: number; side: "LEFT" | "RIGHT"; start_line?: number; start_side?: "LEFT" | "RIGHT"; body: string }[] },
+  ): Promise<{ id: number; url: string }> {
+    const { data } = await this.octokit.rest.pulls.createReview({ ...this.r, pull_number: number, commit_id: p.commitId, body: p.body, event: p.event, comments: p.comments });
+    return { id: data.id, url: data.html_url };
+  }
+
   async updatePullRequest(number: number, p: { title: string; body: string }): Promise<PullRequestRef> {
     const { data } = await this.octokit.rest.pulls.update({ ...this.r, pull_number: number, ...p });
     return { number: data.number, url: data.html_url };
+  }
+
+  // ------------------------------------------------------------------ fan-out (plan, items named by issue-number)
+
+  /**
+   * An issue or pull request with its text (title and body are untrusted:
+   * anyone can write them); undefined when there is none (404, 410) or
+   * GitHub moved it to another repository.
+   */
+  async issueThread(number: number): Promise<{ number: number; title: string; body: string; url: string; author?: string; isPull: boolean } | undefined> {
+    try {
+      const { data } = await this.octokit.rest.issues.get({ ...this.r, issue_number: number });
+      if (data.number !== number || !sameRepository(data.repository_url, this.repo.fullName)) return undefined;
+      return {
+        number: data.number,
+        title: data.title,
+        body: data.body ?? "",
+        url: data.html_url,
+        ...(data.user?.login ? { author: data.user.login } : {}),
+        isPull: Boolean(data.pull_request),
+      };
+    } catch (e) {
+      if (isNotFound(e) || (e as { status?: number }).status === 410) return undefined;
+      throw e;
+    }
+  }
+
+  /** One page of `GET /search/issues` (not bound to this repository: the query says where), as GitHub sent it; the caller validates it. */
+  async searchIssues(q: string, page: number, perPage: number): Promise<unknown> {
+    const { data } = await this.octokit.rest.search.issuesAndPullRequests({ q, page, per_page: perPage });
+    return data;
+  }
+
+  /** The newest issues (not pull requests) of this repository, with their bodies, for finding one we opened by its marker. */
+  async recentIssues(perPage = 100): Promise<{ number: number; body: string; url: string; author?: string; authorType?: string }[]> {
+    const { data } = await this.octokit.rest.issues.listForRepo({ ...this.r, state: "all", sort: "created", direction: "desc", per_page: perPage });
+    return data
+      .filter((i) => !i.pull_request)
+      .map((i) => ({
+        number: i.number,
+        body: i.body ?? "",
+        url: i.html_url,
+        ...(i.user?.login ? { author: i.user.login } : {}),
+        ...(i.user?.type ? { authorType: i.user.type } : {}),
+      }));
   }
 }

@@ -42,7 +42,7 @@ export async function uploadRunArtifact(ctx: StageContext, result: RunResult): P
     log.info(`Artifacts: no Actions artifact service here (ACTIONS_RUNTIME_TOKEN is not set); the results stay in ${ctx.resultsDir}.`);
     return undefined;
   }
-  const name = runArtifactName(settings.artifacts.name, io.host);
+  const name = runArtifactName(settings.artifacts.name, io.host, ctx.item?.key);
   const { files, skipped } = await prepareRunUpload(ctx.resultsDir, ctx.redactor);
   if (skipped.length) log.warning(`Artifacts: left out what is not a regular file (symlinks are never followed) or has a name artifacts cannot hold: ${skipped.slice(0, 10).join(", ")}`);
   try {
@@ -65,8 +65,11 @@ function findRunArtifact(list: { id: number; name: string }[], name: string, ctx
   const runId = ctx.io.host.runId;
   if (found || ctx.settings.artifacts.name || !runId) return found;
   const prefix = `agent-run-${runId}-`;
-  const attempt = (a: { name: string }) => Number(a.name.slice(prefix.length));
-  return list.filter((a) => a.name.startsWith(prefix) && /^\d+$/.test(a.name.slice(prefix.length))).sort((a, b) => attempt(b) - attempt(a))[0];
+  // A fan-out item's artifact ends in its key (runArtifactName): only that item's attempts count.
+  const suffix = ctx.item ? `-${ctx.item.key}` : "";
+  const attemptOf = (a: { name: string }) => (a.name.startsWith(prefix) && a.name.endsWith(suffix) ? a.name.slice(prefix.length, a.name.length - suffix.length) : "");
+  const attempt = (a: { name: string }) => Number(attemptOf(a));
+  return list.filter((a) => /^\d+$/.test(attemptOf(a))).sort((a, b) => attempt(b) - attempt(a))[0];
 }
 
 /** phase publish: the run's artifact downloaded into the results folder, its result.json checked. */
@@ -76,7 +79,7 @@ export async function downloadRunArtifact(ctx: StageContext): Promise<{ result: 
     throw new ConfigurationError(
       "Input 'phase': 'publish' downloads the artifact of a 'phase: run' job from the Actions artifact service, which exists only inside a GitHub Actions job.",
     );
-  const name = runArtifactName(settings.artifacts.name, io.host);
+  const name = runArtifactName(settings.artifacts.name, io.host, ctx.item?.key);
   const service = new ActionsArtifactService();
   const list = await service.listThisRun();
   const found = findRunArtifact(list, name, ctx);

@@ -77,7 +77,8 @@ function kb(bytes: number): string {
 function usageLine(r: RunResult): string {
   const u = r.usage;
   const tokens = u.inputTokens || u.outputTokens ? `${u.inputTokens.toLocaleString("en-US")} in · ${u.outputTokens.toLocaleString("en-US")} out${u.cachedTokens ? ` · ${u.cachedTokens.toLocaleString("en-US")} cached` : ""} tokens` : "";
-  return [`⏲️ ${formatDuration(r.durationMs)}`, tokens, u.costUsd !== undefined ? `$${u.costUsd.toFixed(4)}` : "", r.toolCalls ? `${r.toolCalls} tool calls` : ""]
+  const requests = u.requests ? `${u.requests} model request${u.requests === 1 ? "" : "s"}` : "";
+  return [`⏲️ ${formatDuration(r.durationMs)}`, tokens, u.costUsd !== undefined ? `$${u.costUsd.toFixed(4)}` : "", requests, r.toolCalls ? `${r.toolCalls} tool calls` : ""]
     .filter(Boolean)
     .join(" · ");
 }

@@ -76,7 +76,7 @@ export interface Delivered {
  * was refused (`refusal`), nothing is delivered and the comment says why.
  * Failures here never lose the result: they come back as `error`.
  */
-export async function deliverToGitHub(ctx: StageContext, gh: GitHubStage, result: RunResult, refusal?: string): Promise<Delivered> {
+export async function deliverToGitHub(ctx: StageContext, gh: GitHubStage, result: RunResult, refusal?: string, safeOutputsNote?: string): Promise<Delivered> {
   const { io, settings, log } = ctx;
   const { run, progress } = gh;
   let outcome: DeliveryOutcome | undefined;
@@ -113,7 +113,7 @@ export async function deliverToGitHub(ctx: StageContext, gh: GitHubStage, result
         marker: progress.marker,
         result,
         ...(outcome ? { outcome } : {}),
-        ...(note ? { note } : {}),
+        ...(note || safeOutputsNote ? { note: [note, safeOutputsNote].filter(Boolean).join("\n\n") } : {}),
         showPatch: outcome ? outcome.showPatch : result.diff.changedFiles.length > 0,
         ...(run.runUrl ? { runUrl: run.runUrl } : {}),
       }),

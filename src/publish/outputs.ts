@@ -9,6 +9,7 @@ export function resultOutputs(result: RunResult): Outputs {
     conclusion: result.conclusion,
     "final-message": result.output,
     usage: JSON.stringify(result.usage),
+    "budget-exceeded": String(result.budgetExceeded === true),
     "duration-ms": String(result.durationMs),
     "changed-files": JSON.stringify(result.diff.changedFiles),
     "patch-path": result.diff.patchPath,

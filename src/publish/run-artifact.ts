@@ -23,9 +23,13 @@ import type { Redactor } from "../trace/redact.js";
 /** Files of an earlier version of a file being redacted: never uploaded. */
 const TEMP_FILE = /\.redacting(-\d+)?$/;
 
-/** `agent-run-<run id>-<attempt>`, or the `artifact-name` input. */
-export function runArtifactName(input: string | undefined, host: Pick<HostContext, "runId" | "runAttempt">): string {
-  return input ?? `agent-run-${host.runId ?? "local"}-${host.runAttempt ?? "1"}`;
+/**
+ * `agent-run-<run id>-<attempt>`, or the `artifact-name` input. A fan-out item
+ * adds its key (`agent-run-<run id>-<attempt>-<key>`): the matrix's jobs share
+ * one workflow run, where artifact names must differ.
+ */
+export function runArtifactName(input: string | undefined, host: Pick<HostContext, "runId" | "runAttempt">, itemKey?: string): string {
+  return input ?? `agent-run-${host.runId ?? "local"}-${host.runAttempt ?? "1"}${itemKey ? `-${itemKey}` : ""}`;
 }
 
 export interface RunUpload {
@@ -70,6 +74,7 @@ const UsageSchema = z.object({
   outputTokens: z.number(),
   cachedTokens: z.number(),
   costUsd: z.number().optional(),
+  requests: z.number().int().nonnegative().optional(),
 });
 
 const Sha = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "a full git object id");
@@ -97,6 +102,7 @@ const RunResultSchema = z.object({
   sessionId: z.string().optional(),
   threadId: z.string().optional(),
   usage: UsageSchema,
+  budgetExceeded: z.boolean().optional(),
   startedAt: z.string(),
   durationMs: z.number().nonnegative(),
   diff: z.object({

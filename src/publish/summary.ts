@@ -39,6 +39,8 @@ export function summaryMarkdown(result: RunResult): string {
     ["Tokens", `${u.inputTokens} in · ${u.outputTokens} out · ${u.cachedTokens} cached`],
     ["Cost", u.costUsd !== undefined ? `$${u.costUsd.toFixed(4)}` : "unknown"],
   ];
+  if (u.requests !== undefined) rows.push(["Model requests", String(u.requests)]);
+  if (result.budgetExceeded) rows.push(["Budget", "⛔ exceeded: the model gateway stopped the agent's model requests (see Conclusion)"]);
   if (result.sessionId) rows.push(["Session", `\`${result.sessionId}\``]);
   if (result.networkBlocked) rows.push(["Network attempts blocked", String(result.networkBlocked)]);
   if (result.permissionDenials.length) rows.push(["Permission denials", String(result.permissionDenials.length)]);
@@ -66,16 +68,21 @@ export function summaryMarkdown(result: RunResult): string {
 
 const int = (n: number) => n.toLocaleString("en-US");
 
-/** What the run consumed, in one row: what a reviewer checks against a budget. */
+/**
+ * What the run consumed, in one row: what a reviewer checks against a budget.
+ * Model-backed agents: the model gateway's count (the CLI's own is in result.json, metadata.cliUsage).
+ */
 function usageTable(result: RunResult): string[] {
   const u = result.usage;
+  const requests = u.requests !== undefined ? ` ${int(u.requests)} |` : "";
   return [
     "### Usage",
     "",
-    "| Input tokens | Output tokens | Cached tokens | Cost | Turns | Tool calls | Events |",
-    "|---:|---:|---:|---:|---:|---:|---:|",
-    `| ${int(u.inputTokens)} | ${int(u.outputTokens)} | ${int(u.cachedTokens)} | ${u.costUsd !== undefined ? `$${u.costUsd.toFixed(4)}` : "unknown"} | ${int(result.numTurns)} | ${int(result.toolCalls)} | ${int(result.eventCount)} |`,
+    `| Input tokens | Output tokens | Cached tokens | Cost |${requests ? " Model requests |" : ""} Turns | Tool calls | Events |`,
+    `|---:|---:|---:|---:|${requests ? "---:|" : ""}---:|---:|---:|`,
+    `| ${int(u.inputTokens)} | ${int(u.outputTokens)} | ${int(u.cachedTokens)} | ${u.costUsd !== undefined ? `$${u.costUsd.toFixed(4)}` : "unknown"} |${requests} ${int(result.numTurns)} | ${int(result.toolCalls)} | ${int(result.eventCount)} |`,
     "",
+    ...(u.requests !== undefined ? ["_Counted by the model gateway from every response (the agent CLI's own figure is in `result.json`, `metadata.cliUsage`)._", ""] : []),
   ];
 }
 

@@ -53,6 +53,44 @@ export function isModelPath(provider: ModelProvider, pathname: string): boolean 
   return routeDecision(provider, "POST", pathname).ok || routeDecision(provider, "GET", pathname).ok;
 }
 
+/** Routes that cost nothing: token counts and model lists. Every other allowed route is a billed model request. */
+const FREE_ROUTES: Record<ModelProvider, Array<string | RegExp>> = {
+  anthropic: ["/v1/messages/count_tokens"],
+  openai: ["/v1/models"],
+  gemini: [/:countTokens$/],
+};
+
+/** Whether `method pathname` is a model request the provider bills (counted against the budget). */
+export function isBilledRoute(provider: ModelProvider, method: string, pathname: string): boolean {
+  if (!routeDecision(provider, method, pathname).ok) return false;
+  return !FREE_ROUTES[provider].some((p) => (typeof p === "string" ? p === pathname : p.test(pathname)));
+}
+
+/** The model a request asks for: in the path for Gemini, the body's `model` otherwise; undefined when not named. */
+export function requestModelOf(provider: ModelProvider, pathname: string, bodyText: string): string | undefined {
+  if (provider === "gemini") return /^\/v1beta\/models\/([A-Za-z0-9._-]+):/.exec(pathname)?.[1];
+  try {
+    const body: unknown = JSON.parse(bodyText);
+    const model = isObject(body) ? body.model : undefined;
+    return typeof model === "string" && model ? model : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A Chat Completions stream answers with usage only when asked (`stream_options.include_usage`). */
+export function streamOmitsUsage(provider: ModelProvider, pathname: string, bodyText: string): boolean {
+  if (provider !== "openai" || pathname !== "/v1/chat/completions") return false;
+  try {
+    const body: unknown = JSON.parse(bodyText);
+    if (!isObject(body) || body.stream !== true) return false;
+    const options = body.stream_options;
+    return !(isObject(options) && options.include_usage === true);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The credentials a request presents, in every form a provider SDK uses:
  * `x-api-key` (Anthropic), `Authorization: Bearer` (OpenAI, Anthropic auth

@@ -7,9 +7,11 @@
  * placeholder. Unless the network is `open`, a request asking the provider
  * to reach the network for the agent (server-side web search or fetch,
  * remote MCP, a URL as a content source) is refused: that would be a way
- * around the network policy. Responses stream through unbuffered; an
- * optional request budget caps the number of model requests. Every refusal
- * is recorded for the trace (see refusals()).
+ * around the network policy. Responses stream through unbuffered, read on
+ * the side for their usage (usage-meter.ts): the run's one usage figure, and
+ * an optional budget (model requests, tokens, cost) after which further model
+ * requests get a provider-shaped 400 the CLIs stop on. Every refusal is
+ * recorded for the trace (see refusals()).
  */
 import { randomBytes } from "node:crypto";
 import http from "node:http";
@@ -17,6 +19,7 @@ import https from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Socket } from "node:net";
 import type { ModelProvider } from "../agents/types.js";
+import type { ModelPriceSpec } from "../config/schema.js";
 import { ConfigurationError, errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { ModelRequestRecorder, type ModelRequestRecord } from "../trace/model-requests.js";
@@ -26,9 +29,14 @@ import {
   decodeBody,
   forwardedHeader,
   presentedCredentials,
+  isBilledRoute,
   providerFetchProblem,
+  requestModelOf,
   routeDecision,
+  streamOmitsUsage,
 } from "./gateway-policy.js";
+import { PriceBook } from "./prices.js";
+import { UsageMeter, type BudgetLimits, type BudgetStop, type GatewayUsage } from "./usage-meter.js";
 
 export { isModelPath } from "./gateway-policy.js";
 
@@ -37,8 +45,10 @@ export interface ModelGatewayOptions {
   /** Provider base URL as its SDK takes it (OpenAI-style ends in /v1; Anthropic and Gemini have no version path). */
   upstream: string;
   apiKey: string;
-  /** Maximum number of model requests forwarded; later ones get 429. */
-  requestBudget?: number;
+  /** Limits on billed model requests, tokens and cost; once one is reached, further model requests get a 400 (usage-meter.ts). */
+  budget?: BudgetLimits;
+  /** `model-prices`: USD per million tokens for models the price table lacks (or to override it). */
+  modelPrices?: Record<string, ModelPriceSpec>;
   log: Logger;
   /** Listen port on 127.0.0.1 (default: ephemeral). */
   port?: number;
@@ -64,7 +74,7 @@ export interface ModelGatewayStats {
   bytesIn: number;
   /** Response body bytes sent back to the agent. */
   bytesOut: number;
-  /** Requests refused (route or key not allowed, provider-side fetch, budget exhausted, bad request). */
+  /** Requests refused (route or key not allowed, provider-side fetch, budget reached, bad request). */
   rejected: number;
 }
 
@@ -79,6 +89,12 @@ export interface ModelGateway {
   requestLog(): ModelRequestRecord[];
   /** Refused requests, one entry per kind (method, path, reason), with a count. */
   refusals(): GatewayRefusal[];
+  /** Tokens, cost and billed requests of every forwarded model request: the run's usage figure. */
+  usage(): GatewayUsage;
+  /** Set once the budget (or an unpriced model under max-cost-usd) stopped model requests. */
+  budgetStop(): BudgetStop | undefined;
+  /** The run's one-line reason when budgetStop() is set (`Budget exceeded: …`). */
+  budgetStopReason(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -103,6 +119,8 @@ export function baseUrlFor(provider: ModelProvider, url: string): string {
   return provider === "openai" ? `${url.replace(/\/$/, "")}/v1` : url.replace(/\/$/, "");
 }
 
+/** Claude Code honours this header; the 400 status alone keeps codex, gemini and opencode from retrying. */
+const NO_RETRY: http.OutgoingHttpHeaders = { "x-should-retry": "false" };
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade", "host"]);
 const MAX_RECORDED_REFUSALS = 200;
 
@@ -206,18 +224,20 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
   if (upstream.username || upstream.password) {
     throw new ConfigurationError("base-url: put credentials in secrets, not in the URL");
   }
-  const budget = opts.requestBudget;
   const placeholderKey = placeholderFor(provider);
   const stats: ModelGatewayStats = { requests: 0, bytesIn: 0, bytesOut: 0, rejected: 0 };
-  const recorder = new ModelRequestRecorder(provider);
+  const meter = new UsageMeter(opts.budget ?? {}, new PriceBook(provider, opts.modelPrices));
+  // One place reads per-request usage: the recorder; the meter adds up what it read.
+  const recorder = new ModelRequestRecorder(provider, (record) => meter.completed(record));
   const refused = new Map<string, number>();
   const client = upstream.protocol === "https:" ? https : http;
   const agent = new client.Agent({ keepAlive: true });
   const sockets = new Set<Socket>();
 
-  const reject = (res: http.ServerResponse, status: number, what: string, message: string, extra: http.OutgoingHttpHeaders = {}) => {
+  /** `blocked: false` for budget refusals: they are the run's reason, not network attempts for the trace. */
+  const reject = (res: http.ServerResponse, status: number, what: string, message: string, extra: http.OutgoingHttpHeaders = {}, blocked = true) => {
     stats.rejected++;
-    if (refused.has(what) || refused.size < MAX_RECORDED_REFUSALS) refused.set(what, (refused.get(what) ?? 0) + 1);
+    if (blocked && (refused.has(what) || refused.size < MAX_RECORDED_REFUSALS)) refused.set(what, (refused.get(what) ?? 0) + 1);
     log.debug(`gateway: refused ${what}`);
     const body = errorBody(provider, status, `Agent Runner model gateway: ${message}`);
     if (!res.headersSent) res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...extra });
@@ -250,11 +270,6 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
       reject(res, 401, `${shown}: ${keyProblem}`, `the request ${keyProblem}. Use the key in the agent's environment.`);
       return false;
     }
-    if (budget !== undefined && stats.requests >= budget) {
-      log.warning(`gateway: request budget of ${budget} model requests exhausted; refusing ${shown}`);
-      reject(res, 429, `${shown}: request budget exhausted`, `the request budget of ${budget} model requests for this run is exhausted. Raise it or split the task.`);
-      return false;
-    }
     return true;
   };
 
@@ -264,6 +279,18 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
     const decoded = decodeBody(body, headerValue(req.headers["content-encoding"]));
     if ("problem" in decoded) return `has a body that ${decoded.problem}`;
     return providerFetchProblem(provider, decoded.text);
+  };
+
+  /**
+   * Under a token or cost budget, a model request that could not be counted is
+   * refused: a model without a price (max-cost-usd), a stream without usage.
+   */
+  const uncountedProblem = (req: http.IncomingMessage, method: string, pathname: string, body: Buffer): string | undefined => {
+    const { maxCostUsd, maxTokens } = opts.budget ?? {};
+    if ((maxCostUsd === undefined && maxTokens === undefined) || !isBilledRoute(provider, method, pathname)) return undefined;
+    const decoded = decodeBody(body, headerValue(req.headers["content-encoding"]));
+    const text = "text" in decoded ? decoded.text : "";
+    return meter.refuseUncountable(streamOmitsUsage(provider, pathname, text)) ?? meter.refuseUnpriced(requestModelOf(provider, pathname, text));
   };
 
   const server = http.createServer((req, res) => {
@@ -296,6 +323,20 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
           );
           return;
         }
+        // Checked right before forwarding, with no await in between: concurrent requests cannot both take the last slot.
+        const limit = isBilledRoute(provider, method, parsed.pathname) ? meter.refuseForLimit() : undefined;
+        if (limit) {
+          if (limit.first) log.warning(`Model gateway: budget reached (${limit.figure}); refusing further model requests.`);
+          // 400 and x-should-retry: false: a status and body no CLI retries (429 and 5xx are retried, some for minutes).
+          reject(res, 400, `${method} ${parsed.pathname}: ${limit.limit} reached`, limit.message, NO_RETRY, false);
+          return;
+        }
+        const uncounted = uncountedProblem(req, method, parsed.pathname, body);
+        if (uncounted) {
+          log.warning(`Model gateway: refused ${method} ${parsed.pathname}: ${uncounted}`);
+          reject(res, 400, `${method} ${parsed.pathname}: not countable against the budget`, uncounted, NO_RETRY, false);
+          return;
+        }
         forward(req, res, method, parsed, body);
       },
       () => res.destroy(),
@@ -304,6 +345,7 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
 
   const forward = (req: http.IncomingMessage, res: http.ServerResponse, method: string, parsed: ParsedPath, body: Buffer) => {
     stats.requests++;
+    if (isBilledRoute(provider, method, parsed.pathname)) meter.started();
     const target = upstreamUrl(provider, upstream, parsed.pathname, parsed.search);
     const headers: http.OutgoingHttpHeaders = {};
     for (const [k, v] of Object.entries(req.headers)) {
@@ -367,10 +409,15 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
     placeholderKey,
     stats: () => ({ ...stats }),
     requestLog: () => recorder.records(),
+    usage: () => meter.usage(),
+    budgetStop: () => meter.stopped(),
+    budgetStopReason: () => meter.stopReason(),
     refusals: () =>
       [...refused.entries()].map(([detail, count]) => ({ host: `${upstream.host} (model gateway)`, detail: count > 1 ? `${detail} (${count} requests)` : detail })),
     close: () =>
       new Promise<void>((resolve) => {
+        const unread = meter.unreadResponses();
+        if (unread) log.warning(`Model gateway: ${unread} model response(s) carried no usage the gateway could read (cut off, or an unrecognised format); the usage figures leave them out.`);
         for (const s of sockets) s.destroy();
         agent.destroy();
         server.close(() => resolve());

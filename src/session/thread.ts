@@ -2,6 +2,7 @@
  * Which issue or pull request a run belongs to, from the event payload: the
  * key that ties sessions of one conversation together across runs.
  */
+import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 
@@ -43,4 +44,28 @@ export function workflowIdentity(workflowRef: string | undefined): string | unde
   if (!ref) return undefined;
   const at = ref.lastIndexOf("@");
   return at > 0 ? ref.slice(0, at) : ref;
+}
+
+/** What artifact names may hold of a session id without loss (`:` is refused by the artifact service). */
+const NAME_SAFE_ID = /^[A-Za-z0-9._-]{1,200}$/;
+
+/**
+ * Name of the state saved under a session id, so a later job or run can find
+ * it from the id alone (`session: <id>`). An id with characters artifact
+ * names cannot hold is named by its hash.
+ */
+export function sessionIdKey(sessionId: string): string {
+  return NAME_SAFE_ID.test(sessionId) ? `agent-session-id-${sessionId}` : `agent-session-id-h${createHash("sha256").update(sessionId).digest("hex").slice(0, 40)}`;
+}
+
+/**
+ * Name of a workflow's last session, for `session: continue` on runs without
+ * an issue or PR (schedule, dispatch): the workflow file's name for people,
+ * plus a hash of the whole identity, so two repositories' or folders' files
+ * of the same name never share one.
+ */
+export function workflowSessionKey(workflow: string): string {
+  const file = workflow.split("/").pop()?.replace(/\.ya?ml$/i, "") ?? "";
+  const slug = file.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "workflow";
+  return `agent-session-workflow-${slug}-${createHash("sha256").update(workflow).digest("hex").slice(0, 12)}`;
 }

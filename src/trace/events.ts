@@ -8,6 +8,8 @@ export interface Usage {
   outputTokens: number;
   cachedTokens: number;
   costUsd?: number;
+  /** Billed model requests: only in the model gateway's figure (sandbox/usage-meter.ts). */
+  requests?: number;
 }
 
 export type AgentEvent =

@@ -6,16 +6,21 @@
  */
 import { createReadStream, createWriteStream } from "node:fs";
 import { once } from "node:events";
+import { open } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { RESULTS_FILES } from "../constants.js";
 import type { RunResult } from "../result.js";
 import type { TracedEvent } from "./events.js";
 import type { Redactor } from "./redact.js";
+import type { TranscriptAttachment, TranscriptPatch } from "./transcript-format.js";
 import { writeTranscript, type TranscriptFormat, type TranscriptHeader, type TranscriptStats } from "./transcript.js";
 
+/** How much of patch.diff the transcripts show; the whole patch is always in patch.diff. */
+export const TRANSCRIPT_PATCH_LIMIT = 1024 * 1024;
+
 /** The header both transcripts (and the job summary) show. */
-function transcriptHeader(result: RunResult, prompt?: string): TranscriptHeader {
+function transcriptHeader(result: RunResult, prompt?: string, patch?: TranscriptPatch): TranscriptHeader {
   return {
     agent: result.agentName,
     backend: result.agentBackend,
@@ -28,7 +33,31 @@ function transcriptHeader(result: RunResult, prompt?: string): TranscriptHeader 
     ...(result.sessionId ? { sessionId: result.sessionId } : {}),
     startedAt: result.startedAt,
     ...(prompt ? { prompt } : {}),
+    ...(patch ? { patch } : {}),
   };
+}
+
+/** The head of patch.diff (redacted when it was written), or undefined when there is none. */
+export async function readTranscriptPatch(file: string, files: string[], limit = TRANSCRIPT_PATCH_LIMIT): Promise<TranscriptPatch | undefined> {
+  let fh;
+  try {
+    fh = await open(file, "r");
+  } catch {
+    return undefined;
+  }
+  try {
+    const { size } = await fh.stat();
+    if (size === 0 && files.length === 0) return undefined;
+    const buf = Buffer.alloc(Math.min(size, limit));
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    let text = buf.subarray(0, bytesRead).toString("utf8");
+    const truncated = size > limit;
+    // Cut at a line end, so the renderer never sees half a line (or half a character).
+    if (truncated) text = text.slice(0, text.lastIndexOf("\n") + 1);
+    return { text, truncated, totalBytes: size, files };
+  } finally {
+    await fh.close();
+  }
 }
 
 /** Events of a trace.jsonl file, one line at a time; lines that are not JSON objects are skipped. */
@@ -55,8 +84,16 @@ export interface TranscriptFiles {
  * Render both transcripts from `<resultsDir>/trace.jsonl`. The prompt is
  * redacted here; events and the result were redacted when they were written.
  */
-export async function writeTranscriptFiles(resultsDir: string, result: RunResult, opts: { prompt?: string; redactor: Redactor }): Promise<TranscriptFiles> {
-  const header = transcriptHeader(result, opts.prompt !== undefined ? opts.redactor.redact(opts.prompt) : undefined);
+export async function writeTranscriptFiles(
+  resultsDir: string,
+  result: RunResult,
+  opts: { prompt?: string; redactor: Redactor; attachments?: TranscriptAttachment[] },
+): Promise<TranscriptFiles> {
+  const patch = await readTranscriptPatch(result.diff.patchPath, result.diff.changedFiles);
+  const header = {
+    ...transcriptHeader(result, opts.prompt !== undefined ? opts.redactor.redact(opts.prompt) : undefined, patch),
+    ...(opts.attachments?.length ? { attachments: opts.attachments } : {}),
+  };
   const trace = path.join(resultsDir, RESULTS_FILES.trace);
   const one = async (format: TranscriptFormat, name: string): Promise<TranscriptStats> => {
     const out = createWriteStream(path.join(resultsDir, name));

@@ -19,6 +19,33 @@ export interface TranscriptHeader {
   /** ISO timestamp; event times are shown relative to it. */
   startedAt: string;
   prompt?: string;
+  /** The run's patch (patch.diff), shown after the conversation. */
+  patch?: TranscriptPatch;
+  /** Files attached to the task (config/attachments.ts), shown after the prompt. */
+  attachments?: TranscriptAttachment[];
+}
+
+/** An attachment as the transcripts show it; the file itself is in the artifact's attachments/. */
+export interface TranscriptAttachment {
+  /** The copy's name, our own (`01-screen.png`). */
+  name: string;
+  kind: "image" | "pdf" | "text";
+  mediaType: string;
+  bytes: number;
+  /** Where it came from, one line. */
+  source: string;
+  /** A `data:` URI of the image, within the transcript's inline budget. */
+  dataUri?: string;
+}
+
+/** patch.diff as the transcripts show it: cut at a size past which a browser page would be unreadable anyway. */
+export interface TranscriptPatch {
+  /** The diff text (the head of it when truncated). */
+  text: string;
+  truncated: boolean;
+  totalBytes: number;
+  /** Every changed path (result.json), also when the diff text is cut. */
+  files: string[];
 }
 
 /**
@@ -106,6 +133,8 @@ export type ToolCallState =
 export interface TranscriptFormatter {
   begin(ctx: RenderContext): string;
   prompt(text: Clipped, ctx: RenderContext): string;
+  /** The attachments, after the prompt (optional: formatters without it skip them). */
+  attachments?(list: TranscriptAttachment[], ctx: RenderContext): string;
   session(ev: { sessionId: string; model?: string; ts: string }, ctx: RenderContext): string;
   text(text: Clipped, ts: string, ctx: RenderContext): string;
   reasoning(text: Clipped, ts: string, ctx: RenderContext): string;

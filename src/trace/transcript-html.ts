@@ -3,11 +3,16 @@
  * script (expand/collapse all; the page works fully without it), no URL of
  * any kind. A Content-Security-Policy allows only that style and that script
  * by hash, so even a rendering bug could not load or run anything else.
- * Every piece of event text is escaped; elements carry stable classes and
- * data attributes (data-kind, data-tool-name, data-status, …) for tests and
- * for readers' own tooling.
+ * Every piece of event text is escaped, except assistant text and the final
+ * message, which are Markdown rendered through a sanitizer (markdown-html.ts:
+ * no raw HTML, no images, safe links only). The patch is shown as a diff
+ * (diff2html, line by line) after the conversation, with a file list that
+ * links to each file. Elements carry stable classes and data attributes
+ * (data-kind, data-tool-name, data-status, …) for tests and for readers' own tooling.
  */
 import { createHash } from "node:crypto";
+import { html as diffHtml } from "diff2html";
+import { markdownToSafeHtml } from "./markdown-html.js";
 import {
   conclusionKind,
   escapeHtml as esc,
@@ -25,7 +30,9 @@ import {
   type Clipped,
   type RenderContext,
   type ToolResultView,
+  type TranscriptAttachment,
   type TranscriptFormatter,
+  type TranscriptPatch,
 } from "./transcript-format.js";
 
 const CSS = `
@@ -60,6 +67,7 @@ dl.meta>div{min-width:0}dl.meta dt{font-size:12px;color:var(--muted)}dl.meta dd{
 .entry-head .ts,summary .ts{margin-left:auto;font-weight:400;font-size:12px;white-space:nowrap}
 .text{white-space:pre-wrap;overflow-wrap:anywhere}
 .prompt{background:var(--info-bg);border-color:var(--info)}
+.attachments li{margin:.3em 0}.attachments img{display:block;max-width:100%;max-height:480px;margin:.3em 0;border:1px solid var(--border,#ccc)}
 .prompt .entry-head{color:var(--info)}
 .session,.usage{border:none;padding:0 14px;font-size:12px;color:var(--muted)}
 details>summary{cursor:pointer;list-style:none;display:flex;align-items:center;gap:8px;min-width:0}
@@ -98,6 +106,38 @@ pre.tool-output.error{border-color:var(--err)}
 .unknown{font-size:12px}
 .run-footer{margin-top:24px;border-top:1px solid var(--border);padding-top:10px;font-size:12px;color:var(--muted)}
 .run-footer p{margin:2px 0}
+.md{white-space:normal;overflow-wrap:anywhere}.md>:first-child{margin-top:0}.md>:last-child{margin-bottom:0}
+.md p,.md ul,.md ol,.md blockquote,.md table,.md pre{margin:0 0 8px}
+.md h1,.md h2,.md h3,.md h4,.md h5,.md h6{margin:12px 0 6px;font-size:15px;font-weight:600}.md h1{font-size:18px}.md h2{font-size:16px}
+.md ul,.md ol{padding-left:24px}.md li.task-list-item{list-style:none}.md li.task-list-item input{margin:0 6px 0 -18px}
+.md blockquote{padding:0 10px;border-left:3px solid var(--border);color:var(--muted)}
+.md table{border-collapse:collapse;display:block;overflow:auto}.md th,.md td{border:1px solid var(--border);padding:3px 8px}.md th{background:var(--panel)}
+.md pre code{background:none;padding:0}.md a{color:var(--info)}.md hr{border:none;border-top:1px solid var(--border)}
+.md .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0,0,0,0)}.md section.footnotes{font-size:12px;color:var(--muted)}
+.changes{margin-top:20px;border:1px solid var(--border);border-radius:8px;padding:12px 14px;min-width:0}
+.changes>h2{font-size:16px;margin:0 0 10px}.changes .note{font-size:12px;color:var(--warn);margin:0 0 8px}
+.d2h-file-list-wrapper{margin-bottom:12px}.d2h-file-list-header{margin-bottom:4px}.d2h-file-list-title{font-weight:600}
+.d2h-file-switch,.d2h-file-collapse{display:none}
+.d2h-file-list{list-style:none;margin:0;padding:0;border:1px solid var(--border);border-radius:6px}
+.d2h-file-list>li{border-bottom:1px solid var(--border);padding:4px 10px}.d2h-file-list>li:last-child{border-bottom:none}
+.d2h-file-name-wrapper{display:flex;align-items:center;gap:8px;min-width:0;width:100%}
+.d2h-file-name{overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",monospace;font-size:12.5px}
+a.d2h-file-name{color:var(--info);text-decoration:none}
+.d2h-file-stats{margin-left:auto;display:flex;gap:4px;font-size:12px}.d2h-lines-added{color:var(--ok)}.d2h-lines-deleted{color:var(--err)}
+.d2h-icon{fill:currentColor;flex:none}.d2h-added{color:var(--ok)}.d2h-deleted{color:var(--err)}.d2h-changed,.d2h-moved{color:var(--warn)}
+.d2h-tag{font-size:10px;border:1px solid currentColor;border-radius:4px;padding:0 4px}
+.d2h-file-wrapper{border:1px solid var(--border);border-radius:6px;margin-bottom:12px;overflow:hidden;scroll-margin-top:8px}
+.d2h-file-header{display:flex;align-items:center;background:var(--panel);border-bottom:1px solid var(--border);padding:6px 10px}
+.d2h-file-diff{overflow-x:auto}
+.d2h-diff-table{border-collapse:collapse;width:100%;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",monospace;font-size:12px}
+.d2h-code-linenumber{width:1%;white-space:nowrap;color:var(--muted);text-align:right;vertical-align:top;border-right:1px solid var(--border);user-select:none}
+.line-num1,.line-num2{display:inline-block;min-width:3em;padding:0 6px}
+.d2h-code-line{display:flex;padding:0 8px}.d2h-code-line-prefix{user-select:none;flex:none;width:1.2em;white-space:pre}
+.d2h-code-line-ctn{white-space:pre-wrap;overflow-wrap:anywhere;min-width:0}
+.d2h-ins{background:var(--ok-bg)}.d2h-del{background:var(--err-bg)}.d2h-info{background:var(--info-bg);color:var(--muted)}
+.d2h-code-line ins{background:color-mix(in srgb,var(--ok) 30%,transparent);text-decoration:none}
+.d2h-code-line del{background:color-mix(in srgb,var(--err) 30%,transparent);text-decoration:none}
+.d2h-emptyplaceholder,.d2h-code-side-emptyplaceholder{background:var(--panel)}
 @media print{.toolbar{display:none}pre{max-height:none}}
 `.trim();
 
@@ -127,6 +167,39 @@ function body(c: Clipped): string {
 
 function note(c: Clipped, what: string): string {
   return c.truncated ? `<p class="truncation-note">${esc(truncationNote(c, what))}</p>` : "";
+}
+
+/**
+ * Agent text as Markdown (sanitized). A long text keeps its head and tail,
+ * each rendered on its own, so a cut cannot leave a construct open.
+ */
+function markdown(c: Clipped, ctx: RenderContext): string {
+  const prefix = () => `md${nextMarkdownId(ctx)}-`;
+  if (!c.truncated) return markdownToSafeHtml(c.head, prefix());
+  return `${markdownToSafeHtml(c.head, prefix())}<span class="omitted">${esc(omissionMarker(c))}</span>${markdownToSafeHtml(c.tail, prefix())}`;
+}
+
+/** Footnote ids must differ between the texts of one page. */
+const markdownIds = new WeakMap<RenderContext, number>();
+function nextMarkdownId(ctx: RenderContext): number {
+  const n = (markdownIds.get(ctx) ?? 0) + 1;
+  markdownIds.set(ctx, n);
+  return n;
+}
+
+/** The patch after the conversation: a file list linking to each file's diff. */
+function changesSection(patch: TranscriptPatch): string {
+  const n = patch.files.length;
+  const note = patch.truncated
+    ? `<p class="note">The patch is ${esc(formatBytes(patch.totalBytes))}; only its first ${esc(formatBytes(Buffer.byteLength(patch.text)))} are shown. The whole patch is in patch.diff.</p>`
+    : "";
+  const diff = patch.text.trim()
+    ? diffHtml(patch.text, { drawFileList: true, outputFormat: "line-by-line", matching: "lines", diffStyle: "word" })
+    : `<p class="empty">The patch is empty.</p>`;
+  return (
+    `<section class="changes" id="changes" data-kind="changes" data-files="${n}">` +
+    `<h2>Changes <span class="muted">(${n} file${n === 1 ? "" : "s"})</span></h2>${note}${diff}</section>\n`
+  );
 }
 
 function metaItem(field: string, label: string, valueHtml: string): string {
@@ -161,11 +234,14 @@ export const htmlFormatter: TranscriptFormatter = {
       metaItem("cost", "Cost", u?.costUsd !== undefined ? esc(formatCost(u.costUsd)) : `<span class="muted">unknown</span>`),
       metaItem("session", "Session", h.sessionId ? `<code>${esc(h.sessionId)}</code>` : `<span class="muted">none</span>`),
       ...(h.sandbox ? [metaItem("sandbox", "Sandbox", esc(h.sandbox))] : []),
+      ...(h.patch
+        ? [metaItem("changes", "Changes", `<a href="#changes">${esc(String(h.patch.files.length))} file${h.patch.files.length === 1 ? "" : "s"}</a>`)]
+        : []),
       metaItem("started", "Started", `<time${attr("datetime", h.startedAt)}>${esc(h.startedAt)}</time>`),
     ];
     return (
       `<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n` +
-      `<meta http-equiv="Content-Security-Policy" content="${esc(CSP)}">\n` +
+      `<meta http-equiv="Content-Security-Policy" content="${esc(h.attachments?.some((a) => a.dataUri) ? CSP.replace("img-src 'none'", "img-src data:") : CSP)}">\n` +
       `<meta name="viewport" content="width=device-width, initial-scale=1">\n<meta name="referrer" content="no-referrer">\n` +
       `<meta name="generator" content="Agent Runner">\n` +
       `<title>${esc(`Transcript: ${h.agent} (${h.conclusion})`)}</title>\n<style>${CSS}</style>\n</head>\n<body>\n<div class="page">\n` +
@@ -182,6 +258,17 @@ export const htmlFormatter: TranscriptFormatter = {
     return `<section class="entry prompt" data-kind="prompt">${head("Prompt", "", ctx)}<div class="text">${body(text)}</div>${note(text, "Prompt")}</section>\n`;
   },
 
+  attachments(list: TranscriptAttachment[], ctx: RenderContext) {
+    // Images inline as data: URIs (the page stays self-contained; CSP then allows data: images only).
+    const items = list.map(
+      (a) =>
+        `<li data-name="${esc(a.name)}" data-media-type="${esc(a.mediaType)}"><code>${esc(a.name)}</code> <span class="muted">${esc(a.mediaType)}, ${esc(formatBytes(a.bytes))}; ${esc(a.source)}</span>` +
+        (a.dataUri && /^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+$/.test(a.dataUri) ? `<img${attr("src", a.dataUri)}${attr("alt", a.name)}>` : "") +
+        `</li>`,
+    );
+    return `<section class="entry attachments" data-kind="attachments">${head(`Attachments (${list.length})`, "", ctx)}<ul>${items.join("")}</ul><p class="muted">The files are in the run artifact's attachments/ folder.</p></section>\n`;
+  },
+
   session(ev, ctx) {
     return (
       `<div class="entry session" data-kind="session"${attr("data-session-id", ev.sessionId)}${attr("data-ts", ev.ts)}>` +
@@ -190,7 +277,7 @@ export const htmlFormatter: TranscriptFormatter = {
   },
 
   text(text, ts, ctx) {
-    return `<div class="entry assistant" data-kind="text"${attr("data-ts", ts)}>${head("Assistant", ts, ctx)}<div class="text">${body(text)}</div>${note(text, "Text")}</div>\n`;
+    return `<div class="entry assistant" data-kind="text"${attr("data-ts", ts)}>${head("Assistant", ts, ctx)}<div class="text md">${markdown(text, ctx)}</div>${note(text, "Text")}</div>\n`;
   },
 
   reasoning(text, ts, ctx) {
@@ -271,7 +358,7 @@ export const htmlFormatter: TranscriptFormatter = {
       `<section class="entry result ${isError ? "error" : "ok"}" data-kind="result" data-is-error="${isError}"${attr("data-ts", ev.ts)}>` +
       head(isError ? "Final result: error" : "Final result", ev.ts, ctx) +
       (ev.reason ? `<p class="reason">${esc(ev.reason)}</p>` : "") +
-      (text ? `<div class="text">${body(text)}</div>${note(text, "Result")}` : `<p class="empty">(no final message)</p>`) +
+      (text ? `<div class="text md">${markdown(text, ctx)}</div>${note(text, "Result")}` : `<p class="empty">(no final message)</p>`) +
       (meta ? `<p class="result-meta">${esc(meta)}</p>` : "") +
       `</section>\n`
     );
@@ -289,10 +376,10 @@ export const htmlFormatter: TranscriptFormatter = {
     );
   },
 
-  end(stats) {
+  end(stats, ctx) {
     const { counts, omissions } = footerLines(stats);
     return (
-      `</main>\n<footer class="run-footer" data-events="${stats.events}" data-tool-calls="${stats.toolCalls}">` +
+      `</main>\n${ctx.header.patch ? changesSection(ctx.header.patch) : ""}<footer class="run-footer" data-events="${stats.events}" data-tool-calls="${stats.toolCalls}">` +
       `<p>${esc(counts)}</p>` +
       (omissions ? `<p>${esc(omissions)}</p>` : "") +
       `<p>Generated by Agent Runner.</p></footer>\n</div>\n<script>${SCRIPT}</script>\n</body>\n</html>\n`

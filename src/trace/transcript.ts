@@ -178,6 +178,8 @@ class TranscriptAssembler {
     this.write(this.fmt.begin(this.ctx));
     const prompt = this.ctx.header.prompt;
     if (prompt !== undefined && prompt.trim() !== "") this.enqueue(this.fmt.prompt(this.clip(prompt), this.ctx));
+    const attachments = this.ctx.header.attachments;
+    if (attachments?.length && this.fmt.attachments) this.enqueue(this.fmt.attachments(attachments, this.ctx));
   }
 
   push(ev: TracedEvent): void {

@@ -11,6 +11,7 @@ import type { Settings } from "../config/schema.js";
 import { RESULTS_FILES } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
 import { Git } from "../git/git.js";
+import { TouchedWorkspaces } from "../git/touched.js";
 import { GitHubApi } from "../github/api.js";
 import { authorize } from "../github/authorize.js";
 import { apiErrorMessage, createOctokit, GitHubApiError } from "../github/client.js";
@@ -19,8 +20,9 @@ import type { Logger } from "../logger.js";
 import { planDelivery, type DeliveryPlan } from "../publish/deliver-plan.js";
 import { agentCommandFilesOnBase, fileAtCommit, guardAgentConfig, resolveBaseCommit } from "./config-guard.js";
 import type { GitHubEvent } from "./event.js";
-import { resolveTrigger } from "./resolve.js";
-import { buildTask, type ChangedFile } from "./task.js";
+import { checkItemCheckout, checkItemEvent, decideTrigger, itemTarget, readItemThread, type ItemThread } from "./item.js";
+import { checkoutPullRequest } from "./pr-checkout.js";
+import { buildTask, type ChangedFile, type WorkspaceHead } from "./task.js";
 import type { PullRequestInfo, Trigger } from "./types.js";
 
 export interface GitHubRun {
@@ -31,6 +33,8 @@ export interface GitHubRun {
   remoteUrl: string;
   /** PR events: repository files `agent-command` runs (the program, scripts it is given), swapped for the base's before the agent starts. */
   commandFiles?: string[];
+  /** PR events: the base commit the settings and file inputs came from (the agent-command check runs again after pr-checkout). */
+  base?: BaseCommitFiles;
   runUrl?: string;
 }
 
@@ -126,15 +130,23 @@ async function baseSettings(input: TriggerInput, pr: PullRequestInfo): Promise<B
 export async function prepareTrigger(input: TriggerInput): Promise<TriggerOutcome> {
   const { event, host, log } = input;
   let settings = input.settings;
-  // A first look, before anything is read: irrelevant events end here.
-  const decision = resolveTrigger(event, resolveOptions(settings, host));
-  if (decision.kind === "skip") return decision;
+  // `issue-number` / `repository` name the thread or repository instead of the event (item.ts).
+  const target = itemTarget(input.raw, host);
+  if (target) checkItemEvent(target, event);
+  let item: ItemThread | undefined;
+  const decide = (s: Settings) => decideTrigger(event, resolveOptions(s, host), target, item);
+  // A first look, before anything is read: irrelevant events end here (a named thread is read first).
+  const decision = target?.number === undefined ? decide(settings) : undefined;
+  if (decision?.kind === "skip") return decision;
 
   if (!settings.github.token)
     throw new ConfigurationError("Input 'github-token': is empty; GitHub-triggered runs need it (the default is ${{ github.token }}).");
   const octokit = await createOctokit({ token: settings.github.token, apiUrl: host.apiUrl, log });
-  const api = new GitHubApi(octokit, decision.trigger.repo);
-  let trigger = decision.trigger;
+  const api = new GitHubApi(octokit, decision?.kind === "run" ? decision.trigger.repo : target!.repo);
+  if (target?.number !== undefined) item = await readItemThread(api, target);
+  const first = decision ?? decide(settings);
+  if (first.kind === "skip") return first;
+  let trigger = first.trigger;
 
   let pr = trigger.pullRequest;
   if (trigger.needsPullRequest && trigger.thread) {
@@ -152,15 +164,24 @@ export async function prepareTrigger(input: TriggerInput): Promise<TriggerOutcom
   // inputs are read from the workspace, never through a symlink leading out of it.
   const staging = { cwd: host.workspace, stagingDir: inputStagingDir(input.runDir) };
   let commandFiles: string[] = [];
+  let baseFiles: BaseCommitFiles | undefined;
+  // An earlier agent step of this job could have rewritten the repository (src/git/touched.ts):
+  // its git must not run on the host again, and a PR thread needs git in it before the agent.
+  const touched = await TouchedWorkspaces.forJob(host.runnerTemp).lookup(settings.workspace);
+  if (pr && touched)
+    throw new ConfigurationError(
+      `Input 'working-directory': an agent already ran in '${touched.workTree}' earlier in this job, so host-side git cannot trust that repository for pull request #${pr.number} (checkout, base settings, agent config). Run each agent step on a pull request in a job of its own.`,
+    );
   if (pr) {
     const base = await baseSettings(input, pr);
     if (base.kind === "skip") return base;
+    baseFiles = base.files;
     settings = await readInputFiles(base.settings, { ...staging, base: base.files });
     commandFiles = await agentCommandFilesOnBase(settings, base.files);
   } else settings = await readInputFiles(settings, staging);
 
   // The decision that holds: with the settings and prompt that will run.
-  const final = resolveTrigger(event, resolveOptions(settings, host));
+  const final = decide(settings);
   if (final.kind === "skip") return final;
   trigger = { ...final.trigger, ...(pr ? { pullRequest: pr } : {}), needsPullRequest: false };
 
@@ -181,7 +202,12 @@ export async function prepareTrigger(input: TriggerInput): Promise<TriggerOutcom
   }
 
   const plan = planDelivery(settings.delivery, trigger);
-  const url = runUrl(host, trigger.repo.fullName);
+  // The run lives in the workflow's repository, also when the item is another's.
+  const url = runUrl(host, host.repository ?? trigger.repo.fullName);
+  const serverRemote = `${host.serverUrl.replace(/\/+$/, "")}/${trigger.repo.fullName}.git`;
+  // After an earlier agent step the workspace's origin is the agent's to choose: push only to the server.
+  const remoteUrl = touched ? serverRemote : await originUrl(new Git(settings.workspace, host.gitEnv), serverRemote);
+  if (target) checkItemCheckout(target, remoteUrl, host.serverUrl);
   return {
     kind: "run",
     settings,
@@ -190,19 +216,52 @@ export async function prepareTrigger(input: TriggerInput): Promise<TriggerOutcom
       api,
       plan,
       ...(commandFiles.length ? { commandFiles } : {}),
-      remoteUrl: await originUrl(new Git(settings.workspace, host.gitEnv), `${host.serverUrl.replace(/\/+$/, "")}/${trigger.repo.fullName}.git`),
+      ...(baseFiles ? { base: baseFiles } : {}),
+      remoteUrl,
       ...(url ? { runUrl: url } : {}),
     },
   };
 }
 
 /**
- * Run phase, before the agent: replace PR-supplied agent config, then write
- * the task (request + untrusted context). Returns the prompt to run with.
+ * On a PR thread: the PR's head checked out (pr-checkout), then the
+ * agent-command files checked again on what is now in the workspace (a
+ * script the PR adds is tracked only after the checkout). Returns which head
+ * the workspace is, for the prompt.
+ */
+async function pullRequestWorkspace(run: GitHubRun, settings: Settings, host: HostContext, log: Logger): Promise<WorkspaceHead | undefined> {
+  const pr = run.trigger.pullRequest;
+  if (!pr) return undefined;
+  const git = new Git(settings.workspace, host.gitEnv);
+  if (settings.github.prCheckout === "none") {
+    const head = (await git.exec(["rev-parse", "--verify", "-q", "HEAD"], { okCodes: [1, 128] }).catch(() => undefined))?.stdout.trim();
+    return { kind: "as-checked-out", ...(head ? { sha: head } : {}) };
+  }
+  const head = await checkoutPullRequest({
+    git,
+    trigger: run.trigger,
+    pr,
+    api: run.api,
+    remoteUrl: run.remoteUrl,
+    authEnv: gitAuthEnv(settings.github.token, host.serverUrl),
+    log,
+  });
+  if (run.base) {
+    const files = await agentCommandFilesOnBase(settings, run.base);
+    run.commandFiles = files.length ? files : undefined;
+  }
+  return { kind: "pull-request", head };
+}
+
+/**
+ * Run phase, before the agent: the PR's head checked out, PR-supplied agent
+ * config replaced, then the task written (request + untrusted context).
+ * Returns the prompt to run with.
  */
 export async function prepareWorkspace(run: GitHubRun, settings: Settings, resultsDir: string, host: HostContext, log: Logger): Promise<string> {
   const t = run.trigger;
   let replacedConfig: { paths: string[]; asideDir: string } | undefined;
+  const workspaceHead = await pullRequestWorkspace(run, settings, host, log);
   if (t.pullRequest) {
     const asideDir = path.join(resultsDir, RESULTS_FILES.outputs, "pull-request-agent-config");
     const guard = await guardAgentConfig({
@@ -229,5 +288,10 @@ export async function prepareWorkspace(run: GitHubRun, settings: Settings, resul
       log.warning(`Could not list the pull request's files (the agent gets the rest of the context): ${apiErrorMessage(e)}`);
     }
   }
-  return buildTask({ trigger: t, ...(changedFiles ? { changedFiles, changedFilesTruncated: truncated } : {}), ...(replacedConfig ? { replacedConfig } : {}) });
+  return buildTask({
+    trigger: t,
+    ...(changedFiles ? { changedFiles, changedFilesTruncated: truncated } : {}),
+    ...(replacedConfig ? { replacedConfig } : {}),
+    ...(workspaceHead ? { workspaceHead } : {}),
+  });
 }

@@ -4,6 +4,7 @@
  * blocks; a block's closing tag cannot be forged from inside, because any
  * occurrence of the tag name in the data is defused first.
  */
+import { describeHead, type PullRequestHead } from "./pr-checkout.js";
 import type { Trigger } from "./types.js";
 
 export interface ChangedFile {
@@ -21,6 +22,19 @@ export interface TaskContext {
   changedFilesTruncated?: boolean;
   /** PR-supplied agent config replaced by the base branch's version, and where the PR's copies are. */
   replacedConfig?: { paths: string[]; asideDir: string };
+  /** On PR threads: which commit the workspace is (pr-checkout), so the agent knows what it is looking at. */
+  workspaceHead?: WorkspaceHead;
+}
+
+/** The PR's head checked out by pr-checkout, or the workflow's own checkout left alone (`pr-checkout: none`). */
+export type WorkspaceHead = { kind: "pull-request"; head: PullRequestHead } | { kind: "as-checked-out"; sha?: string };
+
+function workspaceHeadLines(w: WorkspaceHead, prNumber: number): string[] {
+  const text =
+    w.kind === "pull-request"
+      ? `The workspace is pull request #${prNumber}'s head: ${describeHead(w.head)}. Your changes are measured against this commit.`
+      : `The workspace is as the workflow checked it out${w.sha ? ` (HEAD ${w.sha})` : ""} (pr-checkout: none); it may not be pull request #${prNumber}'s head.`;
+  return ["## The code in the workspace", "", text, ""];
 }
 
 const TAG = "untrusted-github-data";
@@ -83,6 +97,7 @@ export function buildTask(ctx: TaskContext): string {
     if (more > 0 || ctx.changedFilesTruncated) lines.push(`… and ${more > 0 ? more : "more"} files not listed`);
     ctxLines.push(`Files changed by the pull request (${ctx.changedFiles.length}${ctx.changedFilesTruncated ? "+" : ""}):`, block("changed-files", lines.join("\n")), "");
   }
+  if (ctx.workspaceHead && t.pullRequest) ctxLines.push(...workspaceHeadLines(ctx.workspaceHead, t.pullRequest.number));
   if (ctx.replacedConfig?.paths.length) {
     ctxLines.push(
       "## Agent configuration from the pull request",

@@ -72,6 +72,11 @@ export interface Trigger {
   defaultBranch?: string;
   /** Identifies the trigger across reruns: the sticky comment's marker is derived from it. */
   stickyKey: string;
+  /**
+   * Set when the `issue-number` / `repository` inputs chose the thread or repository (no event
+   * names it: a schedule, a dispatch, a fan-out item): `owner/repo#n` and its artifact-name key.
+   */
+  item?: { ref: string; key: string };
 }
 
 export type TriggerDecision = { kind: "run"; trigger: Trigger } | { kind: "skip"; reason: string };

@@ -357,12 +357,12 @@ describe("gemini run by the action against the stub model", () => {
     expect(r.result.reason).toContain("'max-turns' limit (2)");
   });
 
-  it("fails with the CLI's own reason when the session to resume does not exist (exit 42)", async () => {
+  it("a session id that was never saved is one error naming 'session' and the id, before the CLI starts", async () => {
     live.stub.setScript([{ text: "never" }]);
     const before = live.stub.modelRequests().length;
-    const r = await runAgentAction({ workspace: makeWorkspace(), stub: live.stub, inputs: live.inputs({ prompt: "go on", session: "11111111-2222-3333-4444-555555555555" }) });
-    expect(r.main.outputs.conclusion).toBe("failure");
-    expect(r.result.reason).toMatch(/^Gemini CLI refused its input \(exit 42\): Error resuming session: (No previous sessions|Invalid session identifier)/);
+    await expect(
+      runAgentAction({ workspace: makeWorkspace(), stub: live.stub, inputs: live.inputs({ prompt: "go on", session: "11111111-2222-3333-4444-555555555555" }) }),
+    ).rejects.toThrow(/Input 'session': no saved session '11111111-2222-3333-4444-555555555555' was found to resume/);
     expect(live.stub.modelRequests().length).toBe(before);
   });
 

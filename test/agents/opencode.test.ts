@@ -363,12 +363,12 @@ describe("opencode run by the action against the stub model", () => {
     expect(r.main.outputs["final-message"]).toBe("summary at the cap");
   });
 
-  it("fails with OpenCode's own reason when the session to resume does not exist", { timeout: SLOW }, async () => {
+  it("a session id that was never saved is one error naming 'session' and the id, before the CLI starts", { timeout: SLOW }, async () => {
     live.stub.setScript([{ text: "never" }]);
     const before = live.stub.modelRequests().length;
-    const r = await runAgentAction({ workspace: makeWorkspace(), stub: live.stub, timeoutMs: SLOW, inputs: live.inputs({ prompt: "go on", session: "ses_doesnotexist123" }) });
-    expect(r.main.outputs.conclusion).toBe("failure");
-    expect(r.result.reason).toBe("OpenCode failed (exit 1): Session not found");
+    await expect(
+      runAgentAction({ workspace: makeWorkspace(), stub: live.stub, timeoutMs: SLOW, inputs: live.inputs({ prompt: "go on", session: "ses_doesnotexist123" }) }),
+    ).rejects.toThrow(/Input 'session': no saved session 'ses_doesnotexist123' was found to resume/);
     expect(live.stub.modelRequests().length).toBe(before);
   });
 

@@ -8,12 +8,13 @@
  *    the second restores `agent-session-<n>` and resumes (the model sees the
  *    first run's turns).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { AgentBackendName } from "../../src/config/schema.js";
+import { sessionIdKey } from "../../src/session/thread.js";
 import { AGENT_PATH } from "../agents/helpers.js";
 import { buildEvent, FIXTURE_REPO, writeEvent } from "../support/events.js";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
@@ -26,7 +27,8 @@ const OUT_DIR = path.join(REPO_ROOT, "test-output/artifacts");
 const TOKEN = "ghs_artifactsTestToken0123456789abcdefAB";
 const KEY = "sk-ant-test-key-artifacts-0123456789";
 const ISSUE = 7;
-const CHROMIUM = "/usr/bin/chromium";
+/** The Chromium on PATH, found by the preflight (test/preflight.ts). */
+const CHROMIUM = inject("chromium");
 const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
 let results: FakeActionsResults;
@@ -106,7 +108,8 @@ describe("a real CLI on an issue, run by the action", () => {
     expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
 
     const names = results.artifacts({ runId: 6001 }).map((a) => a.name).sort();
-    expect(names).toEqual(["agent-run-6001-1", `agent-session-${ISSUE}`]);
+    // The thread's last session, and the same state under its id (session: <id> from a later job or run).
+    expect(names).toEqual(["agent-run-6001-1", `agent-session-${ISSUE}`, sessionIdKey(sessionId)].sort());
     const sessionFiles = results.artifactFiles(`agent-session-${ISSUE}`);
     expect(sessionFiles).toContain("session.json");
     expect(sessionFiles.some((f) => f.startsWith("home/.claude/projects/") && f.endsWith(`${sessionId}.jsonl`))).toBe(true);
@@ -142,7 +145,7 @@ describe("a real CLI on an issue, run by the action", () => {
     expect(history).toContain("Noted: the word is PAPAYA.");
     expect(history).toContain("what was the word?");
     // The newest session state was saved again, in this run.
-    expect(results.artifacts({ runId: 6002 }).map((a) => a.name).sort()).toEqual(["agent-run-6002-1", `agent-session-${ISSUE}`]);
+    expect(results.artifacts({ runId: 6002 }).map((a) => a.name).sort()).toEqual(["agent-run-6002-1", `agent-session-${ISSUE}`, sessionIdKey(sessionId)].sort());
   });
 });
 
@@ -168,8 +171,8 @@ describe("structured output in the artifact", () => {
     const files = results.artifactFiles("agent-run-6100-1");
     expect(files).toContain("structured-output.json");
     expect(JSON.parse(results.readArtifactFile("agent-run-6100-1", "structured-output.json").toString())).toEqual({ answer: "42" });
-    // Not on an issue or PR: no session artifact.
-    expect(results.artifacts({ runId: 6100 }).map((a) => a.name)).toEqual(["agent-run-6100-1"]);
+    // Not on an issue or PR, no workflow: the session is kept under its id only.
+    expect(results.artifacts({ runId: 6100 }).map((a) => a.name).sort()).toEqual(["agent-run-6100-1", sessionIdKey(main.outputs["session-id"]!)].sort());
   });
 });
 
@@ -209,10 +212,6 @@ describe("session carrying for the other backends", () => {
 });
 
 async function checkTranscriptInChromium(file: string, expectedTools: string[]): Promise<void> {
-  if (!existsSync(CHROMIUM)) {
-    console.warn(`Chromium check skipped: ${CHROMIUM} is missing`);
-    return;
-  }
   const pw = await import("playwright-core");
   const profile = mkdtempSync(path.join(os.tmpdir(), "chromium-profile-"));
   const context = await pw.chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1100, height: 900 } });

@@ -127,7 +127,7 @@ describe("carrying a session between runs (local store)", () => {
     plantSession(ctx1.layout.home, "sess-A");
     await first.hooks.restore(fake, ctx1);
     await first.hooks.capture(fake, ctx1, result("sess-A"));
-    expect((await first.save())?.where).toContain(path.join("sessions", "agent-session-7"));
+    expect((await first.save()).map((s) => s.where).join("\n")).toContain(path.join("sessions", "agent-session-7"));
 
     // Run 2: continue → resumes sess-A with its files in the fresh HOME.
     const s2 = parseSettings({ agent: "command", "agent-command": "true", prompt: "p", session: "continue" }, { cwd: ws });

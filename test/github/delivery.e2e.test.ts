@@ -177,7 +177,8 @@ describe("deliver: commit and comment on pull requests", () => {
     execFileSync("sh", ["-c", "echo docs > DOCS.md && git add DOCS.md && git -c user.name=x -c user.email=x@x commit -qm docs && git push -q origin HEAD:feature/greeting"], { cwd: other });
     const moved = (await revParse(s.repo.origin, "refs/heads/feature/greeting"))!;
 
-    const r = await s.run();
+    // The workflow's own checkout of the old head (pr-checkout would take the new one).
+    const r = await s.run({ "pr-checkout": "none" });
     expect(r.exitCode).toBe(0);
     expect(r.log).toMatch(/Branch .feature\/greeting. is at [0-9a-f]{7}, the agent started from [0-9a-f]{7}/);
     const [c] = await readBranchLog(s.repo.origin, "feature/greeting", { max: 1 });
@@ -192,7 +193,7 @@ describe("deliver: commit and comment on pull requests", () => {
     execFileSync("sh", ["-c", "echo 'human version' > GREETING.md && git commit -qam human && git push -q origin HEAD:feature/greeting"], { cwd: other });
     const moved = await revParse(s.repo.origin, "refs/heads/feature/greeting");
 
-    const r = await s.run();
+    const r = await s.run({ "pr-checkout": "none" });
     expect(r.exitCode).toBe(1);
     expect(r.rawStdout).toMatch(/::error::.*conflict with branch .feature\/greeting. as it is now.*GREETING\.md/);
     expect(await revParse(s.repo.origin, "refs/heads/feature/greeting")).toBe(moved);

@@ -23,6 +23,11 @@ export interface ScenarioOptions {
   /** bash run as the agent in the workspace, after its stdin was saved to $CAPTURE/prompt.txt ($CAPTURE is set). */
   agent?: string;
   collaborators?: Record<string, Permission | null>;
+  /**
+   * What the workflow checked out before the step: `event` (default) the PR's head on PR
+   * events, `default-branch` what `actions/checkout` with no `ref` gives an issue_comment run.
+   */
+  checkout?: "event" | "default-branch";
 }
 
 export interface Scenario {
@@ -32,7 +37,7 @@ export interface Scenario {
   /** Folder the agent script writes into (prompt.txt, runs.log). */
   capture: string;
   /** Run the main step; the workspace is reset to the event's checkout first. */
-  run(inputs?: Record<string, string>, extraEnv?: Record<string, string>, step?: Pick<StepOptions, "interrupt">): Promise<StepResult>;
+  run(inputs?: Record<string, string>, extraEnv?: Record<string, string>, step?: Pick<StepOptions, "interrupt" | "runnerTemp">): Promise<StepResult>;
   /** The post step after `main`, with its state, as the runner runs it. */
   post(main: StepResult, inputs?: Record<string, string>, extraEnv?: Record<string, string>): Promise<StepResult>;
   /** The task the agent received on its last run. */
@@ -69,15 +74,16 @@ export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
   // The PR head in origin: a branch for same-repo PRs, refs/pull/<n>/head for forks.
   let headSha: string | undefined;
   let checkout = "main";
+  const eventCheckout = opts.checkout !== "default-branch";
   if (prNumber !== undefined && headRef) {
     if (isFork) {
       headSha = await repo.commit(opts.forkHead ?? { "FORK.md": "from the fork\n" }, "Fork change", { branch: `fork-${prNumber}` });
       await repo.git(["push", "-q", "origin", `${headSha}:refs/pull/${prNumber}/head`]);
-      checkout = headSha;
+      if (eventCheckout) checkout = headSha;
     } else {
       if (!opts.branches?.[headRef]) await repo.commit({ "GREETING.md": "hello\n" }, "Greeting", { branch: headRef, push: true });
       headSha = (await repo.git(["rev-parse", headRef])).trim();
-      checkout = headRef;
+      if (eventCheckout) checkout = headRef;
     }
     const sha = headSha;
     // The fake reads a same-repo PR's files from origin; a fork's head is elsewhere, so list them.

@@ -10,10 +10,10 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-async function setup(provider: "anthropic" | "openai" | "gemini", upstreamPath = "", requestBudget?: number) {
+async function setup(provider: "anthropic" | "openai" | "gemini", upstreamPath = "", maxModelRequests?: number) {
   const upstream = await recordingServer();
   cleanups.push(upstream.close);
-  const gw = await startModelGateway({ provider, upstream: upstream.url + upstreamPath, apiKey: REAL_KEY, requestBudget, log: recordingLogger() });
+  const gw = await startModelGateway({ provider, upstream: upstream.url + upstreamPath, apiKey: REAL_KEY, ...(maxModelRequests ? { budget: { maxModelRequests } } : {}), log: recordingLogger() });
   cleanups.push(gw.close);
   return { upstream, gw };
 }
@@ -147,13 +147,14 @@ describe("model gateway: streaming, budget, failures", () => {
     expect(chunks.map((c) => c.text).join("")).toContain("event: two");
   });
 
-  it("enforces the request budget with a 429 and counts rejections", async () => {
+  it("enforces max-model-requests with a 400 no CLI retries, and counts rejections", async () => {
     const { upstream, gw } = await setup("openai", "/v1", 2);
     const headers = { authorization: `Bearer ${gw.placeholderKey}` };
     for (let i = 0; i < 2; i++) expect((await request(gw.url, "/v1/responses", { method: "POST", headers, body: "{}" })).status).toBe(200);
     const r = await request(gw.url, "/v1/responses", { method: "POST", headers, body: "{}" });
-    expect(r.status).toBe(429);
-    expect(JSON.parse(r.body).error.message).toMatch(/budget of 2 model requests/);
+    expect(r.status).toBe(400);
+    expect(r.headers["x-should-retry"]).toBe("false");
+    expect(JSON.parse(r.body).error).toMatchObject({ type: "invalid_request_error", message: expect.stringMatching(/budget exceeded: 2 model requests made, max-model-requests is 2/) });
     expect(upstream.requests).toHaveLength(2);
     expect(gw.stats()).toMatchObject({ requests: 2, rejected: 1 });
   });

@@ -13,6 +13,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFile
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { scenario } from "../github/scenario.js";
 import { runActionSteps } from "../support/harness.js";
 
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
@@ -172,6 +173,82 @@ describe.each(["bwrap", "none"])("host git ignores agent-written repository stat
     expect(result.diff.agentCommits).toEqual([]);
     expect(JSON.stringify(result)).not.toContain(host.commit);
     expect(readFileSync(main.outputs["patch-path"]!, "utf8")).not.toContain("HOST-ONLY-CONTENT");
+  });
+});
+
+describe("a second agent step in the same job", () => {
+  it("does not trust the repository the first step's agent left behind (commondir, attributes, .git replaced)", async () => {
+    const ws = makeRepo();
+    const marks = mkdtempSync(path.join(os.tmpdir(), "hostgit-marks-"));
+    const runnerTemp = mkdtempSync(path.join(os.tmpdir(), "hostgit-job-"));
+    const dir = mkdtempSync(path.join(os.tmpdir(), "hostgit-agent-"));
+    const first = path.join(dir, "first.sh");
+    const second = path.join(dir, "second.sh");
+    // Step 1 plants every vector it can; it also commits, so step 2 starts from the agent's HEAD.
+    writeFileSync(
+      first,
+      `#!/bin/bash\nMARKS=${JSON.stringify(marks)}\n${PRELUDE}\nmake_evil_copy "$PWD/.attack/evil"\ngit add -A && git -c user.name=a -c user.email=a@b commit -qm step1\necho "$PWD/.attack/evil" > .git/commondir\necho '* filter=x diff=x' > .gitattributes\nmkdir -p .git/info; echo '* filter=x diff=x' > .git/info/attributes\n`,
+    );
+    writeFileSync(second, "#!/bin/bash\necho step2 > step2.txt\n");
+    chmodSync(first, 0o755);
+    chmodSync(second, 0o755);
+    const step = (script: string) =>
+      runActionSteps({ workspace: ws, runnerTemp, inputs: { agent: "command", "agent-command": script, prompt: "step", sandbox: "bwrap" } });
+    const one = await step(first);
+    expect(one.main.outputs.conclusion).toBe("success");
+    const two = await step(second);
+    // Neither step 2's pre-agent git (baseline) nor its collection ran anything step 1 configured.
+    expect(readdirSync(marks)).toEqual([]);
+    expect(two.main.log).toContain("An agent of this job already ran in this repository");
+    expect(two.main.outputs.conclusion).toBe("success");
+    expect(JSON.parse(two.main.outputs["changed-files"] ?? "[]")).toEqual(["step2.txt"]);
+  });
+});
+
+describe("a second agent step in the same job, triggered from a thread", () => {
+  it("pushes to the repository's server, never to an origin the first step's agent pointed elsewhere", async () => {
+    // Step 1 (sandbox none: the host side must hold on its own) points .git/commondir at a
+    // copy whose origin is a repository the agent chose; step 2 delivers a pull request.
+    const s = await scenario({
+      fixture: "issue_comment.issue",
+      agent: String.raw`if [ ! -f "$CAPTURE/planted" ]; then
+  touch "$CAPTURE/planted"
+  git clone -q --bare "$(git remote get-url origin)" "$CAPTURE/evil-origin.git"
+  mkdir -p "$CAPTURE/evil" && cp -r .git/. "$CAPTURE/evil/"
+  git --git-dir="$CAPTURE/evil" config remote.origin.url "$CAPTURE/evil-origin.git"
+  echo "$CAPTURE/evil" > .git/commondir
+else
+  echo two > two.txt
+fi`,
+    });
+    try {
+      const one = await s.run({ deliver: "none", comment: "none" });
+      expect(one.outputs.conclusion).toBe("success");
+      await s.run({ deliver: "pull-request" }, {}, { runnerTemp: one.runnerTemp });
+      expect(s.agentRuns()).toBe(2);
+      // The copy the agent chose holds the repository's branches, so a push there would have worked.
+      const evilRefs = execFileSync("git", ["--git-dir", path.join(s.capture, "evil-origin.git"), "for-each-ref", "--format=%(refname)"], { encoding: "utf8" });
+      expect(evilRefs).toContain("refs/heads/main");
+      expect(evilRefs).not.toContain("refs/heads/agent/");
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe("a second agent step in the same job on a pull request", () => {
+  it("refuses to run host git for the PR (checkout, base settings) in a repository an agent already ran in", async () => {
+    const s = await scenario({ fixture: "issue_comment.pr", agent: "echo one >> one.txt" });
+    try {
+      const one = await s.run({ deliver: "none", comment: "none" });
+      expect(one.outputs.conclusion).toBe("success");
+      const two = await s.run({ deliver: "none", comment: "none" }, {}, { runnerTemp: one.runnerTemp });
+      expect(two.exitCode).toBe(1);
+      expect(two.log).toMatch(/Input 'working-directory': an agent already ran in .* earlier in this job/);
+      expect(s.agentRuns()).toBe(1);
+    } finally {
+      await s.close();
+    }
   });
 });
 

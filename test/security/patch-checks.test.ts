@@ -97,7 +97,8 @@ describe("patch checks: the tree delivery commits, after the branch moved", () =
     // The PR's author, meanwhile: d/sub becomes a link to the root (harmless alone), and line 5 changes.
     const moved = await moveBranch(s, "feature/greeting", "git rm -rq d/sub && mkdir -p d && ln -s .. d/sub && sed -i 's/^line 5$/line five/' notes.txt");
     const before = await allRefs(s.repo.origin);
-    const r = await s.run();
+    // The agent works on the head it was given (the workflow's checkout), not the moved one.
+    const r = await s.run({ "pr-checkout": "none" });
     expect(r.exitCode, r.log).toBe(1);
     expect(await allRefs(s.repo.origin)).toBe(before);
     expect(await revParse(s.repo.origin, "refs/heads/feature/greeting")).toBe(moved);

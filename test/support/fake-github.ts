@@ -36,6 +36,7 @@ import {
   type FakeActionsResults,
   type StoredArtifact,
 } from "./fake-actions-results.js";
+import { searchIssues, type SearchIssueItem, type SearchIssuesResponse, type SimpleUser } from "./fake-github-search.js";
 
 export type { RecordedRequest, FaultOptions, FaultRule } from "./fake-github-http.js";
 
@@ -211,6 +212,26 @@ export interface FakeGitHubOptions {
   repo?: string | RepoSeed;
   /** Share artifacts with the results fake (or pass a store directly). */
   results?: FakeActionsResults | ArtifactStore;
+  /**
+   * Web routes GitHub serves outside the REST API (e.g. `/user-attachments/…`,
+   * see fake-github-attachments.ts), tried after authentication, before the API routes.
+   */
+  webRoutes?: (req: { method: string; path: string; query: URLSearchParams }) => { status: number; body?: unknown; headers?: Record<string, string> } | undefined;
+  /** `body_html` added to answers with a `body` when the request asks for the `full` or `html` media type. */
+  renderBodyHtml?: (markdown: string) => string;
+}
+
+/** A workflow run, for `GET …/actions/workflows/{workflow_id}/runs` (agent-runner logs --workflow). */
+export interface WorkflowRunSeed {
+  id: number;
+  /** `.github/workflows/agent.yml`. */
+  path: string;
+  repo?: string;
+  name?: string;
+  event?: string;
+  conclusion?: string | null;
+  headBranch?: string;
+  createdAt?: string;
 }
 
 export interface FakeGitHub {
@@ -240,6 +261,8 @@ export interface FakeGitHub {
 
   repo(fullName?: string): RepoState;
   addRepo(seed: RepoSeed): RepoState;
+  /** Seed a workflow run (the fake keeps no runs of its own; artifacts name their run id). */
+  addWorkflowRun(seed: WorkflowRunSeed): void;
   user(login: string, type?: FakeUser["type"]): FakeUser;
   setPermission(login: string, permission: Permission | null, repo?: string): void;
   addIssue(seed: {
@@ -379,6 +402,7 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     opts.results instanceof ArtifactStore ? opts.results : opts.results ? opts.results.store : new ArtifactStore(typeof opts.repo === "string" ? opts.repo : opts.repo?.fullName);
 
   const repos = new Map<string, RepoState>();
+  const workflowRuns: (Required<Omit<WorkflowRunSeed, "conclusion">> & { conclusion: string | null })[] = [];
   const users = new Map<string, FakeUser>();
   let nextId = 3_000_000_001;
   const newId = () => nextId++;
@@ -1148,6 +1172,18 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     }
     return { status: 200, body: renderIssue(r, i)["labels"] };
   });
+  // DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}: 200 with the labels left; 404 when the issue does not carry it.
+  on("DELETE", `${R}/issues/{number}/labels/{name}`, (ctx) => {
+    requireWrite(ctx);
+    const r = requireRepo(ctx);
+    const i = requireIssue(r, ctx.params["number"]);
+    const name = ctx.params["name"]!;
+    const at = i.labels.findIndex((l) => l.toLowerCase() === name.toLowerCase());
+    if (at < 0) return { status: 404, body: { message: "Label does not exist", documentation_url: "https://docs.github.com/rest/issues/labels#remove-a-label-from-an-issue", status: "404" } };
+    i.labels.splice(at, 1);
+    i.updatedAt = ts();
+    return { status: 200, body: renderIssue(r, i)["labels"] };
+  });
   on("GET", `${R}/issues/{number}/comments`, (ctx) => {
     const r = requireRepo(ctx);
     const i = requireIssue(r, ctx.params["number"]);
@@ -1381,6 +1417,41 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     return { status: 200, body: renderReview(r, v) };
   });
 
+  // workflow runs (seeded): the fields of components["schemas"]["workflow-run"] a client reads
+  on("GET", `${R}/actions/workflows/{workflow_id}/runs`, (ctx) => {
+    const r = requireRepo(ctx);
+    const wf = String(ctx.params["workflow_id"]);
+    const workflowId = (p: string) => Number.parseInt(createHash("sha256").update(p).digest("hex").slice(0, 8), 16);
+    const list = workflowRuns
+      .filter((w) => w.repo.toLowerCase() === r.fullName.toLowerCase() && (w.path.split("/").pop() === wf || String(workflowId(w.path)) === wf))
+      .sort((a, b) => b.id - a.id)
+      .map((w) => ({
+        id: w.id,
+        name: w.name,
+        node_id: nodeId("WFR_", w.id),
+        head_branch: w.headBranch,
+        head_sha: fakeSha(`run-${w.id}`),
+        path: w.path,
+        run_number: w.id,
+        run_attempt: 1,
+        event: w.event,
+        status: "completed",
+        conclusion: w.conclusion,
+        workflow_id: workflowId(w.path),
+        url: `${api}/repos/${r.fullName}/actions/runs/${w.id}`,
+        html_url: `${web}/${r.fullName}/actions/runs/${w.id}`,
+        pull_requests: [],
+        created_at: w.createdAt,
+        updated_at: w.createdAt,
+        artifacts_url: `${api}/repos/${r.fullName}/actions/runs/${w.id}/artifacts`,
+        display_title: w.name,
+        repository: renderRepo(r),
+        head_repository: renderRepo(r),
+      }));
+    const page = paginate(list, ctx);
+    return { ...page, body: { total_count: list.length, workflow_runs: page.body } };
+  });
+
   // artifacts
   on("GET", `${R}/actions/artifacts`, (ctx) => artifactList(ctx, requireRepo(ctx)));
   on("GET", `${R}/actions/runs/{run_id}/artifacts`, (ctx) => artifactList(ctx, requireRepo(ctx), Number(ctx.params["run_id"])));
@@ -1400,6 +1471,113 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     return { status: 204 };
   });
 
+  // ---------------------------------------------------------------- search (fan-out plans)
+  /** A user as GitHub's OpenAPI `simple-user` has it (every required field). */
+  function renderSimpleUser(login: string): SimpleUser {
+    const base = renderUser(login);
+    const url = base.url;
+    return {
+      ...base,
+      followers_url: `${url}/followers`,
+      following_url: `${url}/following{/other_user}`,
+      gists_url: `${url}/gists{/gist_id}`,
+      starred_url: `${url}/starred{/owner}{/repo}`,
+      subscriptions_url: `${url}/subscriptions`,
+      organizations_url: `${url}/orgs`,
+      repos_url: `${url}/repos`,
+      events_url: `${url}/events{/privacy}`,
+      received_events_url: `${url}/received_events`,
+    };
+  }
+
+  /** One search hit, typed against GitHub's OpenAPI description (`issue-search-result-item`). */
+  function renderSearchItem(r: RepoState, i: IssueState, comments: number): SearchIssueItem {
+    const url = `${api}/repos/${r.fullName}/issues/${i.number}`;
+    const p = i.isPull ? r.pulls.get(i.number) : undefined;
+    return {
+      url,
+      repository_url: `${api}/repos/${r.fullName}`,
+      labels_url: `${url}/labels{/name}`,
+      comments_url: `${url}/comments`,
+      events_url: `${url}/events`,
+      html_url: `${web}/${r.fullName}/${i.isPull ? "pull" : "issues"}/${i.number}`,
+      timeline_url: `${url}/timeline`,
+      id: i.id,
+      node_id: nodeId(i.isPull ? "PR_" : "I_", i.id),
+      number: i.number,
+      title: i.title,
+      locked: i.locked,
+      user: renderSimpleUser(i.user),
+      labels: i.labels.map((name) => ({ id: Number.parseInt(fakeSha(name).slice(0, 8), 16), node_id: nodeId("LA_", 1), url: `${api}/repos/${r.fullName}/labels/${encodeURIComponent(name)}`, name, color: "ededed", default: false, description: null })),
+      state: i.state,
+      state_reason: i.stateReason,
+      assignee: i.assignees[0] ? renderSimpleUser(i.assignees[0]) : null,
+      assignees: i.assignees.map(renderSimpleUser),
+      milestone: null,
+      comments,
+      created_at: i.createdAt,
+      updated_at: i.updatedAt,
+      closed_at: i.closedAt,
+      author_association: authorAssociation(r, i.user) as SearchIssueItem["author_association"],
+      ...(i.body !== null ? { body: i.body } : {}),
+      score: 1,
+      ...(p
+        ? {
+            draft: p.draft,
+            pull_request: {
+              url: `${api}/repos/${r.fullName}/pulls/${i.number}`,
+              html_url: `${web}/${r.fullName}/pull/${i.number}`,
+              diff_url: `${web}/${r.fullName}/pull/${i.number}.diff`,
+              patch_url: `${web}/${r.fullName}/pull/${i.number}.patch`,
+              merged_at: p.merged ? p.closedAt : null,
+            },
+          }
+        : {}),
+    };
+  }
+
+  on("GET", "/search/issues", (ctx) => {
+    const q = ctx.query.get("q");
+    if (!q?.trim()) throw validation([{ resource: "Search", field: "q", code: "missing" }], "https://docs.github.com/rest/search/search#search-issues-and-pull-requests");
+    const per = Math.min(100, Math.max(1, Number(ctx.query.get("per_page") ?? 30) || 30));
+    const page = Math.max(1, Number(ctx.query.get("page") ?? 1) || 1);
+    if (page * per > 1000 && (page - 1) * per >= 1000)
+      throw validation([{ message: "Only the first 1000 search results are available", code: "invalid" }]);
+    const hits = searchIssues(repos.values(), q, { sort: ctx.query.get("sort"), order: ctx.query.get("order") });
+    const reachable = hits.slice(0, 1000);
+    const last = Math.max(1, Math.ceil(reachable.length / per));
+    const link = (n: number, rel: string) => {
+      const qs = new URLSearchParams(ctx.query);
+      qs.set("page", String(n));
+      qs.set("per_page", String(per));
+      return `<${api}${ctx.path}?${qs}>; rel="${rel}"`;
+    };
+    const links = [...(page < last ? [link(page + 1, "next"), link(last, "last")] : []), ...(page > 1 ? [link(1, "first"), link(page - 1, "prev")] : [])];
+    const body: SearchIssuesResponse = {
+      total_count: hits.length,
+      incomplete_results: false,
+      items: reachable.slice((page - 1) * per, page * per).map((h) => renderSearchItem(h.repo, h.issue, h.comments)),
+      search_type: "lexical",
+    };
+    const headers: Record<string, string> = links.length ? { link: links.join(", ") } : {};
+    return { status: 200, body, headers };
+  });
+
+  /** GET /repos/{o}/{r}/issues: issues and pull requests, as GitHub lists them (state, creator, labels, sort, direction). */
+  on("GET", `${R}/issues`, (ctx) => {
+    const r = requireRepo(ctx);
+    const state = ctx.query.get("state") ?? "open";
+    const creator = ctx.query.get("creator")?.toLowerCase();
+    const labels = (ctx.query.get("labels") ?? "").split(",").map((l) => l.trim().toLowerCase()).filter(Boolean);
+    const field = ctx.query.get("sort") ?? "created";
+    const dir = ctx.query.get("direction") === "asc" ? 1 : -1;
+    const value = (i: IssueState) => (field === "updated" ? Date.parse(i.updatedAt) : field === "comments" ? r.comments.filter((c) => c.issueNumber === i.number).length : Date.parse(i.createdAt));
+    const list = [...r.issues.values()]
+      .filter((i) => (state === "all" || i.state === state) && (!creator || i.user.toLowerCase() === creator) && labels.every((l) => i.labels.map((x) => x.toLowerCase()).includes(l)))
+      .sort((a, b) => (value(a) - value(b) || a.number - b.number) * dir);
+    return paginate(list.map((i) => renderIssue(r, i)), ctx);
+  });
+
   // ---------------------------------------------------------------- server
   const server = await startLoopbackServer(
     async ({ req, res, method, path, query, body, record }) => {
@@ -1415,12 +1593,15 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
         "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + 3600),
         "x-ratelimit-resource": "core",
       };
+      const wantsHtml = opts.renderBodyHtml && /application\/vnd\.github(\.v3)?\.(full|html)\+json/.test(req.headers.accept ?? "");
+      const withHtml = (b: unknown): unknown =>
+        Array.isArray(b) ? b.map(withHtml) : typeof b === "object" && b !== null && typeof (b as { body?: unknown }).body === "string" ? { ...b, body_html: opts.renderBodyHtml!((b as { body: string }).body) } : b;
       const send = (result: Result) => {
         if (result.status === 204 || result.status === 302 || result.body === undefined) {
           res.writeHead(result.status, { ...common, "content-length": "0", ...result.headers });
           res.end();
         } else {
-          sendJson(res, result.status, result.body, { ...common, ...result.headers });
+          sendJson(res, result.status, wantsHtml ? withHtml(result.body) : result.body, { ...common, ...result.headers });
         }
         return result.status;
       };
@@ -1429,6 +1610,8 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       if (!m) return send({ status: 401, body: { message: "Requires authentication", documentation_url: DOCS, status: "401" } });
       const tok = tokens.get(m[1]!);
       if (!tok) return send({ status: 401, body: { message: "Bad credentials", documentation_url: DOCS, status: "401" } });
+      const webAnswer = opts.webRoutes?.({ method, path, query });
+      if (webAnswer) return send(webAnswer);
       for (const route of routes) {
         if (route.method !== method) continue;
         const match = route.re.exec(path);
@@ -1598,6 +1781,18 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     },
     failNext: (route, o) => server.faults.add(route, o),
     repo,
+    addWorkflowRun: (seed) => {
+      workflowRuns.push({
+        id: seed.id,
+        path: seed.path,
+        repo: seed.repo ?? defaultRepo.fullName,
+        name: seed.name ?? "agent",
+        event: seed.event ?? "issue_comment",
+        conclusion: seed.conclusion ?? "success",
+        headBranch: seed.headBranch ?? "main",
+        createdAt: seed.createdAt ?? ts(),
+      });
+    },
     addRepo,
     user,
     setPermission: (login, permission, repoName) => {

@@ -392,6 +392,17 @@ function responsesToolType(body: Record<string, unknown>, name: string): string 
   return typeof t?.type === "string" ? t.type : "function";
 }
 
+/** `ns/name` when the request declares a `namespace` tool `ns` holding `name`; else undefined. */
+function namespacedCall(body: Record<string, unknown>, tool: string): { namespace: string; name: string } | undefined {
+  const slash = tool.indexOf("/");
+  if (slash < 0) return undefined;
+  const namespace = tool.slice(0, slash);
+  const name = tool.slice(slash + 1);
+  const tools = Array.isArray(body.tools) ? body.tools.map(asRecord) : [];
+  const declared = tools.find((t) => t.type === "namespace" && t.name === namespace);
+  return declared ? { namespace, name } : undefined;
+}
+
 function renderResponses(turn: Turn, model: string, stream: boolean, body: Record<string, unknown>): Rendered {
   const respId = rid("resp_stub_");
   const output: Array<Record<string, unknown>> = [];
@@ -408,7 +419,9 @@ function renderResponses(turn: Turn, model: string, stream: boolean, body: Recor
       const input = typeof c.args.input === "string" ? c.args.input : JSON.stringify(c.args);
       output.push({ type: "custom_tool_call", id: rid("ctc_stub_"), call_id: c.id, name: c.tool, input, status: "completed" });
     } else {
-      output.push({ type: "function_call", id: rid("fc_stub_"), call_id: c.id, name: c.tool, arguments: JSON.stringify(c.args), status: "completed" });
+      // `namespace/name` calls a tool of a declared `namespace` tool (Codex's MCP tools): the call names both.
+      const ns = namespacedCall(body, c.tool);
+      output.push({ type: "function_call", id: rid("fc_stub_"), call_id: c.id, ...(ns ?? { name: c.tool }), arguments: JSON.stringify(c.args), status: "completed" });
     }
   }
   const created_at = Math.floor(Date.now() / 1000);
@@ -811,4 +824,32 @@ export async function startStubModel(script: StubScript, options: StubModelOptio
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * Images and documents a request carries, whatever the wire format: Anthropic
+ * `image`/`document` blocks with a base64 source, Gemini `inlineData` /
+ * `inline_data`, and any `data:` URI (Responses `input_image`, Chat
+ * `image_url`, file parts). `api` says which shape it came in.
+ */
+export function attachedMediaOf(req: RecordedRequest): { shape: "anthropic-block" | "gemini-inline-data" | "data-uri"; mediaType: string; data: string }[] {
+  const out: { shape: "anthropic-block" | "gemini-inline-data" | "data-uri"; mediaType: string; data: string }[] = [];
+  const walk = (v: unknown): void => {
+    if (typeof v === "string") {
+      const m = /^data:([\w/+.-]+);base64,([A-Za-z0-9+/=]+)$/.exec(v);
+      if (m) out.push({ shape: "data-uri", mediaType: m[1]!, data: m[2]! });
+      return;
+    }
+    if (Array.isArray(v)) return v.forEach(walk);
+    if (typeof v !== "object" || v === null) return;
+    const o = v as Record<string, unknown>;
+    const src = asRecord(o.source);
+    if ((o.type === "image" || o.type === "document") && src.type === "base64" && typeof src.data === "string")
+      out.push({ shape: "anthropic-block", mediaType: String(src.media_type), data: src.data });
+    const inline = asRecord(o.inlineData ?? o.inline_data);
+    if (typeof inline.data === "string") out.push({ shape: "gemini-inline-data", mediaType: String(inline.mimeType ?? inline.mime_type), data: inline.data });
+    for (const [k, child] of Object.entries(o)) if (k !== "inlineData" && k !== "inline_data" && !(k === "source" && src.type === "base64")) walk(child);
+  };
+  walk(req.body);
+  return out;
 }

@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import type { Locator } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { TracedEvent } from "../../src/trace/events.js";
 import {
   renderTranscriptHtml,
@@ -457,9 +457,8 @@ function fixtureEvents(): TracedEvent[] {
 // ---------------------------------------------------------------------------
 // Browser: the HTML opened from disk in headless Chromium.
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`transcript browser tests skipped: ${CHROMIUM} is missing`);
+/** The Chromium on PATH, found by the preflight (test/preflight.ts). */
+const CHROMIUM = inject("chromium");
 const CHROMIUM_ARGS = [
   "--headless",
   "--no-sandbox",
@@ -471,7 +470,7 @@ const CHROMIUM_ARGS = [
   "--disable-sync",
 ];
 
-describe.skipIf(!hasChromium)(`transcript.html in headless Chromium${hasChromium ? "" : ` (skipped: ${CHROMIUM} is missing)`}`, () => {
+describe("transcript.html in headless Chromium", () => {
   type Pw = typeof import("playwright-core");
   type Ctx = Awaited<ReturnType<Pw["chromium"]["launchPersistentContext"]>>;
   let pw: Pw;

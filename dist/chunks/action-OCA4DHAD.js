@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{b as a}from"./chunk-FLKKQUZN.js";import"./chunk-JRJPIPB7.js";import"./chunk-HLVJOPD7.js";import"./chunk-CASDYNGT.js";import"./chunk-7EH63ZS3.js";import"./chunk-UISSU45W.js";import"./chunk-2CUHYJ6Y.js";import"./chunk-QBNZHXMO.js";import"./chunk-YBLZHVWU.js";import"./chunk-PSEU5XR5.js";import"./chunk-VIKEAWRE.js";export{a as runAction};

@@ -1,0 +1,77 @@
+/**
+ * The fan-out phases as the action's main step runs them (no agent, no
+ * sandbox): `plan` lists the items and sets `matrix` and `count`; `gather`
+ * reads this workflow run's item artifacts and sets `report`, writes the job
+ * summary table and, with `report-issue`, the tracking comment.
+ */
+import { randomUUID } from "node:crypto";
+import path from "node:path";
+import { ConfigurationError } from "../errors.js";
+import { GitHubApi } from "../github/api.js";
+import { createOctokit } from "../github/client.js";
+import type { Logger } from "../logger.js";
+import { ActionsArtifactService } from "../publish/artifacts.js";
+import { workflowIdentity } from "../session/thread.js";
+import type { ActionIO } from "../stage-context.js";
+import type { Redactor } from "../trace/redact.js";
+import { runUrl } from "../trigger/stage.js";
+import { gatherReport, reportTable } from "./gather.js";
+import { parseFanOutSettings, type FanOutPhase, type FanOutSettings } from "./inputs.js";
+import { expectedItems } from "./items.js";
+import { matrixJson, planItems, planLine, planSummary } from "./plan.js";
+import { postTrackingComment } from "./tracking.js";
+
+export async function runFanOutPhase(io: ActionIO, log: Logger, redactor: Redactor, phase: FanOutPhase): Promise<void> {
+  const settings = parseFanOutSettings(io.inputs, io.host, phase);
+  let api: GitHubApi | undefined;
+  const github = async () =>
+    (api ??= new GitHubApi(await createOctokit({ token: settings.token, apiUrl: io.host.apiUrl, log }), settings.repository));
+  if (phase === "plan") await planStage(io, log, settings, github);
+  else await gatherStage(io, log, redactor, settings, github);
+}
+
+async function planStage(io: ActionIO, log: Logger, settings: FanOutSettings, github: () => Promise<GitHubApi>): Promise<void> {
+  const { source, maxItems } = settings.plan!;
+  const plan = await planItems({ source, maxItems, repository: settings.repository, thisRepository: io.host.repository, api: github, log });
+  log.info(planLine(plan, maxItems));
+  for (const i of plan.items) log.info(`  ${i.item}`);
+  io.setOutput("matrix", matrixJson(plan));
+  io.setOutput("count", String(plan.items.length));
+  await io.appendSummary(planSummary(plan, maxItems));
+}
+
+async function gatherStage(io: ActionIO, log: Logger, redactor: Redactor, settings: FanOutSettings, github: () => Promise<GitHubApi>): Promise<void> {
+  if (!io.host.artifactService)
+    throw new ConfigurationError("Input 'phase': 'gather' reads this workflow run's artifacts from the Actions artifact service, which exists only inside a GitHub Actions job.");
+  const expected = settings.gather?.expected ? expectedItems(settings.gather.expected, settings.repository, io.host.repository) : [];
+  const entries = await gatherReport({
+    service: new ActionsArtifactService(),
+    host: io.host,
+    repository: settings.repository,
+    expected,
+    workDir: path.join(io.host.runnerTemp, "agent-runner", `gather-${randomUUID()}`),
+    log,
+  });
+  const url = runUrl(io.host, io.host.repository ?? settings.repository.fullName);
+  const table = reportTable(entries, url);
+  log.info(`Gather: ${entries.length} item(s): ${entries.map((e) => `${e.item} ${e.conclusion}`).join(", ") || "none"}.`);
+  io.setOutput("report", redactor.redact(JSON.stringify(entries)));
+  await io.appendSummary(redactor.redact(table));
+  const reportIssue = settings.gather?.reportIssue;
+  if (reportIssue === undefined) return;
+  const workflow = workflowIdentity(io.host.workflowRef) ?? io.host.workflow ?? "workflow";
+  await postTrackingComment(
+    {
+      api: await github(),
+      issue: reportIssue,
+      workflow,
+      ...(io.host.workflow ? { workflowName: io.host.workflow } : {}),
+      ...(io.host.runId ? { runId: io.host.runId } : {}),
+      ...(url ? { runUrl: url } : {}),
+      serverUrl: io.host.serverUrl,
+      log,
+      redactor,
+    },
+    table,
+  );
+}

@@ -1,0 +1,55 @@
+/**
+ * Workspaces an agent has already run in during this job.
+ *
+ * host-repo.ts trusts the workspace's repository until the agent starts. A
+ * second agent step in the same job (`session: <id from step 1>`) breaks
+ * that: step 1's agent could have left `commondir`, `config.worktree` or
+ * attributes behind, and the host's pre-agent git in step 2 would follow
+ * them. So the runner records each workspace before its agent starts, in a
+ * file under RUNNER_TEMP (per job, hidden from the sandbox), together with
+ * the repository paths resolved while they were still trusted. A later step
+ * that finds its workspace there treats the repository as hostile from the start.
+ */
+import { appendFile, mkdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { isSameOrUnder, realOrResolved } from "../sandbox/hostfs.js";
+import type { WorkspaceRepo } from "./host-repo.js";
+
+const Record = z.object({ workTree: z.string(), gitDir: z.string(), commonDir: z.string() });
+export type TouchedRepo = z.infer<typeof Record>;
+
+export class TouchedWorkspaces {
+  private constructor(private readonly file: string) {}
+
+  /** The registry of this job: one file under the runner's temp folder. */
+  static forJob(runnerTemp: string): TouchedWorkspaces {
+    return new TouchedWorkspaces(path.join(runnerTemp, "agent-runner", "agent-touched.jsonl"));
+  }
+
+  /** Called before an agent starts in `repo`. */
+  async mark(repo: WorkspaceRepo): Promise<void> {
+    await mkdir(path.dirname(this.file), { recursive: true });
+    const record: TouchedRepo = { workTree: repo.workTree, gitDir: repo.gitDir, commonDir: repo.commonDir };
+    await appendFile(this.file, JSON.stringify(record) + "\n");
+  }
+
+  /** The repository an earlier agent of this job ran in that holds `dir`, if any. */
+  async lookup(dir: string): Promise<TouchedRepo | undefined> {
+    const text = await readFile(this.file, "utf8").catch(() => "");
+    const real = realOrResolved(dir);
+    for (const line of text.split("\n")) {
+      const parsed = line ? Record.safeParse(safeJson(line)) : undefined;
+      if (parsed?.success && (isSameOrUnder(real, parsed.data.workTree) || isSameOrUnder(parsed.data.workTree, real))) return parsed.data;
+    }
+    return undefined;
+  }
+}
+
+function safeJson(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * The budget inputs checked before anything starts: a budget needs the model
+ * gateway (only model-backed agents have one), and `max-cost-usd` needs a
+ * price for the model the workflow names. Enforcement is the gateway's
+ * (usage-meter.ts).
+ */
+import type { AgentBackend } from "../agents/types.js";
+import type { Settings } from "../config/schema.js";
+import { ConfigurationError } from "../errors.js";
+import { PriceBook } from "./prices.js";
+
+export function checkBudget(settings: Pick<Settings, "budget" | "agent">, backend: Pick<AgentBackend, "provider">): void {
+  const b = settings.budget;
+  if (!b) return;
+  const given: [string, number | undefined][] = [
+    ["max-cost-usd", b.maxCostUsd],
+    ["max-tokens", b.maxTokens],
+    ["max-model-requests", b.maxModelRequests],
+  ];
+  const limits = given.filter(([, v]) => v !== undefined).map(([name]) => name);
+  if (!limits.length) return;
+  if (!backend.provider)
+    throw new ConfigurationError(
+      limits.map(
+        (name) =>
+          `Input '${name}': agent '${settings.agent.name}' does not send its model requests through Agent Runner's model gateway, so the budget cannot be counted or enforced. Remove it, or use a model-backed agent (claude, codex, opencode, gemini).`,
+      ),
+    );
+  const model = settings.agent.model;
+  if (b.maxCostUsd !== undefined && model && !new PriceBook(backend.provider, b.modelPrices).knows(model))
+    throw new ConfigurationError(
+      `Input 'max-cost-usd': no price is known for model '${model}' (it is not in the pinned @pydantic/genai-prices table), so its cost cannot be counted. Add it to 'model-prices', e.g. model-prices: '${model}: {input: 3, output: 15, cached: 0.3}' (US dollars per million tokens), or use max-tokens instead.`,
+    );
+}

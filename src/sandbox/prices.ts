@@ -1,0 +1,61 @@
+/**
+ * What a model request cost, from a maintained price table: Pydantic's
+ * genai-prices (`@pydantic/genai-prices`, pinned; its data is bundled, and
+ * its live-update fetch is never called, so runs need no route to GitHub and
+ * price the same way every time), with the workflow's `model-prices` taking
+ * precedence for models the table does not know (a fine-tune, a local model,
+ * a gateway's own names) or prices it has wrong.
+ *
+ * Prices are per request, as providers bill: tiered prices (long-context
+ * rates) apply to the request that crossed the tier.
+ */
+import { calcPrice } from "@pydantic/genai-prices";
+import type { ModelProvider } from "../agents/types.js";
+import type { ModelPriceSpec } from "../config/schema.js";
+import type { ModelRequestUsage } from "../trace/model-requests.js";
+
+/** genai-prices' provider ids for the gateway's wire APIs. */
+const TABLE_PROVIDER: Record<ModelProvider, string> = { anthropic: "anthropic", openai: "openai", gemini: "google" };
+
+export class PriceBook {
+  constructor(
+    private readonly provider: ModelProvider,
+    /** `model-prices`: model id → USD per million tokens. */
+    private readonly custom: Record<string, ModelPriceSpec> = {},
+  ) {}
+
+  /** Whether a price is known for `model` (custom first, then the table for this provider, then the whole table). */
+  knows(model: string): boolean {
+    return this.costUsd(model, { inputTokens: 0, outputTokens: 0, cachedTokens: 0 }) !== undefined;
+  }
+
+  /** USD for one request's usage, or undefined when no price is known for the model. */
+  costUsd(model: string, usage: ModelRequestUsage): number | undefined {
+    const own = this.custom[model];
+    if (own) return customCost(own, usage);
+    const tableUsage = {
+      input_tokens: usage.inputTokens,
+      output_tokens: usage.outputTokens,
+      cache_read_tokens: usage.cachedTokens,
+      cache_write_tokens: usage.cacheWriteTokens ?? 0,
+    };
+    // Another provider's model behind an OpenAI-compatible endpoint (opencode through a router) is still priced.
+    const priced = safeCalc(tableUsage, model, TABLE_PROVIDER[this.provider]) ?? safeCalc(tableUsage, model);
+    return priced?.total_price;
+  }
+}
+
+/** Cache writes are billed as input here (Anthropic charges 1.25× for them: name the model in the table's terms to get that). */
+function customCost(p: ModelPriceSpec, u: ModelRequestUsage): number {
+  const cached = Math.min(u.cachedTokens, u.inputTokens);
+  const uncached = u.inputTokens - cached;
+  return (uncached * p.input + cached * (p.cached ?? p.input) + u.outputTokens * p.output) / 1_000_000;
+}
+
+function safeCalc(usage: Record<string, number>, model: string, providerId?: string): { total_price: number } | undefined {
+  try {
+    return calcPrice(usage, model, providerId ? { providerId } : {}) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Agent text (assistant messages, the final answer) as HTML for
+ * transcript.html: parsed as GitHub reads Markdown (src/markdown.ts), turned
+ * into HTML by the unified libraries, then sanitized with GitHub's schema.
+ * Agent text is untrusted, so on top of that schema:
+ *  - raw HTML is shown as the text it is, never interpreted;
+ *  - images become links (nothing is fetched when the page opens; the page's
+ *    CSP also says img-src 'none');
+ *  - links keep only http(s), mailto and in-page targets.
+ */
+import type { Element, Root as HastRoot } from "hast";
+import { defaultSchema, sanitize, type Schema } from "hast-util-sanitize";
+import { toHtml } from "hast-util-to-html";
+import type { Nodes, Parent, PhrasingContent } from "mdast";
+import { toHast } from "mdast-util-to-hast";
+import { parseMarkdown } from "../markdown.js";
+
+const SCHEMA: Schema = {
+  ...defaultSchema,
+  tagNames: (defaultSchema.tagNames ?? []).filter((t) => t !== "img" && t !== "picture" && t !== "source" && t !== "video" && t !== "audio"),
+  protocols: { ...defaultSchema.protocols, href: ["http", "https", "mailto"], src: [] },
+  // Ids are prefixed once, by toHast (idPrefix), so footnote links still find their targets.
+  clobberPrefix: "",
+};
+
+/** `idPrefix` keeps ids (footnotes) of several rendered texts on one page apart. */
+export function markdownToSafeHtml(text: string, idPrefix = "md-"): string {
+  const tree = parseMarkdown(text);
+  neutralise(tree);
+  const hast = toHast(tree, { clobberPrefix: `user-content-${idPrefix}` }) as HastRoot;
+  const clean = sanitize(hast, SCHEMA) as HastRoot;
+  markLinks(clean);
+  return toHtml(clean);
+}
+
+/** Raw HTML becomes visible text; images become links to what they showed. */
+function neutralise(node: Nodes): void {
+  if (!("children" in node)) return;
+  const parent = node as Parent;
+  parent.children = parent.children.map((child) => {
+    if (child.type === "html") {
+      const text: PhrasingContent = { type: "text", value: child.value };
+      return (flowParent(parent) ? { type: "paragraph", children: [text] } : text) as unknown as typeof child;
+    }
+    if (child.type === "image")
+      return { type: "link", url: child.url, children: [{ type: "text", value: `image: ${child.alt || child.url}` }] } as PhrasingContent as typeof child;
+    if (child.type === "imageReference")
+      return {
+        type: "linkReference",
+        identifier: child.identifier,
+        label: child.label,
+        referenceType: "full",
+        children: [{ type: "text", value: `image: ${child.alt || child.label || child.identifier}` }],
+      } as PhrasingContent as typeof child;
+    neutralise(child);
+    return child;
+  }) as typeof parent.children;
+}
+
+function flowParent(p: Parent): boolean {
+  return p.type === "root" || p.type === "blockquote" || p.type === "listItem" || p.type === "footnoteDefinition";
+}
+
+/** Links leave the page without a referrer or an opener. */
+function markLinks(node: HastRoot | Element): void {
+  for (const child of node.children) {
+    if (child.type !== "element") continue;
+    if (child.tagName === "a" && typeof child.properties.href === "string" && !child.properties.href.startsWith("#")) {
+      child.properties.rel = ["noopener", "noreferrer", "nofollow"];
+    }
+    markLinks(child);
+  }
+}
+
