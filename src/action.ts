@@ -23,21 +23,17 @@ import { TouchedWorkspaces } from "./git/touched.js";
 import { filteredLogger, type Logger } from "./logger.js";
 import { artifactOutputs, downloadRunArtifact, uploadRunArtifact, type RunArtifactRef } from "./publish/artifact-stage.js";
 import { refusalSummary } from "./publish/deliver-report.js";
-import { deliverToGitHub, reportFailure, startProgress, type GitHubStage } from "./publish/github-stage.js";
+import type { GitHubStage } from "./publish/github-stage.js";
 import { resultOutputs, type Outputs } from "./publish/outputs.js";
 import { checkPatch } from "./publish/patch-stage.js";
-import { safeOutputsStage } from "./publish/safe-outputs/stage.js";
 import { summaryMarkdown } from "./publish/summary.js";
 import type { RunResult } from "./result.js";
 import { runAgent, type SessionHooks } from "./runner.js";
 import { openSession, saveSession } from "./session/stage.js";
 import type { ActionIO, StageContext } from "./stage-context.js";
-import { exportTraceStage } from "./trace/otel.js";
 import { Redactor } from "./trace/redact.js";
-import { readEvent } from "./trigger/event.js";
-import { withCommentAttachments } from "./trigger/attachments.js";
+import { eventMayProvidePrompt, readEvent } from "./trigger/event.js";
 import { inputsNameThread } from "./trigger/item.js";
-import { eventMayProvidePrompt, prepareTrigger, prepareWorkspace } from "./trigger/stage.js";
 
 export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
   // Mask before anything else can print them, even if parsing fails below.
@@ -81,12 +77,14 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
   io.saveState(STATE.resultsDir, resultsDir);
   let ctx: StageContext = { io, settings, log, redactor, resultsDir, runDir };
 
+  // The GitHub stages (Markdown and HTML parsers, the API client) load only for runs with an event.
+  const gh = event ? await loadGitHubStages() : undefined;
   let github: GitHubStage | undefined;
-  if (event) {
-    const trigger = await prepareTrigger({ event, settings, raw: io.inputs, host: io.host, log, reparse: parse, runDir });
+  if (event && gh) {
+    const trigger = await gh.prepareTrigger({ event, settings, raw: io.inputs, host: io.host, log, reparse: parse, runDir });
     if (trigger.kind === "skip") return skipped(ctx, trigger.reason);
     ctx = { ...ctx, settings: trigger.settings, ...(trigger.run.trigger.item ? { item: trigger.run.trigger.item } : {}) };
-    github = await startProgress(ctx, trigger.run);
+    github = await gh.startProgress(ctx, trigger.run);
   } else ctx = { ...ctx, settings: await readInputFiles(settings, { cwd: io.host.workspace, stagingDir: path.join(runDir, "inputs") }) };
 
   let result: RunResult | undefined;
@@ -94,8 +92,8 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
     let artifact: RunArtifactRef | undefined;
     if (ctx.settings.delivery.phase === "publish") ({ result, artifact } = await downloadRunArtifact(ctx));
     else {
-      if (github) ctx = withPrompt(ctx, await prepareWorkspace(github.run, ctx.settings, resultsDir, io.host, log));
-      if (github) ctx = await withCommentAttachments(ctx, github.run);
+      if (github && gh) ctx = withPrompt(ctx, await gh.prepareWorkspace(github.run, ctx.settings, resultsDir, io.host, log));
+      if (github && gh) ctx = await gh.withCommentAttachments(ctx, github.run);
       const session = await openSession(ctx);
       result = await runStage({ ...ctx, settings: { ...ctx.settings, run: session.run } }, session.hooks, github);
       artifact = await uploadRunArtifact(ctx, result);
@@ -103,8 +101,8 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
     }
     const refusal = ctx.settings.delivery.phase !== "run" ? await checkPatch(ctx, result, artifact) : undefined;
     // The agent's GitHub requests, checked again and applied here with the host's token (before the final comment, which lists them).
-    const safeOutputs = await safeOutputsStage(ctx, github?.run, result);
-    const delivered = github ? await deliverToGitHub(ctx, github, result, refusal, safeOutputs?.note) : undefined;
+    const safeOutputs = github || ctx.settings.agent.safeOutputs ? await (await import("./publish/safe-outputs/stage.js")).safeOutputsStage(ctx, github?.run, result) : undefined;
+    const delivered = github && gh ? await gh.deliverToGitHub(ctx, github, result, refusal, safeOutputs?.note) : undefined;
 
     const outputs = { ...resultOutputs(result), ...artifactOutputs(artifact), ...delivered?.outputs, ...safeOutputs?.outputs };
     await finish(ctx, result, outputs);
@@ -112,7 +110,8 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
     if (delivered?.summary) await io.appendSummary(redactor.redact(delivered.summary));
     if (refusal) await io.appendSummary(redactor.redact(refusalSummary(refusal)));
     // After delivery, bounded (trace/otel.ts): a dead collector never fails or stalls the step.
-    if (ctx.settings.delivery.phase !== "publish") await exportTraceStage(ctx, result, github?.run.trigger.thread?.number, delivered?.outputs);
+    if (ctx.settings.delivery.phase !== "publish" && (ctx.settings.otel || io.host.otel))
+      await (await import("./trace/otel.js")).exportTraceStage(ctx, result, github?.run.trigger.thread?.number, delivered?.outputs);
     // The result is saved and the outputs are set; a refused patch or a failed delivery still fails the step.
     const failure = refusal ?? delivered?.error;
     // A fan-out item's publish step says what it delivered, for gather (the run artifact predates delivery).
@@ -120,9 +119,21 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
     if (failure) io.setFailed(redactor.redact(failure));
     return result;
   } catch (e) {
-    if (github) await reportFailure(ctx, github, e, result);
+    if (github && gh) await gh.reportFailure(ctx, github, e, result);
     throw e;
   }
+}
+
+async function loadGitHubStages() {
+  const [trigger, attachments, stage] = await Promise.all([import("./trigger/stage.js"), import("./trigger/attachments.js"), import("./publish/github-stage.js")]);
+  return {
+    prepareTrigger: trigger.prepareTrigger,
+    prepareWorkspace: trigger.prepareWorkspace,
+    withCommentAttachments: attachments.withCommentAttachments,
+    startProgress: stage.startProgress,
+    deliverToGitHub: stage.deliverToGitHub,
+    reportFailure: stage.reportFailure,
+  };
 }
 
 /**

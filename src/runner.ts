@@ -30,7 +30,6 @@ import { formatEvent } from "./trace/live-log.js";
 import { redactFileInPlace, type Redactor } from "./trace/redact.js";
 import { SummaryBuilder, type EventSummary } from "./trace/summary.js";
 import { TraceWriter } from "./trace/writer.js";
-import { writeTranscriptFiles } from "./trace/transcript-files.js";
 
 export interface RunnerDeps {
   log: Logger;
@@ -72,7 +71,7 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   const startedAt = new Date();
   const backend = agentBackend(settings.agent.backend);
   // --- prepare: nothing below may start the agent until every check passed.
-  checkOptions(settings, backend, deps.log);
+  await checkOptions(settings, backend, deps.log);
   const { repo, baseline } = await measureStart(settings, deps);
   const stage = await layOut(settings, backend, deps);
   const sandboxBackend = await chooseSandbox(settings.sandbox.choice, deps.log, deps.sandboxHost, { dockerImage: settings.sandbox.dockerImage });
@@ -91,13 +90,13 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
 }
 
 /** Options the backend cannot honour (an error when strict) and a budget it cannot be held to. */
-function checkOptions(settings: Settings, backend: AgentBackend, log: Logger): void {
+async function checkOptions(settings: Settings, backend: AgentBackend, log: Logger): Promise<void> {
   const unsupported = backend.unsupported(settings.agent, settings.run);
   if (unsupported.length) {
     if (settings.agent.strict) throw new ConfigurationError([...unsupported.map((p) => `${p} (set strict: false to only warn)`)]);
     for (const p of unsupported) log.warning(`${p} Ignored because strict is false.`);
   }
-  checkBudget(settings, backend);
+  await checkBudget(settings, backend);
 }
 
 /** Before the agent starts: from here on, host git reads the workspace only through this private repository. */
@@ -362,6 +361,8 @@ async function writeResultFiles(result: RunResult, deps: RunnerDeps, launch: Lau
   if (result.structuredOutput !== undefined)
     await writeFile(path.join(deps.resultsDir, RESULTS_FILES.structuredOutput), JSON.stringify(result.structuredOutput, null, 2) + "\n");
   const attachments = stage.attachments ? { attachments: stage.attachments.transcript } : {};
+  // The renderers (Markdown, diff) load after the agent, not before it starts.
+  const { writeTranscriptFiles } = await import("./trace/transcript-files.js");
   await writeTranscriptFiles(deps.resultsDir, result, { prompt: launch.ctx.run.prompt, redactor: deps.redactor, ...attachments }).catch((e: unknown) =>
     deps.log.warning(`Writing the transcripts failed: ${errorMessage(e)}`),
   );

@@ -9,7 +9,7 @@ import type { Settings } from "../config/schema.js";
 import { ConfigurationError } from "../errors.js";
 import { PriceBook } from "./prices.js";
 
-export function checkBudget(settings: Pick<Settings, "budget" | "agent">, backend: Pick<AgentBackend, "provider">): void {
+export async function checkBudget(settings: Pick<Settings, "budget" | "agent">, backend: Pick<AgentBackend, "provider">): Promise<void> {
   const b = settings.budget;
   if (!b) return;
   const given: [string, number | undefined][] = [
@@ -27,7 +27,7 @@ export function checkBudget(settings: Pick<Settings, "budget" | "agent">, backen
       ),
     );
   const model = settings.agent.model;
-  if (b.maxCostUsd !== undefined && model && !new PriceBook(backend.provider, b.modelPrices).knows(model))
+  if (b.maxCostUsd !== undefined && model && !(await PriceBook.load(backend.provider, b.modelPrices)).knows(model))
     throw new ConfigurationError(
       `Input 'max-cost-usd': no price is known for model '${model}' (it is not in the pinned @pydantic/genai-prices table), so its cost cannot be counted. Add it to 'model-prices', e.g. model-prices: '${model}: {input: 3, output: 15, cached: 0.3}' (US dollars per million tokens), or use max-tokens instead.`,
     );

@@ -226,7 +226,7 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
   }
   const placeholderKey = placeholderFor(provider);
   const stats: ModelGatewayStats = { requests: 0, bytesIn: 0, bytesOut: 0, rejected: 0 };
-  const meter = new UsageMeter(opts.budget ?? {}, new PriceBook(provider, opts.modelPrices));
+  const meter = new UsageMeter(opts.budget ?? {}, await PriceBook.load(provider, opts.modelPrices));
   // One place reads per-request usage: the recorder; the meter adds up what it read.
   const recorder = new ModelRequestRecorder(provider, (record) => meter.completed(record));
   const refused = new Map<string, number>();

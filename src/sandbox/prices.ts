@@ -9,7 +9,6 @@
  * Prices are per request, as providers bill: tiered prices (long-context
  * rates) apply to the request that crossed the tier.
  */
-import { calcPrice } from "@pydantic/genai-prices";
 import type { ModelProvider } from "../agents/types.js";
 import type { ModelPriceSpec } from "../config/schema.js";
 import type { ModelRequestUsage } from "../trace/model-requests.js";
@@ -17,12 +16,22 @@ import type { ModelRequestUsage } from "../trace/model-requests.js";
 /** genai-prices' provider ids for the gateway's wire APIs. */
 const TABLE_PROVIDER: Record<ModelProvider, string> = { anthropic: "anthropic", openai: "openai", gemini: "google" };
 
+/** The table's price function (`calcPrice`). */
+type PriceTable = (usage: Record<string, number>, model: string, options: { providerId?: string }) => { total_price: number } | null | undefined;
+
 export class PriceBook {
-  constructor(
+  private constructor(
     private readonly provider: ModelProvider,
     /** `model-prices`: model id → USD per million tokens. */
-    private readonly custom: Record<string, ModelPriceSpec> = {},
+    private readonly custom: Record<string, ModelPriceSpec>,
+    private readonly table: PriceTable,
   ) {}
+
+  /** The table is half a megabyte of data: loaded only when a run talks to a model. */
+  static async load(provider: ModelProvider, custom: Record<string, ModelPriceSpec> = {}): Promise<PriceBook> {
+    const { calcPrice } = await import("@pydantic/genai-prices");
+    return new PriceBook(provider, custom, calcPrice as PriceTable);
+  }
 
   /** Whether a price is known for `model` (custom first, then the table for this provider, then the whole table). */
   knows(model: string): boolean {
@@ -40,7 +49,7 @@ export class PriceBook {
       cache_write_tokens: usage.cacheWriteTokens ?? 0,
     };
     // Another provider's model behind an OpenAI-compatible endpoint (opencode through a router) is still priced.
-    const priced = safeCalc(tableUsage, model, TABLE_PROVIDER[this.provider]) ?? safeCalc(tableUsage, model);
+    const priced = safeCalc(this.table, tableUsage, model, TABLE_PROVIDER[this.provider]) ?? safeCalc(this.table, tableUsage, model);
     return priced?.total_price;
   }
 }
@@ -52,9 +61,9 @@ function customCost(p: ModelPriceSpec, u: ModelRequestUsage): number {
   return (uncached * p.input + cached * (p.cached ?? p.input) + u.outputTokens * p.output) / 1_000_000;
 }
 
-function safeCalc(usage: Record<string, number>, model: string, providerId?: string): { total_price: number } | undefined {
+function safeCalc(table: PriceTable, usage: Record<string, number>, model: string, providerId?: string): { total_price: number } | undefined {
   try {
-    return calcPrice(usage, model, providerId ? { providerId } : {}) ?? undefined;
+    return table(usage, model, providerId ? { providerId } : {}) ?? undefined;
   } catch {
     return undefined;
   }

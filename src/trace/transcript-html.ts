@@ -106,7 +106,7 @@ pre.tool-output.error{border-color:var(--err)}
 .unknown{font-size:12px}
 .run-footer{margin-top:24px;border-top:1px solid var(--border);padding-top:10px;font-size:12px;color:var(--muted)}
 .run-footer p{margin:2px 0}
-.md{white-space:normal;overflow-wrap:anywhere}.md>:first-child{margin-top:0}.md>:last-child{margin-bottom:0}
+.md{white-space:normal;overflow-wrap:anywhere}.md .plain{white-space:pre-wrap}.md>:first-child{margin-top:0}.md>:last-child{margin-bottom:0}
 .md p,.md ul,.md ol,.md blockquote,.md table,.md pre{margin:0 0 8px}
 .md h1,.md h2,.md h3,.md h4,.md h5,.md h6{margin:12px 0 6px;font-size:15px;font-weight:600}.md h1{font-size:18px}.md h2{font-size:16px}
 .md ul,.md ol{padding-left:24px}.md li.task-list-item{list-style:none}.md li.task-list-item input{margin:0 6px 0 -18px}
@@ -173,10 +173,24 @@ function note(c: Clipped, what: string): string {
  * Agent text as Markdown (sanitized). A long text keeps its head and tail,
  * each rendered on its own, so a cut cannot leave a construct open.
  */
-function markdown(c: Clipped, ctx: RenderContext): string {
+function markdown(c: Clipped, ctx: RenderContext, always = false): string {
+  // Parsing is what costs memory on a huge stream: past the page's Markdown budget, texts stay
+  // plain (the final message is always rendered).
+  const size = c.head.length + (c.truncated ? c.tail.length : 0);
+  if (!always && !spendMarkdownBudget(ctx, size)) return `<div class="plain">${body(c)}</div>`;
   const prefix = () => `md${nextMarkdownId(ctx)}-`;
   if (!c.truncated) return markdownToSafeHtml(c.head, prefix());
   return `${markdownToSafeHtml(c.head, prefix())}<span class="omitted">${esc(omissionMarker(c))}</span>${markdownToSafeHtml(c.tail, prefix())}`;
+}
+
+/** Characters of agent text one page renders as Markdown; the rest (and any text past it) is shown as plain text. */
+const MARKDOWN_BUDGET = 1024 * 1024;
+const markdownSpent = new WeakMap<RenderContext, number>();
+function spendMarkdownBudget(ctx: RenderContext, size: number): boolean {
+  const spent = markdownSpent.get(ctx) ?? 0;
+  if (spent + size > MARKDOWN_BUDGET) return false;
+  markdownSpent.set(ctx, spent + size);
+  return true;
 }
 
 /** Footnote ids must differ between the texts of one page. */
@@ -358,7 +372,7 @@ export const htmlFormatter: TranscriptFormatter = {
       `<section class="entry result ${isError ? "error" : "ok"}" data-kind="result" data-is-error="${isError}"${attr("data-ts", ev.ts)}>` +
       head(isError ? "Final result: error" : "Final result", ev.ts, ctx) +
       (ev.reason ? `<p class="reason">${esc(ev.reason)}</p>` : "") +
-      (text ? `<div class="text md">${markdown(text, ctx)}</div>${note(text, "Result")}` : `<p class="empty">(no final message)</p>`) +
+      (text ? `<div class="text md">${markdown(text, ctx, true)}</div>${note(text, "Result")}` : `<p class="empty">(no final message)</p>`) +
       (meta ? `<p class="result-meta">${esc(meta)}</p>` : "") +
       `</section>\n`
     );

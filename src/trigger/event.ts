@@ -154,3 +154,8 @@ export async function unreadableEvent(host: Pick<HostContext, "eventPath">): Pro
     return (e as Error).message;
   }
 }
+
+/** Events whose payload may hold the request, so an empty `prompt` input is not an error while parsing. */
+export function eventMayProvidePrompt(event: GitHubEvent | undefined): boolean {
+  return event !== undefined && event.name !== "schedule";
+}

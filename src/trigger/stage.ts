@@ -55,11 +55,6 @@ export interface TriggerInput {
   runDir: string;
 }
 
-/** Events whose payload may hold the request, so an empty `prompt` input is not an error while parsing. */
-export function eventMayProvidePrompt(event: GitHubEvent | undefined): boolean {
-  return event !== undefined && event.name !== "schedule";
-}
-
 export function runUrl(host: HostContext, repo: string): string | undefined {
   if (!host.runId) return undefined;
   return `${host.serverUrl.replace(/\/+$/, "")}/${repo}/actions/runs/${host.runId}${host.runAttempt && host.runAttempt !== "1" ? `/attempts/${host.runAttempt}` : ""}`;

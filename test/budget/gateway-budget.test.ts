@@ -171,14 +171,14 @@ describe("the budget", () => {
 });
 
 describe("the price table", () => {
-  it("prices the four CLIs' usual models per request, tiered where the provider is; model-prices wins over the table", () => {
+  it("prices the four CLIs' usual models per request, tiered where the provider is; model-prices wins over the table", async () => {
     const usage = { inputTokens: 1_000_000, outputTokens: 1_000_000, cachedTokens: 0 };
-    expect(new PriceBook("anthropic").costUsd("claude-sonnet-4-5", { ...usage, inputTokens: 100_000, outputTokens: 0 })).toBeCloseTo(0.3, 6);
-    expect(new PriceBook("openai").costUsd("gpt-5", usage)).toBeCloseTo(11.25, 6);
-    expect(new PriceBook("gemini").costUsd("gemini-2.5-flash", usage)).toBeCloseTo(2.8, 6);
+    expect((await PriceBook.load("anthropic")).costUsd("claude-sonnet-4-5", { ...usage, inputTokens: 100_000, outputTokens: 0 })).toBeCloseTo(0.3, 6);
+    expect((await PriceBook.load("openai")).costUsd("gpt-5", usage)).toBeCloseTo(11.25, 6);
+    expect((await PriceBook.load("gemini")).costUsd("gemini-2.5-flash", usage)).toBeCloseTo(2.8, 6);
     // Another provider's model behind an OpenAI-compatible endpoint.
-    expect(new PriceBook("openai").knows("claude-sonnet-4-5")).toBe(true);
-    expect(new PriceBook("openai").knows("stub-model")).toBe(false);
-    expect(new PriceBook("openai", { "gpt-5": { input: 1, output: 1 } }).costUsd("gpt-5", usage)).toBeCloseTo(2, 6);
+    expect((await PriceBook.load("openai")).knows("claude-sonnet-4-5")).toBe(true);
+    expect((await PriceBook.load("openai")).knows("stub-model")).toBe(false);
+    expect((await PriceBook.load("openai", { "gpt-5": { input: 1, output: 1 } })).costUsd("gpt-5", usage)).toBeCloseTo(2, 6);
   });
 });

@@ -43,16 +43,16 @@ describe("budget inputs", () => {
     ]);
   });
 
-  it("before the agent starts: an unknown model under max-cost-usd needs model-prices; a budget needs the gateway", () => {
+  it("before the agent starts: an unknown model under max-cost-usd needs model-prices; a budget needs the gateway", async () => {
     const claude = { provider: "anthropic" as const };
-    expect(() => checkBudget(parse({ model: "stub-model", "max-cost-usd": "1" }), claude)).toThrow(
+    await expect(checkBudget(parse({ model: "stub-model", "max-cost-usd": "1" }), claude)).rejects.toThrow(
       /^Input 'max-cost-usd': no price is known for model 'stub-model' \(it is not in the pinned @pydantic\/genai-prices table\).*Add it to 'model-prices'/,
     );
-    expect(() => checkBudget(parse({ model: "stub-model", "max-cost-usd": "1", "model-prices": "stub-model: {input: 1, output: 2}" }), claude)).not.toThrow();
-    expect(() => checkBudget(parse({ model: "claude-sonnet-4-5", "max-cost-usd": "1" }), claude)).not.toThrow();
+    await expect(checkBudget(parse({ model: "stub-model", "max-cost-usd": "1", "model-prices": "stub-model: {input: 1, output: 2}" }), claude)).resolves.toBeUndefined();
+    await expect(checkBudget(parse({ model: "claude-sonnet-4-5", "max-cost-usd": "1" }), claude)).resolves.toBeUndefined();
     // Only the cost needs a price.
-    expect(() => checkBudget(parse({ model: "stub-model", "max-tokens": "1000" }), claude)).not.toThrow();
-    expect(() => checkBudget(parse({ model: "stub-model", "max-model-requests": "3" }), {})).toThrow(/^Input 'max-model-requests': agent 'claude' does not send its model requests through/);
+    await expect(checkBudget(parse({ model: "stub-model", "max-tokens": "1000" }), claude)).resolves.toBeUndefined();
+    await expect(checkBudget(parse({ model: "stub-model", "max-model-requests": "3" }), {})).rejects.toThrow(/^Input 'max-model-requests': agent 'claude' does not send its model requests through/);
   });
 });
 

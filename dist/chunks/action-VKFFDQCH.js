@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{g as a}from"./chunk-K5Y2EO6F.js";import"./chunk-OGKLOP2G.js";import"./chunk-MZ32LOFX.js";import"./chunk-CGDIKFFF.js";import"./chunk-LZPQGB7T.js";import"./chunk-P6PBBRT7.js";import"./chunk-6WZSTHXX.js";import"./chunk-7EH63ZS3.js";import"./chunk-UISSU45W.js";import"./chunk-2CUHYJ6Y.js";import"./chunk-QBNZHXMO.js";import"./chunk-YBLZHVWU.js";import"./chunk-PSEU5XR5.js";import"./chunk-UVPYHFSA.js";import"./chunk-VIKEAWRE.js";export{a as runAction};

@@ -1,0 +1,2 @@
+import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
+function s(){return{inputTokens:0,outputTokens:0,cachedTokens:0}}function o(e,t){let n=e.costUsd!==void 0||t.costUsd!==void 0?(e.costUsd??0)+(t.costUsd??0):void 0;return{inputTokens:e.inputTokens+t.inputTokens,outputTokens:e.outputTokens+t.outputTokens,cachedTokens:e.cachedTokens+t.cachedTokens,...n!==void 0?{costUsd:n}:{}}}export{s as a,o as b};
