@@ -13,13 +13,13 @@ import path from "node:path";
 import { hostInstallOptions } from "./agents/install.js";
 import { otelSecretValues, rawSecretValues } from "./config/host.js";
 import { readInputFiles } from "./config/input-files.js";
-import { parseSettings } from "./config/parse.js";
+import { configFilePath, parseSettings } from "./config/parse.js";
 import { STATE, type OutputName } from "./constants.js";
-import { errorMessage, isConfigurationError } from "./errors.js";
+import { ConfigurationError, errorMessage, isConfigurationError } from "./errors.js";
 import { fanOutPhase } from "./fanout/inputs.js";
 import { recordDelivery } from "./fanout/record.js";
 import { hostRepoDir } from "./git/host-repo.js";
-import { TouchedWorkspaces } from "./git/touched.js";
+import { configFingerprint, TouchedWorkspaces } from "./git/touched.js";
 import { filteredLogger, type Logger } from "./logger.js";
 import { artifactOutputs, downloadRunArtifact, uploadRunArtifact, type RunArtifactRef } from "./publish/artifact-stage.js";
 import { refusalSummary } from "./publish/deliver-report.js";
@@ -70,12 +70,16 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
   const eventProvidesPrompt = eventMayProvidePrompt(event) || inputsNameThread(io.inputs);
   const parse = (configFile?: { text: string | undefined; source: string }) =>
     parseSettings(io.inputs, { cwd: io.host.workspace, eventProvidesPrompt, ...(configFile ? { configFile } : {}) });
+  // A config file an earlier agent step of this job could have written must not decide this step's settings.
+  const configFile = configFilePath(io.inputs, io.host.workspace).full;
+  const config = await configFingerprint(configFile);
+  await refuseRewrittenConfig(io, configFile, config);
   const settings = parse();
   const runDir = path.join(io.host.runnerTemp, "agent-runner", randomUUID());
   const resultsDir = io.resultsDir ?? path.join(runDir, "results");
   io.saveState(STATE.runTemp, runDir);
   io.saveState(STATE.resultsDir, resultsDir);
-  let ctx: StageContext = { io, settings, log, redactor, resultsDir, runDir };
+  let ctx: StageContext = { io, settings, log, redactor, resultsDir, runDir, configFingerprint: config };
 
   // The GitHub stages (Markdown and HTML parsers, the API client) load only for runs with an event.
   const gh = event ? await loadGitHubStages() : undefined;
@@ -124,6 +128,15 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
   }
 }
 
+/** The step's config file must be what it was when an earlier agent step of this job started, if there was one. */
+async function refuseRewrittenConfig(io: ActionIO, configFile: string, fingerprint: string): Promise<void> {
+  const touched = await TouchedWorkspaces.forJob(io.host.runnerTemp).lookup(path.dirname(configFile));
+  if (!touched || touched.config === fingerprint) return;
+  throw new ConfigurationError(
+    `Input 'config-file': an agent already ran in '${touched.workTree}' earlier in this job, and '${path.relative(io.host.workspace, configFile)}' ${fingerprint === "absent" ? "is gone" : touched.config === "absent" ? "has appeared" : "has changed"} since. Settings such as sandbox or network cannot come from a file an agent could write: run this step in a job of its own (a fresh checkout), or give the settings as step inputs with a config-file outside the workspace.`,
+  );
+}
+
 async function loadGitHubStages() {
   const [trigger, attachments, stage] = await Promise.all([import("./trigger/stage.js"), import("./trigger/attachments.js"), import("./publish/github-stage.js")]);
   return {
@@ -166,7 +179,7 @@ function runStage(ctx: StageContext, session: SessionHooks, github: GitHubStage 
     sandboxHost: ctx.io.host.sandbox,
     gitEnv: ctx.io.host.gitEnv,
     hostGitDir: hostRepoDir(ctx.runDir),
-    touched: TouchedWorkspaces.forJob(ctx.io.host.runnerTemp),
+    touched: TouchedWorkspaces.forJob(ctx.io.host.runnerTemp, ctx.configFingerprint),
     install: hostInstallOptions(ctx.io.host),
     session,
     ...(github ? { onEvent: github.progress.onEvent } : {}),

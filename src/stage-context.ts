@@ -37,6 +37,8 @@ export interface StageContext {
   resultsDir: string;
   /** This run's private folder under the runner's temp dir (scratch, downloads, delivery repository). */
   runDir: string;
+  /** The config file as this step read it (git/touched.ts): recorded for later agent steps of the job. */
+  configFingerprint?: string;
   /**
    * A run whose thread or repository the `issue-number` / `repository` inputs named (a fan-out
    * item): `owner/repo#n` and the key that tells its run artifact, delivery record and session

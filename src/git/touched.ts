@@ -10,27 +10,37 @@
  * the repository paths resolved while they were still trusted. A later step
  * that finds its workspace there treats the repository as hostile from the start.
  */
+import { createHash } from "node:crypto";
 import { appendFile, mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { isSameOrUnder, realOrResolved } from "../sandbox/hostfs.js";
 import type { WorkspaceRepo } from "./host-repo.js";
 
-const Record = z.object({ workTree: z.string(), gitDir: z.string(), commonDir: z.string() });
+const Record = z.object({ workTree: z.string(), gitDir: z.string(), commonDir: z.string(), config: z.string().optional() });
 export type TouchedRepo = z.infer<typeof Record>;
 
 export class TouchedWorkspaces {
-  private constructor(private readonly file: string) {}
+  private constructor(
+    private readonly file: string,
+    /** Fingerprint of the step's config file as this step read it (configFingerprint). */
+    private readonly config?: string,
+  ) {}
 
   /** The registry of this job: one file under the runner's temp folder. */
-  static forJob(runnerTemp: string): TouchedWorkspaces {
-    return new TouchedWorkspaces(path.join(runnerTemp, "agent-runner", "agent-touched.jsonl"));
+  static forJob(runnerTemp: string, config?: string): TouchedWorkspaces {
+    return new TouchedWorkspaces(path.join(runnerTemp, "agent-runner", "agent-touched.jsonl"), config);
   }
 
   /** Called before an agent starts in `repo`. */
   async mark(repo: WorkspaceRepo): Promise<void> {
     await mkdir(path.dirname(this.file), { recursive: true });
-    const record: TouchedRepo = { workTree: repo.workTree, gitDir: repo.gitDir, commonDir: repo.commonDir };
+    const record: TouchedRepo = {
+      workTree: repo.workTree,
+      gitDir: repo.gitDir,
+      commonDir: repo.commonDir,
+      ...(this.config !== undefined ? { config: this.config } : {}),
+    };
     await appendFile(this.file, JSON.stringify(record) + "\n");
   }
 
@@ -52,4 +62,14 @@ function safeJson(line: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The config file as bytes seen now ("absent" when there is none). A later
+ * step compares it with what the earlier step read before its agent started:
+ * settings such as `sandbox` or `network` must never come from a file an agent wrote.
+ */
+export async function configFingerprint(file: string): Promise<string> {
+  const bytes = await readFile(file).catch(() => undefined);
+  return bytes ? createHash("sha256").update(bytes).digest("hex") : "absent";
 }

@@ -9,7 +9,7 @@
  * agent's ordinary change is still collected.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -202,6 +202,44 @@ describe("a second agent step in the same job", () => {
     expect(two.main.log).toContain("An agent of this job already ran in this repository");
     expect(two.main.outputs.conclusion).toBe("success");
     expect(JSON.parse(two.main.outputs["changed-files"] ?? "[]")).toEqual(["step2.txt"]);
+  });
+});
+
+describe("a second agent step in the same job, and the config file", () => {
+  it("refuses settings from a config file the first step's agent wrote (sandbox: none, network: open)", async () => {
+    const ws = makeRepo();
+    mkdirSync(path.join(ws, ".github"));
+    writeFileSync(path.join(ws, ".github", "agent-runner.yml"), "timeout-minutes: 10\n");
+    execFileSync("git", ["add", "-A"], { cwd: ws });
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "config"], { cwd: ws });
+    const runnerTemp = mkdtempSync(path.join(os.tmpdir(), "hostgit-job-"));
+    const dir = mkdtempSync(path.join(os.tmpdir(), "hostgit-agent-"));
+    const marker = path.join(dir, "second-ran");
+    const first = path.join(dir, "first.sh");
+    const second = path.join(dir, "second.sh");
+    writeFileSync(first, "#!/bin/bash\nprintf 'sandbox: none\\nnetwork: open\\nallow-workflow-changes: true\\n' > .github/agent-runner.yml\n");
+    writeFileSync(second, `#!/bin/bash\ntouch ${JSON.stringify(marker)}\n`);
+    chmodSync(first, 0o755);
+    chmodSync(second, 0o755);
+    const step = (script: string) =>
+      runActionSteps({ workspace: ws, runnerTemp, inputs: { agent: "command", "agent-command": script, prompt: "step", sandbox: "bwrap" } });
+    const one = await step(first);
+    expect(one.main.outputs.conclusion).toBe("success");
+    const two = await step(second);
+    expect(two.main.exitCode).toBe(1);
+    expect(two.main.log).toMatch(/Input 'config-file': an agent already ran in .* earlier in this job, and '.github\/agent-runner.yml' has changed since/);
+    // The step never ran its agent, sandboxed or not.
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("keeps a committed config file that no agent changed (control)", async () => {
+    const ws = makeRepo();
+    mkdirSync(path.join(ws, ".github"));
+    writeFileSync(path.join(ws, ".github", "agent-runner.yml"), "timeout-minutes: 10\n");
+    const runnerTemp = mkdtempSync(path.join(os.tmpdir(), "hostgit-job-"));
+    const step = () => runActionSteps({ workspace: ws, runnerTemp, inputs: { agent: "command", "agent-command": "true", prompt: "step", sandbox: "bwrap" } });
+    expect((await step()).main.outputs.conclusion).toBe("success");
+    expect((await step()).main.outputs.conclusion).toBe("success");
   });
 });
 
