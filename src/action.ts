@@ -22,7 +22,6 @@ import { hostRepoDir } from "./git/host-repo.js";
 import { configFingerprint, TouchedWorkspaces } from "./git/touched.js";
 import { filteredLogger, type Logger } from "./logger.js";
 import { artifactOutputs, downloadRunArtifact, uploadRunArtifact, type RunArtifactRef } from "./publish/artifact-stage.js";
-import { refusalSummary } from "./publish/deliver-report.js";
 import type { GitHubStage } from "./publish/github-stage.js";
 import { resultOutputs, type Outputs } from "./publish/outputs.js";
 import { checkPatch } from "./publish/patch-stage.js";
@@ -33,7 +32,7 @@ import { openSession, saveSession } from "./session/stage.js";
 import type { ActionIO, StageContext } from "./stage-context.js";
 import { Redactor } from "./trace/redact.js";
 import { eventMayProvidePrompt, readEvent } from "./trigger/event.js";
-import { inputsNameThread } from "./trigger/item.js";
+import { inputsNameThread } from "./trigger/item-ref.js";
 
 export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
   // Mask before anything else can print them, even if parsing fails below.
@@ -112,7 +111,7 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
     await finish(ctx, result, outputs);
     if (safeOutputs) await io.appendSummary(redactor.redact(safeOutputs.summary));
     if (delivered?.summary) await io.appendSummary(redactor.redact(delivered.summary));
-    if (refusal) await io.appendSummary(redactor.redact(refusalSummary(refusal)));
+    if (refusal) await io.appendSummary(redactor.redact((await import("./publish/deliver-report.js")).refusalSummary(refusal)));
     // After delivery, bounded (trace/otel.ts): a dead collector never fails or stalls the step.
     if (ctx.settings.delivery.phase !== "publish" && (ctx.settings.otel || io.host.otel))
       await (await import("./trace/otel.js")).exportTraceStage(ctx, result, github?.run.trigger.thread?.number, delivered?.outputs);

@@ -7,7 +7,7 @@
 import type { HostContext } from "../config/host.js";
 import type { RawInputs } from "../config/parse.js";
 import { ConfigurationError } from "../errors.js";
-import { parseRepository } from "../trigger/item.js";
+import { parseRepository } from "../trigger/item-ref.js";
 import type { RepoRef } from "../trigger/types.js";
 import { MATRIX_LIMIT } from "./items.js";
 

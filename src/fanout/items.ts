@@ -10,7 +10,7 @@
 import YAML from "yaml";
 import { z } from "zod";
 import { ConfigurationError } from "../errors.js";
-import { itemKey, itemRef, parseRepository } from "../trigger/item.js";
+import { itemKey, itemRef, parseRepository } from "../trigger/item-ref.js";
 import type { RepoRef } from "../trigger/types.js";
 
 /** GitHub's limit of jobs one matrix may generate. */

@@ -13,7 +13,7 @@ import type { StageContext } from "../stage-context.js";
 import { prepareSessionCarry, type SessionCarry, type SessionCarryOptions } from "./carry.js";
 import { ArtifactSessionStore, DirSessionStore } from "./store.js";
 import { sessionKey, threadNumber, workflowIdentity, workflowSessionKey } from "./thread.js";
-import { itemSessionKey } from "../trigger/item.js";
+import { itemSessionKey } from "../trigger/item-ref.js";
 
 type Places = Pick<SessionCarryOptions, "store" | "storeLabel" | "key" | "scope" | "jobStore">;
 

@@ -21,6 +21,7 @@ import { planDelivery, type DeliveryPlan } from "../publish/deliver-plan.js";
 import { agentCommandFilesOnBase, fileAtCommit, guardAgentConfig, resolveBaseCommit } from "./config-guard.js";
 import type { GitHubEvent } from "./event.js";
 import { checkItemCheckout, checkItemEvent, decideTrigger, itemTarget, readItemThread, type ItemThread } from "./item.js";
+import { AUTOMATION_EVENTS } from "./item-ref.js";
 import { checkoutPullRequest } from "./pr-checkout.js";
 import { buildTask, type ChangedFile, type WorkspaceHead } from "./task.js";
 import type { PullRequestInfo, Trigger } from "./types.js";
@@ -38,8 +39,6 @@ export interface GitHubRun {
   runUrl?: string;
 }
 
-/** Started by the repository itself or by someone who already needed write access. */
-const AUTOMATION_EVENTS = ["schedule", "workflow_dispatch", "repository_dispatch"];
 
 export type TriggerOutcome = { kind: "skip"; reason: string } | { kind: "run"; run: GitHubRun; settings: Settings };
 

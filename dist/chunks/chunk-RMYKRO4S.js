@@ -1,0 +1,10 @@
+import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
+import{d as l}from"./chunk-3VSP4UZ2.js";import{open as a,stat as f}from"node:fs/promises";var d=256*1024;async function p(e){let n=await f(e).catch(()=>{});if(!n||n.size===0)return;let r=await a(e,"r");try{let t=Buffer.alloc(Math.min(n.size,d));return await r.read(t,0,t.length,0),{text:t.toString("utf8"),bytes:n.size,path:e}}finally{await r.close()}}function c(e,n){let r={};return n&&(r["comment-url"]=n),e&&(e.pullRequest&&(r["pull-request-url"]=e.pullRequest.url,r["pull-request-number"]=String(e.pullRequest.number)),e.branch&&e.commitSha&&(r.branch=e.branch),e.commitSha&&(r["commit-sha"]=e.commitSha)),r}function o(e,n){let r=[e?.note,e?.error?`\u274C **Delivery failed:** ${e.error}`:void 0,n].filter(t=>!!t);return r.length?r.join(`
+
+`):void 0}async function g(e){let{result:n,outcome:r}=e,t=e.showPatch?await p(n.diff.patchPath):void 0,i=n.artifacts.find(u=>u.url&&!u.name.startsWith("agent-session-"))?.url,s=o(r,e.note);return l({marker:e.marker,result:n,links:{...e.runUrl?{runUrl:e.runUrl}:{},...i?{artifactUrl:i}:{},...r?.pullRequest?{pullRequest:r.pullRequest}:{},...r?.commitSha?{commit:{sha:r.commitSha,...r.commitUrl?{url:r.commitUrl}:{}}}:{}},...s?{deliveryNote:s}:{},...t?{patch:t}:{}})}function y(e,n){let r=["### Delivery",""];return e.pullRequest&&r.push(`- Pull request [#${e.pullRequest.number}](${e.pullRequest.url}) (${e.pullRequest.created?"opened":"updated"})`),e.commitSha&&r.push(`- Commit \`${e.commitSha.slice(0,12)}\`${e.branch?` on \`${e.branch}\``:""}`),n&&r.push(`- [Comment](${n})`),e.refusedFiles?.length&&r.push(`- Refused: changes to ${e.refusedFiles.map(t=>`\`${t}\``).join(", ")}`),e.note&&!e.pullRequest&&!e.commitSha&&r.push(`- ${e.note.split(`
+`)[0]}`),e.error&&r.push(`- \u274C ${e.error}`),r.length===2&&r.push(`- ${e.mode==="none"?"Nothing delivered (deliver: none).":"Result posted as a comment."}`),r.join(`
+`)+`
+`}function R(e){return`### Delivery
+
+- \u274C Not delivered. ${e}
+`}export{c as a,o as b,g as c,y as d,R as e};
