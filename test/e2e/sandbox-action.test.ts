@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { attackReport } from "../support/attack-report.js";
 import { REPO_ROOT, runActionSteps } from "../support/harness.js";
 
 function makeRepo(): string {
@@ -82,8 +83,7 @@ report done 1
     },
     env: { GITHUB_TOKEN: "ghs_runnerJobToken0123456789abcdef", ACTIONS_RUNTIME_TOKEN: "runtime-token-secret", FORWARDED: "FORWARDED_OK=yes" },
   });
-  const stdout = readFileSync(path.join(path.dirname(main.outputs["patch-path"]!), "raw/stdout.jsonl"), "utf8");
-  const report = Object.fromEntries([...stdout.matchAll(/^REPORT (\w+)=(\S*)$/gm)].map((m) => [m[1], m[2]]));
+  const report = attackReport(main);
   const survivors = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" }).split("\n").filter((l) => l.includes(marker));
   const hostChanged = [hostHomeProbe, hostTmpProbe, actionDirProbe].filter((p) => existsSync(p));
   return { main, report, survivors, hostChanged };

@@ -1,5 +1,5 @@
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import type { Logger } from "../../src/logger.js";
 
 /** A logger that keeps lines for assertions. */
@@ -76,5 +76,22 @@ export function request(
     );
     req.on("error", reject);
     req.end(opts.body);
+  });
+}
+
+/** CONNECT through a proxy on loopback: the status line it answers. */
+export async function connectThrough(proxyPort: number, target: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(proxyPort, "127.0.0.1", () => s.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`));
+    let buf = "";
+    s.on("data", (d: Buffer) => {
+      buf += d.toString();
+      if (buf.includes("\r\n\r\n")) {
+        s.destroy();
+        resolve(buf.split("\r\n")[0]!);
+      }
+    });
+    s.on("error", reject);
+    s.on("end", () => resolve(buf.split("\r\n")[0]!));
   });
 }

@@ -1,8 +1,7 @@
-import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../src/errors.js";
 import { hostAllowed, parseDomainRules, startFilteringProxy } from "../../src/sandbox/proxy.js";
-import { recordingLogger, recordingServer, request } from "./helpers.js";
+import { connectThrough, recordingLogger, recordingServer, request } from "./helpers.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -49,21 +48,6 @@ describe("allowed-domains rules", () => {
   });
 });
 
-async function connectThrough(proxyPort: number, target: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const s = net.connect(proxyPort, "127.0.0.1", () => s.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`));
-    let buf = "";
-    s.on("data", (d) => {
-      buf += d.toString();
-      if (buf.includes("\r\n\r\n")) {
-        s.destroy();
-        resolve(buf.split("\r\n")[0]!);
-      }
-    });
-    s.on("error", reject);
-    s.on("end", () => resolve(buf.split("\r\n")[0]!));
-  });
-}
 
 describe("filtering proxy", () => {
   it("forwards allowed plain HTTP and CONNECT, refuses and records the rest", async () => {

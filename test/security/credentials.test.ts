@@ -17,6 +17,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { attackReport } from "../support/attack-report.js";
 import { runActionSteps } from "../support/harness.js";
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
@@ -144,10 +145,7 @@ report done 1
   return script;
 }
 
-function reportOf(main: { outputs: Record<string, string> }): Record<string, string> {
-  const stdout = readFileSync(path.join(path.dirname(main.outputs["patch-path"]!), "raw/stdout.jsonl"), "utf8");
-  return Object.fromEntries([...stdout.matchAll(/^REPORT (\w+)=(\S*)$/gm)].map((m) => [m[1]!, m[2]!]));
-}
+const reportOf = attackReport;
 
 describe("credentials anywhere in the workspace (through dist/, bwrap)", () => {
   it("submodule, worktree, nested-checkout, gitfile-target and included configs: the agent finds no token; the host's files are unchanged", async () => {

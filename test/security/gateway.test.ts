@@ -8,10 +8,11 @@
  * received only the one honest request, each refusal is in the trace as
  * network_blocked, and the statuses are the provider-shaped ones the CLI sees.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { attackReport, blockedAttempts } from "../support/attack-report.js";
 import { runActionSteps } from "../support/harness.js";
 import { makeWorkspace } from "../agents/helpers.js";
 import { recordingServer } from "../sandbox/helpers.js";
@@ -45,16 +46,7 @@ async function attack(cli: "claude" | "codex" | "gemini", script: string, inputs
     inputs: { agent: cli, "agent-version": "preinstalled", prompt: "attack", sandbox: "bwrap", network, comment: "none", "upload-artifacts": "false", ...inputs },
     env: { PATH: `${bin}:/usr/local/bin:/usr/bin:/bin` },
   });
-  const dir = path.dirname(main.outputs["patch-path"] ?? "");
-  if (!main.outputs["patch-path"]) throw new Error(`no results:\n${main.log}\n${main.stderr}`);
-  const stdout = readFileSync(path.join(dir, "raw/stdout.jsonl"), "utf8");
-  const report = Object.fromEntries([...stdout.matchAll(/^REPORT (\w+)=(\S*)$/gm)].map((m) => [m[1], m[2]]));
-  const blocked = readFileSync(path.join(dir, "trace.jsonl"), "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { type: string; host?: string; detail?: string })
-    .filter((e) => e.type === "network_blocked");
-  return { main, report, blocked, received: upstream.requests.slice(before) };
+  return { main, report: attackReport(main), blocked: blockedAttempts(main), received: upstream.requests.slice(before) };
 }
 
 const json = (v: unknown) => `'${JSON.stringify(v)}'`;

@@ -176,27 +176,32 @@ describe.each(["bwrap", "none"])("host git ignores agent-written repository stat
   });
 });
 
+/** Two steps of one job (one RUNNER_TEMP) in the same workspace, each running its bash script as the agent in bwrap. */
+function twoStepJob(ws: string, first: string, second: string) {
+  const runnerTemp = mkdtempSync(path.join(os.tmpdir(), "hostgit-job-"));
+  const dir = mkdtempSync(path.join(os.tmpdir(), "hostgit-agent-"));
+  const step = (name: string, body: string) => {
+    const script = path.join(dir, `${name}.sh`);
+    writeFileSync(script, `#!/bin/bash\n${body}\n`);
+    chmodSync(script, 0o755);
+    return runActionSteps({ workspace: ws, runnerTemp, inputs: { agent: "command", "agent-command": script, prompt: "step", sandbox: "bwrap" } });
+  };
+  return { one: () => step("first", first), two: () => step("second", second) };
+}
+
 describe("a second agent step in the same job", () => {
   it("does not trust the repository the first step's agent left behind (commondir, attributes, .git replaced)", async () => {
     const ws = makeRepo();
     const marks = mkdtempSync(path.join(os.tmpdir(), "hostgit-marks-"));
-    const runnerTemp = mkdtempSync(path.join(os.tmpdir(), "hostgit-job-"));
-    const dir = mkdtempSync(path.join(os.tmpdir(), "hostgit-agent-"));
-    const first = path.join(dir, "first.sh");
-    const second = path.join(dir, "second.sh");
     // Step 1 plants every vector it can; it also commits, so step 2 starts from the agent's HEAD.
-    writeFileSync(
-      first,
-      `#!/bin/bash\nMARKS=${JSON.stringify(marks)}\n${PRELUDE}\nmake_evil_copy "$PWD/.attack/evil"\ngit add -A && git -c user.name=a -c user.email=a@b commit -qm step1\necho "$PWD/.attack/evil" > .git/commondir\necho '* filter=x diff=x' > .gitattributes\nmkdir -p .git/info; echo '* filter=x diff=x' > .git/info/attributes\n`,
+    const job = twoStepJob(
+      ws,
+      `MARKS=${JSON.stringify(marks)}\n${PRELUDE}\nmake_evil_copy "$PWD/.attack/evil"\ngit add -A && git -c user.name=a -c user.email=a@b commit -qm step1\necho "$PWD/.attack/evil" > .git/commondir\necho '* filter=x diff=x' > .gitattributes\nmkdir -p .git/info; echo '* filter=x diff=x' > .git/info/attributes`,
+      "echo step2 > step2.txt",
     );
-    writeFileSync(second, "#!/bin/bash\necho step2 > step2.txt\n");
-    chmodSync(first, 0o755);
-    chmodSync(second, 0o755);
-    const step = (script: string) =>
-      runActionSteps({ workspace: ws, runnerTemp, inputs: { agent: "command", "agent-command": script, prompt: "step", sandbox: "bwrap" } });
-    const one = await step(first);
+    const one = await job.one();
     expect(one.main.outputs.conclusion).toBe("success");
-    const two = await step(second);
+    const two = await job.two();
     // Neither step 2's pre-agent git (baseline) nor its collection ran anything step 1 configured.
     expect(readdirSync(marks)).toEqual([]);
     expect(two.main.log).toContain("An agent of this job already ran in this repository");
@@ -212,20 +217,11 @@ describe("a second agent step in the same job, and the config file", () => {
     writeFileSync(path.join(ws, ".github", "agent-runner.yml"), "timeout-minutes: 10\n");
     execFileSync("git", ["add", "-A"], { cwd: ws });
     execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "config"], { cwd: ws });
-    const runnerTemp = mkdtempSync(path.join(os.tmpdir(), "hostgit-job-"));
-    const dir = mkdtempSync(path.join(os.tmpdir(), "hostgit-agent-"));
-    const marker = path.join(dir, "second-ran");
-    const first = path.join(dir, "first.sh");
-    const second = path.join(dir, "second.sh");
-    writeFileSync(first, "#!/bin/bash\nprintf 'sandbox: none\\nnetwork: open\\nallow-workflow-changes: true\\n' > .github/agent-runner.yml\n");
-    writeFileSync(second, `#!/bin/bash\ntouch ${JSON.stringify(marker)}\n`);
-    chmodSync(first, 0o755);
-    chmodSync(second, 0o755);
-    const step = (script: string) =>
-      runActionSteps({ workspace: ws, runnerTemp, inputs: { agent: "command", "agent-command": script, prompt: "step", sandbox: "bwrap" } });
-    const one = await step(first);
+    const marker = path.join(mkdtempSync(path.join(os.tmpdir(), "hostgit-marker-")), "second-ran");
+    const job = twoStepJob(ws, "printf 'sandbox: none\\nnetwork: open\\nallow-workflow-changes: true\\n' > .github/agent-runner.yml", `touch ${JSON.stringify(marker)}`);
+    const one = await job.one();
     expect(one.main.outputs.conclusion).toBe("success");
-    const two = await step(second);
+    const two = await job.two();
     expect(two.main.exitCode).toBe(1);
     expect(two.main.log).toMatch(/Input 'config-file': an agent already ran in .* earlier in this job, and '.github\/agent-runner.yml' has changed since/);
     // The step never ran its agent, sandboxed or not.
@@ -236,10 +232,9 @@ describe("a second agent step in the same job, and the config file", () => {
     const ws = makeRepo();
     mkdirSync(path.join(ws, ".github"));
     writeFileSync(path.join(ws, ".github", "agent-runner.yml"), "timeout-minutes: 10\n");
-    const runnerTemp = mkdtempSync(path.join(os.tmpdir(), "hostgit-job-"));
-    const step = () => runActionSteps({ workspace: ws, runnerTemp, inputs: { agent: "command", "agent-command": "true", prompt: "step", sandbox: "bwrap" } });
-    expect((await step()).main.outputs.conclusion).toBe("success");
-    expect((await step()).main.outputs.conclusion).toBe("success");
+    const job = twoStepJob(ws, "true", "true");
+    expect((await job.one()).main.outputs.conclusion).toBe("success");
+    expect((await job.two()).main.outputs.conclusion).toBe("success");
   });
 });
 

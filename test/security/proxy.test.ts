@@ -8,17 +8,17 @@
  * resolver, for answers only a hostile DNS gives (10/8, CGNAT, link-local,
  * fd00::/8, IPv4-mapped loopback), and for CONNECT to port 80.
  */
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { lookup } from "node:dns/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nonPublicRange } from "../../src/sandbox/addresses.js";
 import { startFilteringProxy } from "../../src/sandbox/proxy.js";
+import { attackReport, blockedAttempts } from "../support/attack-report.js";
 import { runActionSteps } from "../support/harness.js";
 import { makeWorkspace } from "../agents/helpers.js";
-import { recordingLogger, recordingServer } from "../sandbox/helpers.js";
+import { connectThrough, recordingLogger, recordingServer } from "../sandbox/helpers.js";
 
 let listener: Awaited<ReturnType<typeof recordingServer>>;
 /** A name of this machine that the system resolver answers with a loopback address (undefined: none here). */
@@ -43,16 +43,7 @@ async function agentThroughProxy(allowed: string[], body: string) {
     workspace: makeWorkspace(),
     inputs: { agent: "command", "agent-command": script, prompt: "attack", sandbox: "bwrap", network: "allowlist", "allowed-domains": allowed.join("\n"), comment: "none", "upload-artifacts": "false" },
   });
-  if (!main.outputs["patch-path"]) throw new Error(`no results:\n${main.log}\n${main.stderr}`);
-  const dir = path.dirname(main.outputs["patch-path"]);
-  const stdout = readFileSync(path.join(dir, "raw/stdout.jsonl"), "utf8");
-  const report = Object.fromEntries([...stdout.matchAll(/^REPORT (\w+)=(\S*)$/gm)].map((m) => [m[1], m[2]]));
-  const blocked = readFileSync(path.join(dir, "trace.jsonl"), "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { type: string; host?: string; detail?: string })
-    .filter((e) => e.type === "network_blocked");
-  return { main, report, blocked, arrived: listener.requests.slice(before) };
+  return { main, report: attackReport(main), blocked: blockedAttempts(main), arrived: listener.requests.slice(before) };
 }
 
 describe("filtering proxy under attack from the agent (bwrap, through dist/)", () => {
@@ -104,22 +95,6 @@ ${loopbackName ? `c named "http://${loopbackName}:${port}/named"` : ""}
   });
 });
 
-/** CONNECT through the proxy: the status line. */
-function connect(proxyPort: number, target: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const s = net.connect(proxyPort, "127.0.0.1", () => s.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`));
-    let buf = "";
-    s.on("data", (d) => {
-      buf += d.toString();
-      if (buf.includes("\r\n\r\n")) {
-        s.destroy();
-        resolve(buf.split("\r\n")[0]!);
-      }
-    });
-    s.on("error", reject);
-    s.on("end", () => resolve(buf.split("\r\n")[0]!));
-  });
-}
 
 describe("filtering proxy against a hostile resolver", () => {
   it("refuses every non-public answer, mapped forms included, and connects only to the address it checked", async () => {
@@ -144,7 +119,7 @@ describe("filtering proxy against a hostile resolver", () => {
     try {
       const before = listener.requests.length;
       for (const name of Object.keys(answers)) {
-        expect(await connect(proxy.port!, `${name}:${port}`), name).toBe("HTTP/1.1 403 Forbidden");
+        expect(await connectThrough(proxy.port!, `${name}:${port}`), name).toBe("HTTP/1.1 403 Forbidden");
       }
       expect(listener.requests.length).toBe(before);
       const details = proxy.blockedAttempts().map((b) => b.detail).join("\n");
@@ -165,8 +140,8 @@ describe("filtering proxy against a hostile resolver", () => {
       resolve: async (h) => (h === "mixed.example" ? ["10.9.9.9", "127.0.0.1"] : ["127.0.0.1"]),
     });
     try {
-      expect(await connect(proxy.port!, `mixed.example:${port}`)).toBe("HTTP/1.1 200 Connection Established");
-      expect(await connect(proxy.port!, "web.example:80")).toBe("HTTP/1.1 403 Forbidden");
+      expect(await connectThrough(proxy.port!, `mixed.example:${port}`)).toBe("HTTP/1.1 200 Connection Established");
+      expect(await connectThrough(proxy.port!, "web.example:80")).toBe("HTTP/1.1 403 Forbidden");
       expect(proxy.blockedAttempts().map((b) => b.detail).join("\n")).toContain("refused as a CONNECT tunnel");
     } finally {
       await proxy.close();
