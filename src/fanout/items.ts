@@ -52,13 +52,23 @@ export function parseItemRef(entry: unknown, repository: RepoRef, thisRepository
   return makeItem(repo, n, thisRepository);
 }
 
-/** The same item named twice (12 and owner/repo#12) is one item. */
+/**
+ * The same item named twice (12 and owner/repo#12) is one item. Two different
+ * items whose keys coincide (`a-b/c#1` and `a/b-c#1` are both `a-b-c-1`) would
+ * share artifact and session names, so that is an error, not a merge.
+ */
 export function dedupe(items: FanOutItem[]): FanOutItem[] {
-  const seen = new Set<string>();
+  const byKey = new Map<string, string>();
   return items.filter((i) => {
-    const k = i.item.toLowerCase();
-    if (seen.has(k)) return false;
-    seen.add(k);
+    const key = i.key.toLowerCase();
+    const ref = i.item.toLowerCase();
+    const earlier = byKey.get(key);
+    if (earlier === ref) return false;
+    if (earlier !== undefined)
+      throw new ConfigurationError(
+        `Input 'items': '${i.item}' and '${earlier}' would share the artifact and session names '${i.key}'; plan them in separate fan-out runs.`,
+      );
+    byKey.set(key, ref);
     return true;
   });
 }

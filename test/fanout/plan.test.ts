@@ -86,6 +86,13 @@ describe("phase: plan", () => {
     expect(step.log).toContain("Plan: 3 items matched 'items'; kept all 3.");
   });
 
+  it("two items whose names would collide (a-b/c#1 and a/b-c#1) are refused, naming both", async () => {
+    const step = await plan({ items: `["a-b/c#1", "a/b-c#1"]` });
+    expect(step.exitCode).toBe(1);
+    expect(errors(step).join("\n")).toContain("'a/b-c#1' and 'a-b/c#1' would share the artifact and session names 'a-b-c-1'");
+    expect(step.outputs.matrix).toBeUndefined();
+  });
+
   it("repositories: one item each, no issue number", async () => {
     const step = await plan({ repositories: "octo-org/a\nocto-org/b # the second\n\nocto-org/a" });
     expect(errors(step), step.log).toEqual([]);
