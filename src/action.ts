@@ -13,6 +13,7 @@ import path from "node:path";
 import { hostInstallOptions } from "./agents/install.js";
 import { otelSecretValues, rawSecretValues } from "./config/host.js";
 import { readInputFiles } from "./config/input-files.js";
+import { inputStagingDir } from "./config/input-files.js";
 import { configFilePath, parseSettings } from "./config/parse.js";
 import { STATE, type OutputName } from "./constants.js";
 import { ConfigurationError, errorMessage, isConfigurationError } from "./errors.js";
@@ -81,22 +82,25 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
   let ctx: StageContext = { io, settings, log, redactor, resultsDir, runDir, configFingerprint: config };
 
   // The GitHub stages (Markdown and HTML parsers, the API client) load only for runs with an event.
-  const gh = event ? await loadGitHubStages() : undefined;
   let github: GitHubStage | undefined;
-  if (event && gh) {
+  let gh: GitHubStages | undefined;
+  if (event) {
+    gh = await loadGitHubStages();
     const trigger = await gh.prepareTrigger({ event, settings, raw: io.inputs, host: io.host, log, reparse: parse, runDir });
     if (trigger.kind === "skip") return skipped(ctx, trigger.reason);
     ctx = { ...ctx, settings: trigger.settings, ...(trigger.run.trigger.item ? { item: trigger.run.trigger.item } : {}) };
     github = await gh.startProgress(ctx, trigger.run);
-  } else ctx = { ...ctx, settings: await readInputFiles(settings, { cwd: io.host.workspace, stagingDir: path.join(runDir, "inputs") }) };
+  } else ctx = { ...ctx, settings: await readInputFiles(settings, { cwd: io.host.workspace, stagingDir: inputStagingDir(runDir) }) };
 
   let result: RunResult | undefined;
   try {
     let artifact: RunArtifactRef | undefined;
     if (ctx.settings.delivery.phase === "publish") ({ result, artifact } = await downloadRunArtifact(ctx));
     else {
-      if (github && gh) ctx = withPrompt(ctx, await gh.prepareWorkspace(github.run, ctx.settings, resultsDir, io.host, log));
-      if (github && gh) ctx = await gh.withCommentAttachments(ctx, github.run);
+      if (github && gh) {
+        ctx = withPrompt(ctx, await gh.prepareWorkspace(github.run, ctx.settings, resultsDir, io.host, log));
+        ctx = await gh.withCommentAttachments(ctx, github.run);
+      }
       const session = await openSession(ctx);
       result = await runStage({ ...ctx, settings: { ...ctx.settings, run: session.run } }, session.hooks, github);
       artifact = await uploadRunArtifact(ctx, result);
@@ -135,6 +139,8 @@ async function refuseRewrittenConfig(io: ActionIO, configFile: string, fingerpri
     `Input 'config-file': an agent already ran in '${touched.workTree}' earlier in this job, and '${path.relative(io.host.workspace, configFile)}' ${fingerprint === "absent" ? "is gone" : touched.config === "absent" ? "has appeared" : "has changed"} since. Settings such as sandbox or network cannot come from a file an agent could write: run this step in a job of its own (a fresh checkout), or give the settings as step inputs with a config-file outside the workspace.`,
   );
 }
+
+type GitHubStages = Awaited<ReturnType<typeof loadGitHubStages>>;
 
 async function loadGitHubStages() {
   const [trigger, attachments, stage] = await Promise.all([import("./trigger/stage.js"), import("./trigger/attachments.js"), import("./publish/github-stage.js")]);

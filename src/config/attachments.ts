@@ -27,7 +27,7 @@ import type { Logger } from "../logger.js";
 import { describeBytes } from "../publish/limits.js";
 import type { Redactor } from "../trace/redact.js";
 import type { TranscriptAttachment } from "../trace/transcript-format.js";
-import { resolveInsideWorkspace } from "./input-files.js";
+import { inside, resolveInsideWorkspace } from "./input-files.js";
 
 export const ATTACHMENT_LIMITS = {
   /** Files per run, from every source together. */
@@ -95,10 +95,6 @@ function hasGitSegment(rel: string): boolean {
   return rel.split(/[\\/]/).includes(".git");
 }
 
-function insideDir(root: string, full: string): boolean {
-  const rel = path.relative(root, full);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-}
 
 /**
  * The real path of an attachment the workflow named, or why it cannot be
@@ -109,7 +105,7 @@ function insideDir(root: string, full: string): boolean {
 function locateLocal(workspace: string, full: string): { real: string } | { problem: string } {
   let real: string;
   try {
-    if (insideDir(workspace, full)) {
+    if (inside(workspace, full)) {
       if (hasGitSegment(path.relative(workspace, full))) return { problem: "is inside a .git folder, which may hold the repository's credentials" };
       real = resolveInsideWorkspace(workspace, full);
       const realWorkspace = realpathSync(workspace);
@@ -131,7 +127,7 @@ function locateLocal(workspace: string, full: string): { real: string } | { prob
  * a glob that matches nothing, or matches a file that cannot be used, is a
  * warning.
  */
-export async function resolveAttachmentPatterns(patterns: string[], workspace: string, log: Logger): Promise<AttachmentCandidate[]> {
+async function resolveAttachmentPatterns(patterns: string[], workspace: string, log: Logger): Promise<AttachmentCandidate[]> {
   const problems: string[] = [];
   const out: AttachmentCandidate[] = [];
   const seen = new Set<string>();
@@ -158,7 +154,7 @@ export async function resolveAttachmentPatterns(patterns: string[], workspace: s
       await glob(given, { cwd: workspace, absolute: true, dot: true, onlyFiles: true, followSymbolicLinks: false, expandDirectories: false, ignore: ["**/.git/**"] })
     ).sort();
     if (!matches.length) log.warning(`Input 'attachments': '${given}' matches no file (relative to ${workspace}).`);
-    for (const m of matches) await take(given, m, insideDir(workspace, m) ? path.relative(workspace, m) : m, false);
+    for (const m of matches) await take(given, m, inside(workspace, m) ? path.relative(workspace, m) : m, false);
   }
   if (problems.length) throw new ConfigurationError(problems);
   return out;

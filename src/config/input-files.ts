@@ -25,9 +25,9 @@ import type { Git } from "../git/git.js";
 import type { InputFiles, Settings, Skill } from "./schema.js";
 
 /** A file input is text the agent reads: anything larger is a mistake. */
-export const MAX_INPUT_FILE_BYTES = 4 * 1024 * 1024;
+const MAX_INPUT_FILE_BYTES = 4 * 1024 * 1024;
 /** Per skill folder. */
-export const MAX_SKILL_FILES = 1000;
+const MAX_SKILL_FILES = 1000;
 export const MAX_SKILL_BYTES = 64 * 1024 * 1024;
 /** Links followed while resolving one path (like the kernel's limit). */
 const MAX_LINK_HOPS = 40;
@@ -66,7 +66,8 @@ export function outputSchemaDocument(text: string): Record<string, unknown> | un
 
 type Located = { kind: "base"; rel: string } | { kind: "workspace"; full: string } | { kind: "outside"; full: string };
 
-function inside(root: string, full: string): boolean {
+/** `full` is `root` or lies under it (both absolute). */
+export function inside(root: string, full: string): boolean {
   const rel = path.relative(root, full);
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
@@ -288,4 +289,9 @@ export async function readInputFiles(settings: Settings, o: InputFileOptions): P
     run: { ...settings.run, ...(prompt !== undefined ? { prompt } : {}), ...(outputSchema ? { outputSchema } : {}) },
     inputFiles: { skills: [] },
   };
+}
+
+/** Where file inputs read from a commit or copied out of the workspace are staged for the run. */
+export function inputStagingDir(runDir: string): string {
+  return path.join(runDir, "inputs");
 }

@@ -13,7 +13,7 @@ import { ConfigurationError } from "../errors.js";
 import { artifactNameProblem } from "../publish/artifact-name.js";
 import { parseSafeOutputs, SAFE_OUTPUTS_SERVER, type SafeOutputsConfig } from "../publish/safe-outputs/config.js";
 import { attachmentPatterns } from "./attachments.js";
-import { outputSchemaDocument, resolveInsideWorkspace } from "./input-files.js";
+import { inside, outputSchemaDocument, resolveInsideWorkspace } from "./input-files.js";
 import {
   AGENT_BACKENDS,
   Agent,
@@ -359,9 +359,7 @@ function loadConfigFile(raw: RawInputs, ctx: ParseContext, problems: Problems): 
  */
 function readWorkspaceConfig(full: string, cwd: string): string | undefined {
   if (!lstatOrUndefined(full)) return undefined;
-  const rel = path.relative(cwd, full);
-  const inWorkspace = !rel.startsWith("..") && !path.isAbsolute(rel);
-  return readFileSync(inWorkspace ? resolveInsideWorkspace(cwd, full) : full, "utf8");
+  return readFileSync(inside(cwd, full) ? resolveInsideWorkspace(cwd, full) : full, "utf8");
 }
 
 function lstatOrUndefined(p: string): ReturnType<typeof lstatSync> | undefined {

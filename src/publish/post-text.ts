@@ -30,10 +30,9 @@
 import type { Html, Nodes, Parent, Text } from "mdast";
 import { applyEdits, childrenOf, definitionsOf, parseHtml, parseMarkdown, rangeOf, walkHtml, type Edit, type HtmlElement } from "../markdown.js";
 import { hostAllowed, parseDomainRules, type DomainRule } from "../sandbox/proxy.js";
+import { COMMENT_LIMIT } from "./comment.js";
 import { fenced } from "./summary.js";
 
-/** GitHub's limit for a comment or a pull request body. */
-export const GITHUB_TEXT_LIMIT = 65_536;
 
 export interface PostTextPolicy {
   /** The repository's GitHub (GITHUB_SERVER_URL, e.g. `https://github.com`): links and images there render. */
@@ -290,7 +289,7 @@ function neutralizeOnce(markdown: string, c: Compiled): string {
  * mentions broken, code untouched; at most `maxLength` characters (the
  * input is shortened and neutralized again when the rewriting made it longer).
  */
-export function neutralizeForGitHub(markdown: string, policy: PostTextPolicy, maxLength = GITHUB_TEXT_LIMIT - 500): string {
+export function neutralizeForGitHub(markdown: string, policy: PostTextPolicy, maxLength = COMMENT_LIMIT - 500): string {
   const c = compile(policy);
   let input = markdown;
   for (let attempt = 0; attempt < 3; attempt++) {

@@ -19,7 +19,6 @@ import { ConfigurationError, errorMessage } from "../errors.js";
 import type { Git } from "../git/git.js";
 import { checkTree, describeProblems, pathProblem } from "./patch-rules.js";
 
-export { pathProblem, symlinkVerdict } from "./patch-rules.js";
 
 /** Default limit on patch.diff: far above any reviewable change, far below what strains a runner. */
 const MAX_PATCH_BYTES = 50 * 1024 * 1024;

@@ -48,11 +48,6 @@ export function routeDecision(provider: ModelProvider, method: string, pathname:
   return { ok: false, status: 405, allow: routes.map((r) => r.method).join(", ") };
 }
 
-/** Whether `pathname` is a model route of the provider for POST (kept for callers that only ask about paths). */
-export function isModelPath(provider: ModelProvider, pathname: string): boolean {
-  return routeDecision(provider, "POST", pathname).ok || routeDecision(provider, "GET", pathname).ok;
-}
-
 /** Routes that cost nothing: token counts and model lists. Every other allowed route is a billed model request. */
 const FREE_ROUTES: Record<ModelProvider, Array<string | RegExp>> = {
   anthropic: ["/v1/messages/count_tokens"],
@@ -143,7 +138,9 @@ export const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
 const MAX_DECODED_BYTES = 256 * 1024 * 1024;
 
 /** The request body as JSON text, decoded per Content-Encoding; a string is the problem. */
-export function decodeBody(body: Buffer, encoding: string | undefined): { text: string } | { problem: string } {
+export type DecodedBody = { text: string } | { problem: string };
+
+export function decodeBody(body: Buffer, encoding: string | undefined): DecodedBody {
   const enc = (encoding ?? "identity").trim().toLowerCase();
   const opts = { maxOutputLength: MAX_DECODED_BYTES };
   try {

@@ -27,6 +27,7 @@ import {
   MAX_REQUEST_BYTES,
   credentialProblem,
   decodeBody,
+  type DecodedBody,
   forwardedHeader,
   presentedCredentials,
   isBilledRoute,
@@ -38,7 +39,6 @@ import {
 import { PriceBook } from "./prices.js";
 import { UsageMeter, type BudgetLimits, type BudgetStop, type GatewayUsage } from "./usage-meter.js";
 
-export { isModelPath } from "./gateway-policy.js";
 
 export interface ModelGatewayOptions {
   provider: ModelProvider;
@@ -274,9 +274,9 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
   };
 
   /** The body-level policy: no provider-side fetching unless the network is open. */
-  const bodyProblem = (req: http.IncomingMessage, body: Buffer): string | undefined => {
+  const bodyProblem = (body: Buffer, decode: () => DecodedBody): string | undefined => {
     if (opts.allowProviderFetch || body.length === 0) return undefined;
-    const decoded = decodeBody(body, headerValue(req.headers["content-encoding"]));
+    const decoded = decode();
     if ("problem" in decoded) return `has a body that ${decoded.problem}`;
     return providerFetchProblem(provider, decoded.text);
   };
@@ -285,10 +285,10 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
    * Under a token or cost budget, a model request that could not be counted is
    * refused: a model without a price (max-cost-usd), a stream without usage.
    */
-  const uncountedProblem = (req: http.IncomingMessage, method: string, pathname: string, body: Buffer): string | undefined => {
+  const uncountedProblem = (billed: boolean, pathname: string, decode: () => DecodedBody): string | undefined => {
     const { maxCostUsd, maxTokens } = opts.budget ?? {};
-    if ((maxCostUsd === undefined && maxTokens === undefined) || !isBilledRoute(provider, method, pathname)) return undefined;
-    const decoded = decodeBody(body, headerValue(req.headers["content-encoding"]));
+    if ((maxCostUsd === undefined && maxTokens === undefined) || !billed) return undefined;
+    const decoded = decode();
     const text = "text" in decoded ? decoded.text : "";
     return meter.refuseUncountable(streamOmitsUsage(provider, pathname, text)) ?? meter.refuseUnpriced(requestModelOf(provider, pathname, text));
   };
@@ -313,7 +313,11 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
           reject(res, 413, `${method} ${parsed.pathname}: body larger than ${MAX_REQUEST_BYTES} bytes`, `the request body is larger than ${MAX_REQUEST_BYTES / 1024 / 1024} MiB.`, { connection: "close" });
           return;
         }
-        const problem = bodyProblem(req, body);
+        // Decoded at most once, and only when a body check needs it; the route's billing once for the budget and the meter.
+        let decoded: DecodedBody | undefined;
+        const decode = () => (decoded ??= decodeBody(body, headerValue(req.headers["content-encoding"])));
+        const billed = isBilledRoute(provider, method, parsed.pathname);
+        const problem = bodyProblem(body, decode);
         if (problem) {
           reject(
             res,
@@ -324,28 +328,28 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
           return;
         }
         // Checked right before forwarding, with no await in between: concurrent requests cannot both take the last slot.
-        const limit = isBilledRoute(provider, method, parsed.pathname) ? meter.refuseForLimit() : undefined;
+        const limit = billed ? meter.refuseForLimit() : undefined;
         if (limit) {
           if (limit.first) log.warning(`Model gateway: budget reached (${limit.figure}); refusing further model requests.`);
           // 400 and x-should-retry: false: a status and body no CLI retries (429 and 5xx are retried, some for minutes).
           reject(res, 400, `${method} ${parsed.pathname}: ${limit.limit} reached`, limit.message, NO_RETRY, false);
           return;
         }
-        const uncounted = uncountedProblem(req, method, parsed.pathname, body);
+        const uncounted = uncountedProblem(billed, parsed.pathname, decode);
         if (uncounted) {
           log.warning(`Model gateway: refused ${method} ${parsed.pathname}: ${uncounted}`);
           reject(res, 400, `${method} ${parsed.pathname}: not countable against the budget`, uncounted, NO_RETRY, false);
           return;
         }
-        forward(req, res, method, parsed, body);
+        forward(req, res, method, parsed, body, billed);
       },
       () => res.destroy(),
     );
   });
 
-  const forward = (req: http.IncomingMessage, res: http.ServerResponse, method: string, parsed: ParsedPath, body: Buffer) => {
+  const forward = (req: http.IncomingMessage, res: http.ServerResponse, method: string, parsed: ParsedPath, body: Buffer, billed: boolean) => {
     stats.requests++;
-    if (isBilledRoute(provider, method, parsed.pathname)) meter.started();
+    if (billed) meter.started();
     const target = upstreamUrl(provider, upstream, parsed.pathname, parsed.search);
     const headers: http.OutgoingHttpHeaders = {};
     for (const [k, v] of Object.entries(req.headers)) {

@@ -36,7 +36,7 @@ const SessionId = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/, "letters, digits, '.', '_', ':' and '-', not starting with '-'");
 
 /** Limits of what one saved state may restore. */
-export const SESSION_LIMITS = { maxManifestBytes: 1024 * 1024, maxFiles: 10_000, maxPathLength: 1024, maxTotalBytes: 512 * 1024 * 1024 };
+const SESSION_LIMITS = { maxManifestBytes: 1024 * 1024, maxFiles: 10_000, maxPathLength: 1024, maxTotalBytes: 512 * 1024 * 1024 };
 
 export const SessionManifest = z.object({
   version: z.literal(1),

@@ -41,7 +41,7 @@ export const STORAGE_HOSTS = ["private-user-images.githubusercontent.com", "user
 /** The host whose signed URLs `body_html` holds for pasted images. */
 const SIGNED_IMAGE_HOST = "private-user-images.githubusercontent.com";
 const MAX_REDIRECTS = 5;
-export const DOWNLOAD_TIMEOUT_MS = 30_000;
+const DOWNLOAD_TIMEOUT_MS = 30_000;
 
 const GUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 /** `/user-attachments/assets/<guid>` or `/user-attachments/files/<id>/<name>`. */
@@ -95,7 +95,7 @@ export function linkedUrls(markdown: string): string[] {
 }
 
 /** Signed image URLs in a rendered body, by the asset GUID in their file name. */
-export function signedImageUrls(bodyHtml: string): Map<string, URL> {
+function signedImageUrls(bodyHtml: string): Map<string, URL> {
   const out = new Map<string, URL>();
   walkHtml(parseHtml(bodyHtml), (n: HtmlNode) => {
     if (!("attrs" in n)) return;
@@ -134,7 +134,7 @@ async function readCapped(res: Response, max: number): Promise<Buffer | undefine
 }
 
 /** GET with the door's rules: the token only to the GitHub host, redirects only to attachment URLs. */
-export async function downloadAttachment(start: URL, o: DoorOptions): Promise<Downloaded> {
+async function downloadAttachment(start: URL, o: DoorOptions): Promise<Downloaded> {
   const max = o.maxBytes ?? ATTACHMENT_LIMITS.maxBytes;
   const overrides = o.hostOverrides ?? {};
   let url = start;
@@ -193,7 +193,7 @@ async function renderedBody(fetchIt: () => Promise<{ data: unknown }>, what: str
 }
 
 /** The triggering comment first, then the issue or pull request body. */
-export function linkSources(trigger: Trigger, api: GitHubApi, log: Logger): LinkSource[] {
+function linkSources(trigger: Trigger, api: GitHubApi, log: Logger): LinkSource[] {
   const r = { owner: api.repo.owner, repo: api.repo.name, mediaType: { format: "full+json" } };
   const out: LinkSource[] = [];
   const c = trigger.comment;

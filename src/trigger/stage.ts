@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import type { HostContext } from "../config/host.js";
-import { readInputFiles, repoRelative, type BaseCommitFiles } from "../config/input-files.js";
+import { inputStagingDir, readInputFiles, repoRelative, type BaseCommitFiles } from "../config/input-files.js";
 import { configFilePath, type RawInputs } from "../config/parse.js";
 import type { Settings } from "../config/schema.js";
 import { RESULTS_FILES } from "../constants.js";
@@ -76,11 +76,6 @@ function resolveOptions(settings: Settings, host: HostContext) {
 async function originUrl(git: Git, fallback: string): Promise<string> {
   const r = await git.exec(["remote", "get-url", "origin"], { okCodes: [1, 2, 128] }).catch(() => undefined);
   return r && r.exitCode === 0 && r.stdout.trim() ? r.stdout.trim() : fallback;
-}
-
-/** Where file inputs' copies go. */
-function inputStagingDir(runDir: string): string {
-  return path.join(runDir, "inputs");
 }
 
 type BaseLookup = { kind: "skip"; reason: string } | { kind: "base"; settings: Settings; files: BaseCommitFiles };

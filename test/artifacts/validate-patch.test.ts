@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import { gitEnv } from "../../src/config/host.js";
 import { Git } from "../../src/git/git.js";
 import { checkTree } from "../../src/publish/patch-rules.js";
-import { pathProblem, symlinkVerdict, validatePatch, PatchRefusedError } from "../../src/publish/validate-patch.js";
+import { pathProblem, symlinkVerdict } from "../../src/publish/patch-rules.js";
+import { validatePatch, PatchRefusedError } from "../../src/publish/validate-patch.js";
 import { git, makeRepo } from "./helpers.js";
 
 const scratch = () => mkdtempSync(path.join(os.tmpdir(), "validate-scratch-"));

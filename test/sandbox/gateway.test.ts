@@ -1,6 +1,7 @@
 import http from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { PLACEHOLDER_KEYS, baseUrlFor, isModelPath, startModelGateway, upstreamUrl, type ModelGateway } from "../../src/sandbox/gateway.js";
+import { routeDecision } from "../../src/sandbox/gateway-policy.js";
+import { PLACEHOLDER_KEYS, baseUrlFor, startModelGateway, upstreamUrl, type ModelGateway } from "../../src/sandbox/gateway.js";
 import { recordingLogger, recordingServer, request } from "./helpers.js";
 
 const REAL_KEY = "real-secret-key-0123456789";
@@ -91,14 +92,14 @@ describe("model gateway: paths and keys", () => {
   });
 
   it("path rules and URL mapping", () => {
-    expect(isModelPath("anthropic", "/v1/messages/count_tokens")).toBe(true);
-    expect(isModelPath("anthropic", "/v1/complete")).toBe(false);
-    expect(isModelPath("openai", "/v1/responses/compact")).toBe(true);
+    expect(routeDecision("anthropic", "POST", "/v1/messages/count_tokens").ok).toBe(true);
+    expect(routeDecision("anthropic", "POST", "/v1/complete").ok).toBe(false);
+    expect(routeDecision("openai", "POST", "/v1/responses/compact").ok).toBe(true);
     // Stored responses (retrieve, cancel, delete) are not model requests.
-    expect(isModelPath("openai", "/v1/responses/resp_1/cancel")).toBe(false);
-    expect(isModelPath("openai", "/v1/files")).toBe(false);
-    expect(isModelPath("gemini", "/v1beta/models/gemini-2.0-flash:generateContent")).toBe(true);
-    expect(isModelPath("gemini", "/v1beta/models/x:embedContent")).toBe(false);
+    expect(routeDecision("openai", "POST", "/v1/responses/resp_1/cancel").ok).toBe(false);
+    expect(routeDecision("openai", "POST", "/v1/files").ok).toBe(false);
+    expect(routeDecision("gemini", "POST", "/v1beta/models/gemini-2.0-flash:generateContent").ok).toBe(true);
+    expect(routeDecision("gemini", "POST", "/v1beta/models/x:embedContent").ok).toBe(false);
     const q = new URLSearchParams("a=1&key=secret");
     expect(upstreamUrl("openai", new URL("https://api.openai.com/v1"), "/v1/responses", q).toString()).toBe("https://api.openai.com/v1/responses?a=1");
     expect(upstreamUrl("openai", new URL("https://api.openai.com"), "/v1/responses", q).toString()).toBe("https://api.openai.com/v1/responses?a=1");

@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import type { GitHubApi, IssueRef } from "../../github/api.js";
+import { COMMENT_LIMIT } from "../comment.js";
 
 /** `target`: omitted = the triggering issue/PR; a number = that one; `"*"` = any issue/PR the agent names. */
 export const Target = z.union([z.literal("*"), z.number().int().positive()]);
@@ -22,7 +23,7 @@ export interface CommonLimits {
 }
 
 /** GitHub's own limit for an issue or comment body. */
-export const BODY_LIMIT = 65_536;
+export const BODY_LIMIT = COMMENT_LIMIT;
 /** GitHub's limit for an issue title. */
 export const TITLE_LIMIT = 256;
 /** Cap on `max`: a run asking for more writes than this is a misconfiguration. */

@@ -17,7 +17,7 @@ export const removeLabels = defineKind({
     if (!target) throw new Refusal("no issue or pull request to take labels from");
     const removed: string[] = [];
     for (const name of uniqueLabels(a.labels)) if (await ctx.api.removeLabel(target.number, name)) removed.push(name);
-    if (!removed.length) throw new Refusal(`#${target.number} carries none of the labels ${a.labels.join(", ")}`);
+    if (!removed.length) throw new Refusal(`#${target.number} carries none of the labels ${uniqueLabels(a.labels).join(", ")}`);
     return { url: target.url };
   },
 });

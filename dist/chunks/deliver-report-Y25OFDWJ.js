@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{a,b,c,d,e}from"./chunk-RMYKRO4S.js";import"./chunk-3VSP4UZ2.js";import"./chunk-QKBKRSHM.js";import"./chunk-ECP3RM5D.js";import"./chunk-442ZGOED.js";import"./chunk-VIKEAWRE.js";export{b as deliveryNote,a as deliveryOutputs,d as deliverySummary,e as refusalSummary,c as renderFinalComment};
