@@ -106,13 +106,19 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
       artifact = await uploadRunArtifact(ctx, result);
       await saveSession(ctx, result, session);
     }
-    const refusal = ctx.settings.delivery.phase !== "run" ? await checkPatch(ctx, result, artifact) : undefined;
+    const patchRefusal = ctx.settings.delivery.phase !== "run" ? await checkPatch(ctx, result, artifact) : undefined;
+    // Before anything is published: a secret holds everything back (publish/threats/).
+    const threats = await (await import("./publish/threats/stage.js")).detectThreats(ctx, result);
+    if (threats?.held) result = (await import("./publish/threats/stage.js")).heldResult(result);
+    const refusal = threats?.message ?? patchRefusal;
     // The agent's GitHub requests, checked again and applied here with the host's token (before the final comment, which lists them).
-    const safeOutputs = github || ctx.settings.agent.safeOutputs ? await (await import("./publish/safe-outputs/stage.js")).safeOutputsStage(ctx, github?.run, result) : undefined;
-    const delivered = github && gh ? await gh.deliverToGitHub(ctx, github, result, refusal, safeOutputs?.note) : undefined;
+    const safeOutputs =
+      !threats?.held && (github || ctx.settings.agent.safeOutputs) ? await (await import("./publish/safe-outputs/stage.js")).safeOutputsStage(ctx, github?.run, result) : undefined;
+    const delivered = github && gh ? await gh.deliverToGitHub(ctx, github, result, refusal, safeOutputs?.note, threats) : undefined;
 
-    const outputs = { ...resultOutputs(result), ...artifactOutputs(artifact), ...delivered?.outputs, ...safeOutputs?.outputs };
+    const outputs = { ...resultOutputs(result), ...artifactOutputs(artifact), ...delivered?.outputs, ...safeOutputs?.outputs, ...(threats ? { threats: JSON.stringify(threats.findings) } : {}) };
     await finish(ctx, result, outputs);
+    if (threats && (threats.findings.length || threats.review.length)) await io.appendSummary(redactor.redact((await import("./publish/threats/stage.js")).threatMarkdown(threats)));
     if (safeOutputs) await io.appendSummary(redactor.redact(safeOutputs.summary));
     if (delivered?.summary) await io.appendSummary(redactor.redact(delivered.summary));
     if (refusal) await io.appendSummary(redactor.redact((await import("./publish/deliver-report.js")).refusalSummary(refusal)));

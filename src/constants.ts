@@ -105,6 +105,17 @@ export const INPUTS = {
     description: "Deliver patches that touch `.github/workflows/` or `.github/actions/` (refused unless `true`).",
     default: "false",
   },
+  "threat-detection": {
+    description:
+      "Before anything is published: `auto` scans the patch's added lines, every safe-output request and the final message for secrets (secretlint's recommended rules and the run's own secret values) and checks protected files; a secret holds everything back and fails the step. `none` turns it off.",
+    default: "auto",
+  },
+  "protected-files": {
+    description:
+      "Changes to protected files (dependency manifests and locks, CI and build config, Dockerfiles, agent instruction files, CODEOWNERS, `.github/**`): `review` (delivered only as a draft pull request that names them), `block` (refused) or `allow`.",
+    default: "review",
+  },
+  "protected-paths": { description: "Globs that edit the protected list, one per line: `glob` adds a path, `!glob` exempts one (e.g. `!**/package.json`)." },
   "safe-outputs": {
     description:
       "GitHub writes the agent may request, YAML or JSON: kind → limits (`add-comment`, `create-issue`, `add-labels`, `remove-labels`, `update-issue`, `create-pull-request-review`); only listed kinds are enabled, `true` or `{}` takes the defaults. The agent asks through the `agent-runner` MCP server (`agent: command`: the JSONL file `$AGENT_SAFE_OUTPUTS`); the publish step checks every request again and applies it with the token.",
@@ -159,6 +170,7 @@ export const OUTPUTS = {
   branch: "Branch pushed by the action.",
   "commit-sha": "Commit pushed by the action.",
   "safe-outputs": "JSON array, one entry per agent request: `{type, status: applied|refused, url?, reason?}`.",
+  threats: "JSON array of what threat detection found before publishing: `{kind: secret|run-secret|protected-file, where, file?, detail}`; never the value. Empty when nothing was found.",
   matrix: "`phase: plan`: JSON for `strategy.matrix`: `{\"include\": [{item, key, repository, repository-owner, repository-name, issue-number}]}`.",
   count: "`phase: plan`: how many items `matrix` holds.",
   report: "`phase: gather`: JSON array, one entry per item: item, conclusion, duration, cost, changed files, pull request and comment links.",

@@ -22,6 +22,8 @@ import {
   McpServer,
   ModelPriceSpec,
   Phase,
+  ProtectedFiles,
+  ThreatDetection,
   PermissionPolicy,
   PrCheckout,
   RunConfig,
@@ -233,6 +235,9 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
       baseBranch: str("base-branch")?.trim() || undefined,
       draft: bool("draft"),
       allowWorkflowChanges: bool("allow-workflow-changes"),
+      threatDetection: oneOf("threat-detection", ThreatDetection.options),
+      protectedFiles: oneOf("protected-files", ProtectedFiles.options),
+      protectedPaths: list("protected-paths"),
     },
     artifacts: { upload: bool("upload-artifacts"), name: str("artifact-name")?.trim() || undefined, retentionDays },
   };

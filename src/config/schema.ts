@@ -110,6 +110,8 @@ export interface BudgetSettings {
 }
 
 export const Phase = z.enum(["all", "run", "publish"]);
+export const ThreatDetection = z.enum(["auto", "none"]);
+export const ProtectedFiles = z.enum(["review", "block", "allow"]);
 export const Deliver = z.enum(["auto", "comment", "commit", "pull-request", "none"]);
 export const CommentMode = z.enum(["sticky", "new", "none"]);
 export const SandboxChoice = z.enum(["auto", "bwrap", "docker", "none"]);
@@ -136,6 +138,11 @@ export interface DeliverySettings {
   baseBranch?: string;
   draft: boolean;
   allowWorkflowChanges: boolean;
+  /** `threat-detection` (publish/threats/). */
+  threatDetection: z.infer<typeof ThreatDetection>;
+  protectedFiles: z.infer<typeof ProtectedFiles>;
+  /** `protected-paths` lines: `glob` adds, `!glob` exempts. */
+  protectedPaths: string[];
 }
 
 export interface ArtifactSettings {

@@ -17,7 +17,7 @@ import type { RunResult } from "../result.js";
 import { sanitizeLine } from "../trigger/sanitize.js";
 import type { Trigger } from "../trigger/types.js";
 import { agentMarkdown } from "./comment.js";
-import { neutralizeForGitHub } from "./post-text.js";
+import { inlineCode, neutralizeForGitHub } from "./post-text.js";
 import { BOT_IDENTITY, DeliveryRepo, validBranchName, type Identity } from "./deliver-git.js";
 import type { DeliveryMode, DeliveryPlan } from "./deliver-plan.js";
 import { describeProblems } from "./patch-rules.js";
@@ -44,6 +44,8 @@ export interface DeliveryContext {
   ref?: string;
   /** Scratch folder for the delivery repository. */
   workDir: string;
+  /** `protected-files: review`: protected paths the change touches; the pull request is a draft that names them. */
+  reviewFiles?: readonly string[];
   log: Logger;
 }
 
@@ -121,6 +123,7 @@ function pullRequestText(ctx: DeliveryContext, result: RunResult, branch: string
     ...(t.thread?.kind === "issue" ? [`Closes #${t.thread.number}`, ""] : t.thread ? [`Follow-up to #${t.thread.number}.`, ""] : []),
     whereRequested(t),
     "",
+    ...reviewRequest(ctx.reviewFiles ?? []),
     "### Summary",
     "",
     result.output.trim() ? agentMarkdown(result.output, 30_000) : "_The agent gave no final message._",
@@ -137,6 +140,18 @@ function pullRequestText(ctx: DeliveryContext, result: RunResult, branch: string
   ].join("\n");
   const keepMentions = t.requester ? [t.requester.login] : [];
   return { title, body: neutralizeForGitHub(body, { serverUrl: ctx.serverUrl, allowedDomains: ctx.allowedDomains ?? [], keepMentions }) };
+}
+
+/** `protected-files: review`: the draft pull request names the protected files and asks for a person. */
+function reviewRequest(files: readonly string[]): string[] {
+  if (!files.length) return [];
+  return [
+    "> [!WARNING]",
+    "> **Human review needed.** This change touches protected files (dependency manifests, CI or build config, agent instructions or ownership), so Agent Runner opened it as a draft. Review these before marking it ready:",
+    ...files.slice(0, 50).map((f) => `> - ${inlineCode(f)}`),
+    ...(files.length > 50 ? [`> - … and ${files.length - 50} more`] : []),
+    "",
+  ];
 }
 
 /** The comment's note when the tree to commit broke a patch rule: each problem, then where the patch is. */
@@ -260,7 +275,7 @@ async function deliverPullRequest(ctx: DeliveryContext, result: RunResult, patch
       let created = false;
       if (!existing) {
         try {
-          existing = await ctx.api.createPullRequest({ ...text, head: branch, base, draft: ctx.settings.draft });
+          existing = await ctx.api.createPullRequest({ ...text, head: branch, base, draft: ctx.settings.draft || Boolean(ctx.reviewFiles?.length) });
           created = true;
         } catch (e) {
           // A retried create whose first attempt went through: the PR exists now.

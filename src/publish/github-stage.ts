@@ -12,8 +12,10 @@ import type { GitHubRun } from "../trigger/stage.js";
 import type { Trigger } from "../trigger/types.js";
 import { errorBody } from "./comment.js";
 import { deliver, type DeliveryOutcome } from "./deliver.js";
+import type { DeliveryPlan } from "./deliver-plan.js";
 import { deliveryOutputs, deliverySummary, renderFinalComment } from "./deliver-report.js";
 import type { Outputs } from "./outputs.js";
+import { inlineCode } from "./post-text.js";
 import { Progress } from "./progress.js";
 
 /** A GitHub-triggered run: who asked and how it is delivered, and its progress comment. */
@@ -76,9 +78,17 @@ export interface Delivered {
  * was refused (`refusal`), nothing is delivered and the comment says why.
  * Failures here never lose the result: they come back as `error`.
  */
-export async function deliverToGitHub(ctx: StageContext, gh: GitHubStage, result: RunResult, refusal?: string, safeOutputsNote?: string): Promise<Delivered> {
+export async function deliverToGitHub(
+  ctx: StageContext,
+  gh: GitHubStage,
+  result: RunResult,
+  refusal?: string,
+  safeOutputsNote?: string,
+  threats?: ThreatVerdict,
+): Promise<Delivered> {
   const { io, settings, log } = ctx;
   const { run, progress } = gh;
+  const review = threats?.review ?? [];
   let outcome: DeliveryOutcome | undefined;
   let note: string | undefined;
   if (settings.delivery.phase === "run") note = "The changes are delivered by the publish job.";
@@ -86,7 +96,8 @@ export async function deliverToGitHub(ctx: StageContext, gh: GitHubStage, result
   else {
     outcome = await deliver(
       {
-        plan: run.plan,
+        plan: reviewPlan(run.plan, review),
+        ...(review.length ? { reviewFiles: review } : {}),
         settings: settings.delivery,
         trigger: run.trigger,
         api: run.api,
@@ -113,8 +124,8 @@ export async function deliverToGitHub(ctx: StageContext, gh: GitHubStage, result
         marker: progress.marker,
         result,
         ...(outcome ? { outcome } : {}),
-        ...(note || safeOutputsNote ? { note: [note, safeOutputsNote].filter(Boolean).join("\n\n") } : {}),
-        showPatch: outcome ? outcome.showPatch : result.diff.changedFiles.length > 0,
+        ...(note || safeOutputsNote || review.length ? { note: [note, reviewNote(review), safeOutputsNote].filter(Boolean).join("\n\n") } : {}),
+        showPatch: threats?.held ? false : outcome ? outcome.showPatch : result.diff.changedFiles.length > 0,
         ...(run.runUrl ? { runUrl: run.runUrl } : {}),
       }),
     );
@@ -127,6 +138,26 @@ export async function deliverToGitHub(ctx: StageContext, gh: GitHubStage, result
     ...(outcome ? { summary: deliverySummary(outcome, progress.commentUrl) } : {}),
     ...(errors.length ? { error: `Delivery failed: ${errors.join(" ")}` } : {}),
   };
+}
+
+/** What threat detection decided, as delivery needs it (publish/threats/stage.ts). */
+export interface ThreatVerdict {
+  /** Nothing but the report is posted: no patch, no final message. */
+  held: boolean;
+  /** Protected paths: delivered only as a draft pull request that names them. */
+  review: readonly string[];
+}
+
+function reviewNote(review: readonly string[]): string | undefined {
+  if (!review.length) return undefined;
+  const names = review.slice(0, 20).map(inlineCode).join(", ") + (review.length > 20 ? `, … and ${review.length - 20} more` : "");
+  return `⚠️ **Protected files changed:** ${names}. Delivered only as a draft pull request, for a human review.`;
+}
+
+/** `protected-files: review` never commits onto an existing branch: a commit becomes a draft pull request stacked on it. */
+function reviewPlan(plan: DeliveryPlan, review: readonly string[]): DeliveryPlan {
+  if (!review.length || plan.mode !== "commit") return plan;
+  return { mode: "pull-request", note: "The change touches protected files, so it is a draft pull request for review instead of a commit on this branch." };
 }
 
 /** Something failed after the comment said "working": the comment ends with the reason. */

@@ -1,0 +1,79 @@
+/**
+ * Threat detection, before anything is published (phase all after the
+ * agent, or phase publish): the patch's added lines, every safe-output
+ * request and the final message are scanned for secrets, and the changed
+ * paths are matched against the protected list. A secret holds everything
+ * back; a protected path is delivered only as a draft pull request
+ * (`review`), refused (`block`) or let through (`allow`).
+ */
+import type { RunResult } from "../../result.js";
+import type { StageContext } from "../../stage-context.js";
+import { inlineCode } from "../post-text.js";
+import { safeOutputsFile } from "../safe-outputs/stage.js";
+import { readRequests } from "../safe-outputs/requests.js";
+import { patchPieces } from "./patch-pieces.js";
+import { protectedChanges, protectedPaths } from "./protected-files.js";
+import { scanForSecrets, type ScanTarget } from "./secret-scan.js";
+import type { ThreatFinding } from "./types.js";
+
+export interface ThreatReport {
+  findings: ThreatFinding[];
+  /** A finding holds the patch, the safe outputs and the final message back; the step fails with `message`. */
+  held: boolean;
+  /** `protected-files: review`: the protected paths the draft pull request names. */
+  review: string[];
+  message?: string;
+}
+
+export async function detectThreats(ctx: StageContext, result: RunResult): Promise<ThreatReport | undefined> {
+  const { settings } = ctx;
+  if (settings.delivery.threatDetection === "none" || settings.delivery.phase === "run") return undefined;
+  const targets = [...(await patchPieces(result.diff.patchPath)), ...(await requestTargets(ctx.resultsDir)), { where: "final message", text: result.output }];
+  const findings = await scanForSecrets(targets, (text) => ctx.redactor.redact(text) !== text);
+  const touched = protectedChanges(result.diff.changedFiles, protectedPaths(settings.delivery.protectedPaths));
+  const mode = settings.delivery.protectedFiles;
+  if (mode === "block") findings.push(...touched.map((file): ThreatFinding => ({ kind: "protected-file", where: "patch", file, detail: "a protected file (`protected-files: block`)" })));
+  for (const f of findings) ctx.log.error(`Threat detection: ${describe(f)}.`);
+  const review = mode === "review" && findings.length === 0 ? touched : [];
+  if (review.length) ctx.log.warning(`Protected files changed (${review.join(", ")}): delivered only as a draft pull request for a human review.`);
+  const held = findings.length > 0;
+  return {
+    findings,
+    held,
+    review,
+    ...(held ? { message: `Threat detection held this run back: ${findings.length} finding(s). Nothing was pushed or posted but this report.` } : {}),
+  };
+}
+
+/** Each safe-output request as one text: every string in it, whatever the field. */
+async function requestTargets(resultsDir: string): Promise<ScanTarget[]> {
+  const file = await readRequests(safeOutputsFile(resultsDir));
+  return file.requests.flatMap((r) => {
+    if (!("value" in r)) return [];
+    const type = typeof r.value.type === "string" ? r.value.type : "request";
+    return [{ where: `safe output on line ${r.line} (${type.slice(0, 40)})`, text: strings(r.value).join("\n") }];
+  });
+}
+
+function strings(value: unknown, depth = 0): string[] {
+  if (typeof value === "string") return [value];
+  if (depth > 8 || typeof value !== "object" || value === null) return [];
+  return Object.values(value).flatMap((v) => strings(v, depth + 1));
+}
+
+function describe(f: ThreatFinding): string {
+  return `${f.kind} in ${f.where}${f.file !== undefined ? ` (${f.file})` : ""}: ${f.detail}`;
+}
+
+/** For the comment and the job summary: agent-chosen names as code, never the value. */
+export function threatMarkdown(report: ThreatReport): string {
+  const lines = ["### Threat detection", ""];
+  for (const f of report.findings) lines.push(`- **${f.kind}** in ${f.where}${f.file !== undefined ? ` ${inlineCode(f.file)}` : ""}: ${inlineCode(f.detail)}`);
+  if (report.review.length) lines.push(`- Protected files changed, delivered as a draft pull request for review: ${report.review.map(inlineCode).join(", ")}`);
+  return lines.join("\n") + "\n";
+}
+
+/** What a held run may still show: no final message, no patch. */
+export function heldResult(result: RunResult): RunResult {
+  return { ...result, output: "" };
+}
