@@ -105,6 +105,15 @@ export const INPUTS = {
     description: "Deliver patches that touch `.github/workflows/` or `.github/actions/` (refused unless `true`).",
     default: "false",
   },
+  "commit-method": {
+    description:
+      "How commits are made: `api` (GitHub's Git Data API: blobs, a tree and a commit with no author or committer, so GitHub signs it as the token's identity; modes, symlinks, binaries, renames and deletions kept) or `git` (git push, unsigned).",
+    default: "api",
+  },
+  "allow-unsigned-commits": {
+    description: "With `commit-method: api`: a change too large for the API (over 3,000 files, 200 MB, or a file over 50 MB) is pushed with git, unsigned, instead of failing the step.",
+    default: "false",
+  },
   "threat-detection": {
     description:
       "Before anything is published: `auto` scans the patch's added lines, every safe-output request and the final message for secrets (secretlint's recommended rules and the run's own secret values) and checks protected files; a secret holds everything back and fails the step. `none` turns it off.",
@@ -169,6 +178,7 @@ export const OUTPUTS = {
   "pull-request-number": "Number of the pull request opened or updated.",
   branch: "Branch pushed by the action.",
   "commit-sha": "Commit pushed by the action.",
+  "commit-verified": "`true` when GitHub verified (signed) the delivered commit, read back after `commit-method: api`; `false` when it did not.",
   "safe-outputs": "JSON array, one entry per agent request: `{type, status: applied|refused, url?, reason?}`.",
   threats: "JSON array of what threat detection found before publishing: `{kind: secret|run-secret|protected-file, where, file?, detail}`; never the value. Empty when nothing was found.",
   matrix: "`phase: plan`: JSON for `strategy.matrix`: `{\"include\": [{item, key, repository, repository-owner, repository-name, issue-number}]}`.",

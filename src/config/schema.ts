@@ -110,6 +110,7 @@ export interface BudgetSettings {
 }
 
 export const Phase = z.enum(["all", "run", "publish"]);
+export const CommitMethod = z.enum(["api", "git"]);
 export const ThreatDetection = z.enum(["auto", "none"]);
 export const ProtectedFiles = z.enum(["review", "block", "allow"]);
 export const Deliver = z.enum(["auto", "comment", "commit", "pull-request", "none"]);
@@ -138,6 +139,9 @@ export interface DeliverySettings {
   baseBranch?: string;
   draft: boolean;
   allowWorkflowChanges: boolean;
+  /** `commit-method`: GitHub's Git Data API (signed) or git push. */
+  commitMethod: z.infer<typeof CommitMethod>;
+  allowUnsignedCommits: boolean;
   /** `threat-detection` (publish/threats/). */
   threatDetection: z.infer<typeof ThreatDetection>;
   protectedFiles: z.infer<typeof ProtectedFiles>;

@@ -32,6 +32,13 @@ function sameRepository(repositoryUrl: string | undefined, fullName: string): bo
   return repositoryUrl.toLowerCase().replace(/\/+$/, "").endsWith(`/repos/${fullName.toLowerCase()}`);
 }
 
+export interface GitTreeEntry {
+  path: string;
+  mode: "100644" | "100755" | "120000";
+  /** null deletes the path. */
+  sha: string | null;
+}
+
 export type ReactionTarget =
   | { kind: "issue_comment"; id: number }
   | { kind: "review_comment"; id: number }
@@ -147,6 +154,41 @@ export class GitHubApi {
   async createPullRequest(p: { title: string; head: string; base: string; body: string; draft: boolean }): Promise<PullRequestRef> {
     const { data } = await this.octokit.rest.pulls.create({ ...this.r, ...p });
     return { number: data.number, url: data.html_url };
+  }
+
+  // ------------------------------------------------------------------ Git Data API (commit-method: api)
+
+  /** A blob from raw bytes; GitHub answers with git's own object id for them. */
+  async createBlob(content: Buffer): Promise<string> {
+    const { data } = await this.octokit.rest.git.createBlob({ ...this.r, content: content.toString("base64"), encoding: "base64" });
+    return data.sha;
+  }
+
+  /** A tree on `baseTree` with `entries` replaced; an entry with `sha: null` deletes the path. */
+  async createTree(baseTree: string, entries: GitTreeEntry[]): Promise<string> {
+    const { data } = await this.octokit.rest.git.createTree({ ...this.r, base_tree: baseTree, tree: entries.map((e) => ({ path: e.path, mode: e.mode, type: "blob" as const, sha: e.sha })) });
+    return data.sha;
+  }
+
+  /** No author, committer or signature: GitHub then writes and signs the commit as the token's identity. */
+  async createCommit(p: { message: string; tree: string; parents: string[] }): Promise<{ sha: string; tree: string }> {
+    const { data } = await this.octokit.rest.git.createCommit({ ...this.r, message: p.message, tree: p.tree, parents: p.parents });
+    return { sha: data.sha, tree: data.tree.sha };
+  }
+
+  /** GitHub's verification of a commit, read back. */
+  async commitVerification(sha: string): Promise<{ verified: boolean; reason: string }> {
+    const { data } = await this.octokit.rest.git.getCommit({ ...this.r, commit_sha: sha });
+    return { verified: data.verification.verified, reason: data.verification.reason };
+  }
+
+  async createBranch(branch: string, sha: string): Promise<void> {
+    await this.octokit.rest.git.createRef({ ...this.r, ref: `refs/heads/${branch}`, sha });
+  }
+
+  /** Moves a branch: `force: false` only fast-forwards (422 otherwise). */
+  async updateBranch(branch: string, sha: string, force: boolean): Promise<void> {
+    await this.octokit.rest.git.updateRef({ ...this.r, ref: `heads/${branch}`, sha, force });
   }
 
   // ------------------------------------------------------------------ safe outputs (publish side only)

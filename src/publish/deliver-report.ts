@@ -31,6 +31,7 @@ export function deliveryOutputs(outcome: DeliveryOutcome | undefined, commentUrl
   }
   if (outcome.branch && outcome.commitSha) out.branch = outcome.branch;
   if (outcome.commitSha) out["commit-sha"] = outcome.commitSha;
+  if (outcome.commitSha && outcome.verified !== undefined) out["commit-verified"] = String(outcome.verified);
   return out;
 }
 
@@ -69,7 +70,10 @@ export async function renderFinalComment(opts: {
 export function deliverySummary(outcome: DeliveryOutcome, commentUrl: string | undefined): string {
   const lines = ["### Delivery", ""];
   if (outcome.pullRequest) lines.push(`- Pull request [#${outcome.pullRequest.number}](${outcome.pullRequest.url}) (${outcome.pullRequest.created ? "opened" : "updated"})`);
-  if (outcome.commitSha) lines.push(`- Commit \`${outcome.commitSha.slice(0, 12)}\`${outcome.branch ? ` on \`${outcome.branch}\`` : ""}`);
+  if (outcome.commitSha)
+    lines.push(
+      `- Commit \`${outcome.commitSha.slice(0, 12)}\`${outcome.branch ? ` on \`${outcome.branch}\`` : ""}${outcome.verified === false ? " — ⚠️ not signed by GitHub" : outcome.verified ? " (verified)" : ""}`,
+    );
   if (commentUrl) lines.push(`- [Comment](${commentUrl})`);
   if (outcome.refusedFiles?.length) lines.push(`- Refused: changes to ${outcome.refusedFiles.map((f) => `\`${f}\``).join(", ")}`);
   if (outcome.note && !outcome.pullRequest && !outcome.commitSha) lines.push(`- ${outcome.note.split("\n")[0]}`);

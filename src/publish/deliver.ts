@@ -18,6 +18,7 @@ import { sanitizeLine } from "../trigger/sanitize.js";
 import type { Trigger } from "../trigger/types.js";
 import { agentMarkdown } from "./comment.js";
 import { inlineCode, neutralizeForGitHub } from "./post-text.js";
+import { ApiCommitTooLargeError, createApiCommit, type ApiCommit } from "./deliver-api.js";
 import { BOT_IDENTITY, DeliveryRepo, validBranchName, type Identity } from "./deliver-git.js";
 import type { DeliveryMode, DeliveryPlan } from "./deliver-plan.js";
 import { describeProblems } from "./patch-rules.js";
@@ -59,6 +60,8 @@ export interface DeliveryOutcome {
   branch?: string;
   commitSha?: string;
   commitUrl?: string;
+  /** GitHub's verification of the delivered commit, read back (commit-method: api); absent for git pushes. */
+  verified?: boolean;
   pullRequest?: PullRequestRef & { created: boolean };
   /** Files under .github/workflows/ that stopped delivery. */
   refusedFiles?: string[];
@@ -175,7 +178,7 @@ async function newRepo(ctx: DeliveryContext): Promise<DeliveryRepo> {
 }
 
 type Prepared =
-  | { kind: "commit"; sha: string; tip: string }
+  | { kind: "commit"; sha: string; tip: string; tree: string }
   | { kind: "same" }
   | { kind: "refused"; files: string[]; problems: string[] }
   | { kind: "conflict"; detail: string };
@@ -191,11 +194,65 @@ async function prepareCommit(ctx: DeliveryContext, repo: DeliveryRepo, tip: stri
     return { kind: "refused", files: [...new Set(checked.problems.map((p) => p.file))], problems: describeProblems(checked.problems) };
   const author: Identity = BOT_IDENTITY;
   const sha = await repo.commit(applied.tree, tip, commitMessage(ctx), author);
-  return { kind: "commit", sha, tip };
+  return { kind: "commit", sha, tip, tree: applied.tree };
 }
 
 function commitUrl(ctx: DeliveryContext, sha: string): string {
   return `${ctx.serverUrl.replace(/\/+$/, "")}/${ctx.trigger.repo.fullName}/commit/${sha}`;
+}
+
+type Published = ({ ok: true; sha: string; via: "api" | "git"; verified?: boolean; reason?: string }) | { ok: false; rejected: boolean; detail: string };
+
+/**
+ * The prepared commit onto `branch`: through the Git Data API (GitHub signs
+ * it) or, with `commit-method: git`, by git push. A change too large for the
+ * API goes by git only with `allow-unsigned-commits`.
+ */
+async function publishCommit(
+  ctx: DeliveryContext,
+  repo: DeliveryRepo,
+  prepared: Extract<Prepared, { kind: "commit" }>,
+  branch: string,
+  lease: { force: boolean; expect?: string | null },
+): Promise<Published> {
+  const byGit = async (): Promise<Published> => {
+    const pushed = await repo.push(prepared.sha, branch, lease);
+    return pushed.ok ? { ok: true, sha: prepared.sha, via: "git" } : pushed;
+  };
+  if (ctx.settings.commitMethod === "git") return byGit();
+  let commit: ApiCommit;
+  try {
+    commit = await createApiCommit(ctx.api, repo, { parent: prepared.tip, tree: prepared.tree, message: await repo.messageOf(prepared.sha), scratch: ctx.workDir });
+  } catch (e) {
+    if (!(e instanceof ApiCommitTooLargeError)) throw e;
+    if (!ctx.settings.allowUnsignedCommits)
+      throw new ConfigurationError(
+        `Input 'commit-method': the change is too large for GitHub's API (${e.message}), so it cannot be a signed commit. Set 'allow-unsigned-commits: true' to push it with git instead, or 'commit-method: git'.`,
+      );
+    ctx.log.warning(`The change is too large for GitHub's API (${e.message}); pushing it with git, unsigned (allow-unsigned-commits).`);
+    return byGit();
+  }
+  const moved = await moveBranch(ctx, branch, commit.sha, lease);
+  if (!moved.ok) return moved;
+  if (!commit.verified) ctx.log.warning(`GitHub did not sign commit ${commit.sha.slice(0, 7)} (${commit.verificationReason}).`);
+  return { ok: true, sha: commit.sha, via: "api", verified: commit.verified, reason: commit.verificationReason };
+}
+
+/** The ref update of an API commit: fast-forward only for a PR's branch; our own branch is created or replaced. */
+async function moveBranch(ctx: DeliveryContext, branch: string, sha: string, lease: { force: boolean; expect?: string | null }): Promise<Published> {
+  try {
+    if (lease.force && lease.expect === null) await ctx.api.createBranch(branch, sha);
+    else await ctx.api.updateBranch(branch, sha, lease.force);
+    return { ok: true, sha, via: "api" };
+  } catch (e) {
+    const status = typeof e === "object" && e !== null && "status" in e ? (e as { status: unknown }).status : undefined;
+    // 422: not a fast-forward, or the branch appeared since we looked: the caller fetches again.
+    return { ok: false, rejected: status === 422, detail: apiErrorMessage(e) };
+  }
+}
+
+function unsignedNote(p: Extract<Published, { ok: true }>): string {
+  return p.verified === false ? ` ⚠️ GitHub did not sign this commit (${p.reason ?? "unverified"}).` : "";
 }
 
 async function deliverCommit(ctx: DeliveryContext, result: RunResult, patchPath: string): Promise<DeliveryOutcome> {
@@ -221,16 +278,17 @@ async function deliverCommit(ctx: DeliveryContext, result: RunResult, patchPath:
           ? `The agent's changes conflict with branch '${branch}' as it is now (${tip.slice(0, 7)}; the agent started from ${result.diff.baseCommit.slice(0, 7)}): ${prepared.detail}. Nothing was pushed; the patch is in the results.`
           : `The agent's changes do not apply to branch '${branch}': ${prepared.detail}. Nothing was pushed; the patch is in the results.`,
       };
-    const pushed = await repo.push(prepared.sha, branch, { force: false });
+    const pushed = await publishCommit(ctx, repo, prepared, branch, { force: false });
     if (pushed.ok) {
-      ctx.log.info(`Pushed ${prepared.sha.slice(0, 7)} to '${branch}'.`);
+      ctx.log.info(`Pushed ${pushed.sha.slice(0, 7)} to '${branch}'${pushed.via === "api" ? " through the API" : ""}.`);
       return {
         mode: "commit",
         showPatch: false,
         branch,
-        commitSha: prepared.sha,
-        commitUrl: commitUrl(ctx, prepared.sha),
-        note: `Committed [\`${prepared.sha.slice(0, 7)}\`](${commitUrl(ctx, prepared.sha)}) to \`${branch}\`.`,
+        commitSha: pushed.sha,
+        commitUrl: commitUrl(ctx, pushed.sha),
+        ...(pushed.verified !== undefined ? { verified: pushed.verified } : {}),
+        note: `Committed [\`${pushed.sha.slice(0, 7)}\`](${commitUrl(ctx, pushed.sha)}) to \`${branch}\`.${unsignedNote(pushed)}`,
       };
     }
     if (!pushed.rejected) return { mode: "commit", showPatch: true, branch, error: `Pushing to '${branch}' failed: ${pushed.detail}` };
@@ -262,13 +320,20 @@ async function deliverPullRequest(ctx: DeliveryContext, result: RunResult, patch
       return { mode: "pull-request", showPatch: true, error: `The agent's changes do not apply to '${base}' (${prepared.detail}). Nothing was pushed; the patch is in the results.` };
     // The branch is Agent Runner's own: replace it, but only if nobody pushed to it since we looked.
     const current = await repo.remoteTip(branch);
-    const pushed = await repo.push(prepared.sha, branch, { force: true, expect: current ?? null });
+    const pushed = await publishCommit(ctx, repo, prepared, branch, { force: true, expect: current ?? null });
     if (!pushed.ok) {
       if (pushed.rejected && attempt < PUSH_ATTEMPTS) continue;
       return { mode: "pull-request", showPatch: true, branch, error: `Pushing branch '${branch}' failed: ${pushed.detail}` };
     }
-    ctx.log.info(`Pushed ${prepared.sha.slice(0, 7)} to '${branch}' (base '${base}').`);
-    const outcome: DeliveryOutcome = { mode: "pull-request", showPatch: false, branch, commitSha: prepared.sha, commitUrl: commitUrl(ctx, prepared.sha) };
+    ctx.log.info(`Pushed ${pushed.sha.slice(0, 7)} to '${branch}' (base '${base}')${pushed.via === "api" ? " through the API" : ""}.`);
+    const outcome: DeliveryOutcome = {
+      mode: "pull-request",
+      showPatch: false,
+      branch,
+      commitSha: pushed.sha,
+      commitUrl: commitUrl(ctx, pushed.sha),
+      ...(pushed.verified !== undefined ? { verified: pushed.verified } : {}),
+    };
     try {
       const text = pullRequestText(ctx, result, branch);
       let existing = await ctx.api.openPullRequestFor(branch);
@@ -284,7 +349,7 @@ async function deliverPullRequest(ctx: DeliveryContext, result: RunResult, patch
         }
       } else existing = await ctx.api.updatePullRequest(existing.number, text);
       outcome.pullRequest = { ...existing, created };
-      outcome.note = `${created ? "Opened" : "Updated"} pull request [#${existing.number}](${existing.url}) from \`${branch}\`.`;
+      outcome.note = `${created ? "Opened" : "Updated"} pull request [#${existing.number}](${existing.url}) from \`${branch}\`.${unsignedNote(pushed)}`;
       ctx.log.info(`${created ? "Opened" : "Updated"} pull request #${existing.number}: ${existing.url}`);
     } catch (e) {
       outcome.error = `Branch '${branch}' was pushed, but opening the pull request failed: ${apiErrorMessage(e)}`;

@@ -36,6 +36,7 @@ import {
   type FakeActionsResults,
   type StoredArtifact,
 } from "./fake-actions-results.js";
+import { GitData, GitDataError } from "./fake-github-git-data.js";
 import { searchIssues, type SearchIssueItem, type SearchIssuesResponse, type SimpleUser } from "./fake-github-search.js";
 
 export type { RecordedRequest, FaultOptions, FaultRule } from "./fake-github-http.js";
@@ -1216,6 +1217,31 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
   });
 
   // pulls
+  // Git Data API (commit-method: api): real objects in the repository's bare origin (fake-github-git-data.ts).
+  const gitData = new Map<string, GitData>();
+  const gitDataOf = (ctx: Ctx): GitData => {
+    const r = requireRepo(ctx);
+    if (!r.gitDir) throw notFound();
+    let d = gitData.get(r.fullName.toLowerCase());
+    if (!d) gitData.set(r.fullName.toLowerCase(), (d = new GitData(r.gitDir, `${api}/repos/${r.fullName}`)));
+    return d;
+  };
+  const gitDataCall = async (ctx: Ctx, write: boolean, status: number, call: (d: GitData) => Promise<unknown>): Promise<Result> => {
+    if (write) requireWrite(ctx);
+    try {
+      return { status, body: await call(gitDataOf(ctx)) };
+    } catch (e) {
+      if (e instanceof GitDataError) throw e.status === 404 ? notFound() : new HttpError(e.status, { message: e.message, documentation_url: `${DOCS}/git`, status: String(e.status) });
+      throw e;
+    }
+  };
+  on("POST", `${R}/git/blobs`, (ctx) => gitDataCall(ctx, true, 201, (d) => d.createBlob(ctx.body)));
+  on("POST", `${R}/git/trees`, (ctx) => gitDataCall(ctx, true, 201, (d) => d.createTree(ctx.body)));
+  on("POST", `${R}/git/commits`, (ctx) => gitDataCall(ctx, true, 201, (d) => d.createCommit(ctx.body, ctx.token.login, user(ctx.token.login).id)));
+  on("GET", `${R}/git/commits/{sha}`, (ctx) => gitDataCall(ctx, false, 200, (d) => d.getCommit(ctx.params["sha"]!)));
+  on("POST", `${R}/git/refs`, (ctx) => gitDataCall(ctx, true, 201, (d) => d.createRef(ctx.body)));
+  on("PATCH", `${R}/git/refs/{+ref}`, (ctx) => gitDataCall(ctx, true, 200, (d) => d.updateRef(ctx.params["ref"]!, ctx.body)));
+
   on("GET", `${R}/pulls`, async (ctx) => {
     const r = requireRepo(ctx);
     const state = ctx.query.get("state") ?? "open";

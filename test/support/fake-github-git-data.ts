@@ -1,0 +1,207 @@
+/**
+ * GitHub's Git Data API for the fake GitHub (blobs, trees, commits, refs),
+ * writing real objects into the repository's bare origin, so a commit made
+ * through the API is in origin exactly as a push would leave it. Commits
+ * created with no author, committer or signature are the ones GitHub signs
+ * as the token's identity; the fake records them as verified (`valid`),
+ * others as `unsigned`. Response shapes are checked at compile time against
+ * GitHub's OpenAPI description (@octokit/openapi-types).
+ */
+import { execFile, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import type { components } from "@octokit/openapi-types";
+
+const run = promisify(execFile);
+
+export type ShortBlob = components["schemas"]["short-blob"];
+export type GitTree = components["schemas"]["git-tree"];
+export type GitCommit = components["schemas"]["git-commit"];
+export type GitRef = components["schemas"]["git-ref"];
+export type Verification = components["schemas"]["verification"];
+
+export class GitDataError extends Error {
+  constructor(
+    readonly status: 404 | 409 | 422,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const SHA = /^[0-9a-f]{40}$/;
+const MODES = new Set(["100644", "100755", "040000", "160000", "120000"]);
+
+async function git(gitDir: string, args: string[], opts: { input?: Buffer | string; env?: Record<string, string> } = {}): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", ["--git-dir", gitDir, ...args], { env: { ...process.env, ...opts.env }, stdio: ["pipe", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => out.push(d));
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`git ${args.join(" ")}: ${err.trim()}`))));
+    child.stdin.end(opts.input ?? "");
+  });
+}
+
+async function objectType(gitDir: string, sha: string): Promise<string | undefined> {
+  if (!SHA.test(sha)) return undefined;
+  return run("git", ["--git-dir", gitDir, "cat-file", "-t", sha]).then(
+    (r) => r.stdout.trim(),
+    () => undefined,
+  );
+}
+
+export class GitData {
+  /** Commit id → what GitHub says of its signature. */
+  private readonly verifications = new Map<string, Verification>();
+
+  constructor(
+    private readonly gitDir: string,
+    private readonly api: string,
+  ) {}
+
+  async createBlob(body: Record<string, unknown>): Promise<ShortBlob> {
+    const { content, encoding } = body as { content?: unknown; encoding?: unknown };
+    if (typeof content !== "string") throw new GitDataError(422, "Invalid request.\n\n\"content\" wasn't supplied.");
+    if (encoding !== undefined && encoding !== "utf-8" && encoding !== "base64") throw new GitDataError(422, `encoding ${String(encoding)} is not supported`);
+    const bytes = encoding === "base64" ? Buffer.from(content, "base64") : Buffer.from(content, "utf8");
+    const sha = (await git(this.gitDir, ["hash-object", "-w", "--stdin"], { input: bytes })).toString().trim();
+    return { sha, url: `${this.api}/git/blobs/${sha}` };
+  }
+
+  /** Entries on `base_tree` in a private index: GitHub's semantics for nested paths, `sha: null` deletes. */
+  async createTree(body: Record<string, unknown>): Promise<GitTree> {
+    const base = body["base_tree"];
+    const entries = body["tree"];
+    if (!Array.isArray(entries)) throw new GitDataError(422, "Invalid request.\n\n\"tree\" wasn't supplied.");
+    const dir = await mkdtemp(path.join(os.tmpdir(), "fake-tree-"));
+    const env = { GIT_INDEX_FILE: path.join(dir, "index") };
+    try {
+      if (typeof base === "string") {
+        if ((await objectType(this.gitDir, base)) !== "tree") throw new GitDataError(422, "base_tree is not a valid tree oid");
+        await git(this.gitDir, ["read-tree", base], { env });
+      } else await git(this.gitDir, ["read-tree", "--empty"], { env });
+      const info: string[] = [];
+      for (const raw of entries as Record<string, unknown>[]) info.push(await this.indexLine(raw));
+      await git(this.gitDir, ["update-index", "--index-info"], { env, input: info.join("\n") + "\n" });
+      const sha = (await git(this.gitDir, ["write-tree"], { env })).toString().trim();
+      return this.renderTree(sha);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  private async indexLine(e: Record<string, unknown>): Promise<string> {
+    const { path: p, mode, type, sha } = e as { path?: unknown; mode?: unknown; type?: unknown; sha?: unknown };
+    if (typeof p !== "string" || !p || p.startsWith("/") || p.split("/").some((s) => s === "" || s === "." || s === ".." || s === ".git"))
+      throw new GitDataError(422, `tree.path ${String(p)} is invalid`);
+    if (typeof mode !== "string" || !MODES.has(mode)) throw new GitDataError(422, `tree.mode ${String(mode)} is invalid`);
+    if (type !== "blob" && type !== "tree" && type !== "commit") throw new GitDataError(422, `tree.type ${String(type)} is invalid`);
+    if ("content" in e) throw new GitDataError(422, "the fake takes blobs by sha only");
+    // A deletion: mode 0 removes the path from the index.
+    if (sha === null) return `0 ${"0".repeat(40)}\t${p}`;
+    if (typeof sha !== "string" || (await objectType(this.gitDir, sha)) !== type) throw new GitDataError(422, `tree.sha ${String(sha)} is not a valid ${type}`);
+    return `${mode} ${sha}\t${p}`;
+  }
+
+  private async renderTree(sha: string): Promise<GitTree> {
+    const ls = (await git(this.gitDir, ["ls-tree", "-z", "-l", sha])).toString();
+    const tree = ls
+      .split("\0")
+      .filter(Boolean)
+      .map((line) => {
+        const [meta, name] = line.split("\t") as [string, string];
+        const [mode, type, objSha, size] = meta.split(/\s+/) as [string, string, string, string];
+        return { path: name, mode, type, sha: objSha, ...(size !== "-" ? { size: Number(size) } : {}), url: `${this.api}/git/${type}s/${objSha}` };
+      });
+    return { sha, url: `${this.api}/git/trees/${sha}`, tree, truncated: false };
+  }
+
+  /** Written as `login` (GitHub's identity for the token); signed when the request names no author, committer or signature. */
+  async createCommit(body: Record<string, unknown>, login: string, userId: number): Promise<GitCommit> {
+    const { message, tree, parents, author, committer, signature } = body as Record<string, unknown>;
+    if (typeof message !== "string") throw new GitDataError(422, "Invalid request.\n\n\"message\" wasn't supplied.");
+    if (typeof tree !== "string" || (await objectType(this.gitDir, tree)) !== "tree") throw new GitDataError(422, "Tree SHA does not exist");
+    const parentList = Array.isArray(parents) ? (parents as unknown[]) : [];
+    for (const p of parentList) if (typeof p !== "string" || (await objectType(this.gitDir, p)) !== "commit") throw new GitDataError(422, "Parent SHA does not exist or is not a commit object");
+    const who = { name: login, email: `${userId}+${login}@users.noreply.github.com` };
+    const named = (v: unknown) => (typeof v === "object" && v !== null ? (v as { name?: string; email?: string }) : undefined);
+    const a = named(author) ?? who;
+    const c = named(committer) ?? who;
+    const env = { GIT_AUTHOR_NAME: a.name ?? who.name, GIT_AUTHOR_EMAIL: a.email ?? who.email, GIT_COMMITTER_NAME: c.name ?? who.name, GIT_COMMITTER_EMAIL: c.email ?? who.email };
+    const args = ["commit-tree", tree, ...parentList.flatMap((p) => ["-p", p as string])];
+    const sha = (await git(this.gitDir, args, { input: message, env })).toString().trim();
+    const signed = author === undefined && committer === undefined && signature === undefined;
+    this.verifications.set(sha, { verified: signed, reason: signed ? "valid" : "unsigned", signature: signed ? "-----BEGIN PGP SIGNATURE-----\nfake\n-----END PGP SIGNATURE-----" : null, payload: null, verified_at: signed ? new Date().toISOString() : null });
+    return this.getCommit(sha);
+  }
+
+  async getCommit(sha: string): Promise<GitCommit> {
+    if ((await objectType(this.gitDir, sha)) !== "commit") throw new GitDataError(404, "Not Found");
+    const raw = (await git(this.gitDir, ["cat-file", "commit", sha])).toString();
+    const head = raw.slice(0, raw.indexOf("\n\n"));
+    const field = (k: string) => head.split("\n").filter((l) => l.startsWith(`${k} `)).map((l) => l.slice(k.length + 1));
+    const person = (line: string) => {
+      const m = /^(.*) <(.*)> (\d+) ([+-]\d{4})$/.exec(line)!;
+      return { name: m[1]!, email: m[2]!, date: new Date(Number(m[3]) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z") };
+    };
+    return {
+      sha,
+      node_id: Buffer.from(`C_${sha}`).toString("base64"),
+      url: `${this.api}/git/commits/${sha}`,
+      html_url: `${this.api.replace("/repos/", "/")}/commit/${sha}`,
+      author: person(field("author")[0]!),
+      committer: person(field("committer")[0]!),
+      message: raw.slice(raw.indexOf("\n\n") + 2),
+      tree: { sha: field("tree")[0]!, url: `${this.api}/git/trees/${field("tree")[0]!}` },
+      parents: field("parent").map((p) => ({ sha: p, url: `${this.api}/git/commits/${p}`, html_url: `${this.api.replace("/repos/", "/")}/commit/${p}` })),
+      verification: this.verifications.get(sha) ?? { verified: false, reason: "unsigned", signature: null, payload: null, verified_at: null },
+    };
+  }
+
+  verification(sha: string): Verification | undefined {
+    return this.verifications.get(sha);
+  }
+
+  private async refSha(ref: string): Promise<string | undefined> {
+    return run("git", ["--git-dir", this.gitDir, "rev-parse", "--verify", "--quiet", `${ref}^{commit}`]).then(
+      (r) => r.stdout.trim(),
+      () => undefined,
+    );
+  }
+
+  private renderRef(ref: string, sha: string): GitRef {
+    return { ref, node_id: Buffer.from(`REF_${ref}`).toString("base64"), url: `${this.api}/git/${ref}`, object: { type: "commit", sha, url: `${this.api}/git/commits/${sha}` } };
+  }
+
+  async createRef(body: Record<string, unknown>): Promise<GitRef> {
+    const { ref, sha } = body as { ref?: unknown; sha?: unknown };
+    if (typeof ref !== "string" || !/^refs\/heads\/.+/.test(ref) || ref.split("/").length < 3) throw new GitDataError(422, "Reference name is invalid");
+    if (typeof sha !== "string" || (await objectType(this.gitDir, sha)) !== "commit") throw new GitDataError(422, "Object does not exist");
+    if (await this.refSha(ref)) throw new GitDataError(422, "Reference already exists");
+    await git(this.gitDir, ["update-ref", ref, sha, ""]);
+    return this.renderRef(ref, sha);
+  }
+
+  /** `PATCH …/git/refs/{ref}` (`ref` without `refs/`): fast-forward only unless `force`. */
+  async updateRef(shortRef: string, body: Record<string, unknown>): Promise<GitRef> {
+    const ref = `refs/${shortRef}`;
+    const { sha, force } = body as { sha?: unknown; force?: unknown };
+    const current = await this.refSha(ref);
+    if (!current) throw new GitDataError(422, "Reference does not exist");
+    if (typeof sha !== "string" || (await objectType(this.gitDir, sha)) !== "commit") throw new GitDataError(422, "Object does not exist");
+    if (force !== true) {
+      const ff = await run("git", ["--git-dir", this.gitDir, "merge-base", "--is-ancestor", current, sha]).then(
+        () => true,
+        () => false,
+      );
+      if (!ff) throw new GitDataError(422, "Update is not a fast forward");
+    }
+    await git(this.gitDir, ["update-ref", ref, sha, current]);
+    return this.renderRef(ref, sha);
+  }
+}
