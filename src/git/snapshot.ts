@@ -72,7 +72,7 @@ async function changedPaths(repo: HostRepo, from: string, to: string): Promise<s
 async function preexistingChanges(repo: HostRepo, commitTree: string, tree: string): Promise<Preexisting[]> {
   if (commitTree === tree) return [];
   // -z raw records: ":<mode> <mode> <blob> <blob> <status>\0<path>\0".
-  const fields = (await repo.git.exec(["diff", "--raw", "--full-index", ...DIFF, commitTree, tree])).stdout.split("\0");
+  const fields = (await repo.git.exec(["diff", "--raw", "--no-abbrev", ...DIFF, commitTree, tree])).stdout.split("\0");
   const out: Preexisting[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const [baseMode, , baseBlob] = fields[i]!.replace(/^:/, "").split(" ");
