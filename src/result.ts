@@ -39,6 +39,8 @@ export interface RunResult {
     patchPath: string;
     changedFiles: string[];
     agentCommits: string[];
+    /** Paths already changed relative to baseCommit before the agent started: left out of the patch (src/git/snapshot.ts). */
+    excludedFiles?: string[];
   };
   structuredOutput?: unknown;
   artifacts: { name: string; id?: string; url?: string }[];

@@ -27,7 +27,7 @@ import { baseUrlFor, startModelGateway, type ModelGateway } from "./sandbox/gate
 import type { PreparedSandbox, SandboxBackend, SandboxHost, SandboxLayout, SpawnSpec } from "./sandbox/types.js";
 import type { TracedEvent } from "./trace/events.js";
 import { formatEvent } from "./trace/live-log.js";
-import { redactFileInPlace, type Redactor } from "./trace/redact.js";
+import { redactPatchInPlace, type Redactor } from "./trace/redact.js";
 import { SummaryBuilder, type EventSummary } from "./trace/summary.js";
 import { TraceWriter } from "./trace/writer.js";
 
@@ -109,7 +109,6 @@ async function measureStart(settings: Settings, deps: RunnerDeps): Promise<{ rep
   const baseline = await takeBaseline(repo, deps.scratchDir);
   // Recorded before the agent can touch it: a later step of this job must not trust this repository.
   await deps.touched.mark(repo.workspace);
-  if (baseline.dirty) deps.log.warning("The workspace had uncommitted changes before the agent started; they are not part of the patch.");
   return { repo, baseline };
 }
 
@@ -276,15 +275,27 @@ async function collect(repo: HostRepo, baseline: Baseline, deps: RunnerDeps): Pr
   try {
     const collected = await collectChanges(repo, baseline, deps.scratchDir, patchPath);
     // A secret the agent wrote into a file must not leave in the patch either.
-    await redactFileInPlace(patchPath, deps.redactor);
+    await redactPatchInPlace(patchPath, deps.redactor);
+    warnExcluded(collected, deps.log);
     return { collected };
   } catch (e) {
     await writeFile(patchPath, "");
     return {
-      collected: { patchPath, changedFiles: [], agentCommits: [], endTree: baseline.tree },
+      collected: { patchPath, changedFiles: [], agentCommits: [], endTree: baseline.tree, excludedFiles: [], excludedTouched: [] },
       error: `Collecting the agent's changes failed: ${errorMessage(e)}`,
     };
   }
+}
+
+/** Paths an earlier step changed before the agent started: named, since the patch leaves them out. */
+function warnExcluded({ excludedFiles, excludedTouched }: Collected, log: Logger): void {
+  if (!excludedFiles.length) return;
+  const shown = excludedFiles.slice(0, 20).map((f) => (excludedTouched.includes(f) ? `${f} (the agent changed it too)` : f));
+  const more = excludedFiles.length > shown.length ? `, and ${excludedFiles.length - shown.length} more` : "";
+  log.warning(
+    `Left out of the patch: ${shown.join(", ")}${more}. ${excludedFiles.length === 1 ? "This path was" : "These paths were"} already changed ` +
+      "relative to the base commit before the agent started (an earlier step of the job); the patch is made against the base commit and never carries them.",
+  );
 }
 
 interface ResultParts {
@@ -338,10 +349,11 @@ function buildResult({ settings, deps, backend, startedAt, baseline, stage, laun
     durationMs: outcome.durationMs,
     diff: {
       baseCommit: baseline.commit,
-      baseTree: baseline.tree,
+      baseTree: baseline.commitTree,
       patchPath: collected.collected.patchPath,
       changedFiles: collected.collected.changedFiles,
       agentCommits: collected.collected.agentCommits,
+      excludedFiles: collected.collected.excludedFiles,
     },
     artifacts: [],
     metadata: {

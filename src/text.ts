@@ -10,3 +10,11 @@ export function oneLine(s: string, max = 300): string {
 export function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
+
+/** Inline code that shows `text` literally, on one line, whatever backticks it holds (a path or name in Markdown we post). */
+export function inlineCode(text: string): string {
+  const flat = text.replace(/\s*\n\s*/g, " ");
+  const longest = Math.max(0, ...[...flat.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = "`".repeat(longest + 1);
+  return `${fence} ${flat} ${fence}`;
+}

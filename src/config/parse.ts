@@ -115,6 +115,10 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   /** A file-valued input's path; its content is read later (config/input-files.ts), once the event is known. */
   const pathInput = (name: InputName): string | undefined => str(name)?.trim() || undefined;
 
+  // phase publish runs no agent: what only an agent run needs is not required there.
+  const phase = oneOf("phase", Phase.options);
+  const runsAgent = phase !== "publish";
+
   // --- agent -------------------------------------------------------------
   const backendRaw = (str("agent") ?? "").trim();
   let backend: (typeof AGENT_BACKENDS)[number] = "command";
@@ -127,8 +131,8 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   const commandRaw = str("agent-command");
   // An unknown agent is one problem already; do not add agent-command ones on top.
   if (backend === "command" && backendRaw === "command") {
-    if (!commandRaw?.trim()) problems.add("agent-command", "is required when agent is 'command': give the command line to run.");
-    else command = shellWords("agent-command", commandRaw, problems);
+    if (commandRaw?.trim()) command = shellWords("agent-command", commandRaw, problems);
+    else if (runsAgent) problems.add("agent-command", "is required when agent is 'command': give the command line to run.");
   } else if (commandRaw?.trim() && backendRaw === backend) {
     problems.add("agent-command", `only applies to agent 'command', not '${backend}'; remove it.`);
   }
@@ -172,8 +176,7 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   const prompt = str("prompt") ?? "";
   const promptFile = pathInput("prompt-file");
   if (prompt && promptFile) problems.add("prompt-file", "give either 'prompt' or 'prompt-file', not both.");
-  const phase = oneOf("phase", Phase.options);
-  if (!prompt.trim() && !promptFile && phase !== "publish" && !ctx.eventProvidesPrompt)
+  if (!prompt.trim() && !promptFile && runsAgent && !ctx.eventProvidesPrompt)
     problems.add("prompt", "is required: give 'prompt' or 'prompt-file' (on comment triggers it comes from the comment).");
 
   const timeoutRaw = str("timeout-minutes") ?? "30";
@@ -249,7 +252,7 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   if (nameProblem) problems.add("artifact-name", nameProblem);
   if (phase === "run" && !settingsCandidate.artifacts.upload)
     problems.add("upload-artifacts", "must stay true with 'phase: run': the publish phase reads the run's artifact.");
-  if (settingsCandidate.sandbox.choice === "docker" && !settingsCandidate.sandbox.dockerImage)
+  if (runsAgent && settingsCandidate.sandbox.choice === "docker" && !settingsCandidate.sandbox.dockerImage)
     problems.add("docker-image", "is required when sandbox is 'docker'.");
 
   const otelEndpoint = str("otel-endpoint")?.trim() || undefined;

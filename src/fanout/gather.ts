@@ -17,7 +17,7 @@ import { RESULTS_FILES } from "../constants.js";
 import { errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { ArtifactService } from "../publish/artifacts.js";
-import { inlineCode } from "../publish/post-text.js";
+import { inlineCode } from "../text.js";
 import { formatDuration } from "../publish/summary.js";
 import { itemRef, parseRepository } from "../trigger/item-ref.js";
 import type { RepoRef } from "../trigger/types.js";

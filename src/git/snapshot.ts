@@ -2,22 +2,36 @@
  * Snapshots of the working tree as git tree objects, made in the host's
  * private repository (host-repo.ts) with a private index file for each
  * snapshot: the workspace's own index, refs and config are never used.
- * The patch is the diff between the tree at start and the tree at the end,
- * so it covers new, deleted, renamed, binary and mode-changed files and
- * whatever commits the agent made itself.
+ * The patch is the diff between the base commit's tree and the tree at the
+ * end, so it covers new, deleted, renamed, binary and mode-changed files and
+ * whatever commits the agent made itself, and it always applies to the base
+ * commit. Paths that already differed from the base commit before the agent
+ * started (an earlier workflow step wrote them) are left out of it, whatever
+ * the agent did to them: they are not the agent's work, and a patch that
+ * carried them would not apply to the base commit.
  */
 import { copyFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { agentCommits } from "./agent-head.js";
 import type { HostRepo } from "./host-repo.js";
 
+/** A path that differed from the base commit before the agent started, with what the base commit has there. */
+interface Preexisting {
+  path: string;
+  /** Mode and blob in the base commit; mode "000000" when the base commit has no such path. */
+  baseMode: string;
+  baseBlob: string;
+}
+
 export interface Baseline {
-  /** HEAD when the run started. */
+  /** HEAD when the run started: the commit the patch is made against. */
   commit: string;
-  /** Tree of the working directory when the run started (= HEAD's tree when clean). */
+  /** The base commit's tree. */
+  commitTree: string;
+  /** Tree of the working directory when the run started (= commitTree when clean). */
   tree: string;
-  /** True when the workspace had uncommitted changes at start (excluded from the patch). */
-  dirty: boolean;
+  /** Paths changed or created relative to the base commit before the agent started: never in the patch. */
+  preexisting: Preexisting[];
 }
 
 export interface Collected {
@@ -26,6 +40,10 @@ export interface Collected {
   /** Commits the agent made itself (base..HEAD), oldest first. */
   agentCommits: string[];
   endTree: string;
+  /** Paths left out of the patch (Baseline.preexisting), in git's order. */
+  excludedFiles: string[];
+  /** The excluded paths the agent changed too (its changes there are not delivered). */
+  excludedTouched: string[];
 }
 
 /** Write the working tree (tracked + untracked, .gitignore respected) as a tree object, in the private repository. */
@@ -41,20 +59,66 @@ async function snapshotTree(repo: HostRepo, scratchDir: string, label: string): 
   return tree;
 }
 
+const DIFF = ["--no-renames", "--no-ext-diff", "--no-textconv", "-z"];
+
+/** Paths whose entries differ between two trees (no renames: both sides of a move count). */
+async function changedPaths(repo: HostRepo, from: string, to: string): Promise<string[]> {
+  if (from === to) return [];
+  const names = await repo.git.exec(["diff", "--name-only", ...DIFF, from, to]);
+  return names.stdout.split("\0").filter(Boolean);
+}
+
+/** What differs between the base commit's tree and the workspace at start, with the base commit's side of each path. */
+async function preexistingChanges(repo: HostRepo, commitTree: string, tree: string): Promise<Preexisting[]> {
+  if (commitTree === tree) return [];
+  // -z raw records: ":<mode> <mode> <blob> <blob> <status>\0<path>\0".
+  const fields = (await repo.git.exec(["diff", "--raw", "--no-abbrev", ...DIFF, commitTree, tree])).stdout.split("\0");
+  const out: Preexisting[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const [baseMode, , baseBlob] = fields[i]!.replace(/^:/, "").split(" ");
+    if (baseMode && baseBlob) out.push({ path: fields[i + 1]!, baseMode, baseBlob });
+  }
+  return out;
+}
+
 export async function takeBaseline(repo: HostRepo, scratchDir: string): Promise<Baseline> {
   const commit = repo.workspace.head;
   // Also proves the private repository holds the commit.
-  const headTree = await repo.git.text(["rev-parse", "--verify", "-q", `${commit}^{tree}`]);
+  const commitTree = await repo.git.text(["rev-parse", "--verify", "-q", `${commit}^{tree}`]);
   const tree = await snapshotTree(repo, scratchDir, "start");
-  return { commit, tree, dirty: tree !== headTree };
+  return { commit, commitTree, tree, preexisting: await preexistingChanges(repo, commitTree, tree) };
+}
+
+/** `tree` with every pre-existing path put back as the base commit has it (or removed, when the base commit has none). */
+async function withoutPreexisting(repo: HostRepo, base: Baseline, tree: string, scratchDir: string): Promise<string> {
+  if (!base.preexisting.length) return tree;
+  const env = { GIT_INDEX_FILE: path.join(scratchDir, "index-delivered") };
+  try {
+    await repo.git.exec(["read-tree", tree], { env });
+    // Removals first, so a file the base commit has where a folder was made can come back.
+    const sorted = [...base.preexisting].sort((a, b) => Number(b.baseMode === "000000") - Number(a.baseMode === "000000"));
+    const info = sorted.map((p) => `${p.baseMode} ${p.baseBlob}\t${p.path}\0`).join("");
+    await repo.git.exec(["update-index", "--add", "--replace", "-z", "--index-info"], { env, input: info });
+    return await repo.git.text(["write-tree"], { env });
+  } finally {
+    await rm(env.GIT_INDEX_FILE, { force: true });
+  }
 }
 
 export async function collectChanges(repo: HostRepo, base: Baseline, scratchDir: string, patchPath: string): Promise<Collected> {
   const endTree = await snapshotTree(repo, scratchDir, "end");
-  await repo.git.exec(["diff", "--binary", "--full-index", "-M", "--no-color", "--no-ext-diff", "--no-textconv", base.tree, endTree], {
+  const delivered = await withoutPreexisting(repo, base, endTree, scratchDir);
+  await repo.git.exec(["diff", "--binary", "--full-index", "-M", "--no-color", "--no-ext-diff", "--no-textconv", base.commitTree, delivered], {
     stdoutFile: patchPath,
   });
-  const names = await repo.git.exec(["diff", "--name-only", "--no-renames", "--no-ext-diff", "--no-textconv", "-z", base.tree, endTree]);
-  const changedFiles = names.stdout.split("\0").filter(Boolean);
-  return { patchPath, changedFiles, agentCommits: await agentCommits(repo, base.commit), endTree };
+  const excludedFiles = base.preexisting.map((p) => p.path);
+  const touched = new Set(await changedPaths(repo, base.tree, endTree));
+  return {
+    patchPath,
+    changedFiles: await changedPaths(repo, base.commitTree, delivered),
+    agentCommits: await agentCommits(repo, base.commit),
+    endTree,
+    excludedFiles,
+    excludedTouched: excludedFiles.filter((f) => touched.has(f)),
+  };
 }

@@ -7,7 +7,8 @@
 import { createHash } from "node:crypto";
 import type { RunResult } from "../result.js";
 import { sanitizeUntrusted } from "../trigger/sanitize.js";
-import { fenced, formatDuration } from "./summary.js";
+import { inlineCode } from "../text.js";
+import { excludedNote, fenced, formatDuration } from "./summary.js";
 
 /** GitHub refuses longer comment bodies; keep a margin for the counting differences. */
 export const COMMENT_LIMIT = 65_536;
@@ -104,6 +105,21 @@ function patchBlock(patch: NonNullable<FinalCommentInput["patch"]>, budget: numb
   return head(note) + fenced(`${cut}\n… (truncated)`, "diff") + tail;
 }
 
+/** A collapsed list of (already escaped) items, cut at MAX_FILES_LISTED; nothing when there are none. */
+function collapsedList(summary: string, items: string[], lead?: string): string[] {
+  if (!items.length) return [];
+  return [
+    `<details><summary>${summary}</summary>`,
+    "",
+    ...(lead ? [lead, ""] : []),
+    ...items.slice(0, MAX_FILES_LISTED).map((item) => `- ${item}`),
+    ...(items.length > MAX_FILES_LISTED ? [`- … and ${items.length - MAX_FILES_LISTED} more`] : []),
+    "",
+    "</details>",
+    "",
+  ];
+}
+
 export function finalBody(input: FinalCommentInput): string {
   const r = input.result;
   const title = r.conclusion === "success" ? "Agent Runner finished" : `Agent Runner: ${r.conclusion}`;
@@ -112,19 +128,11 @@ export function finalBody(input: FinalCommentInput): string {
   if (input.deliveryNote) top.push(input.deliveryNote, "");
   top.push(r.output.trim() ? agentMarkdown(r.output) : "_The agent gave no final message._", "");
 
-  const files = r.diff.changedFiles;
-  const filesPart: string[] = [];
-  if (files.length) {
-    filesPart.push(
-      `<details><summary>Changed files (${files.length})</summary>`,
-      "",
-      ...files.slice(0, MAX_FILES_LISTED).map((f) => `- \`${f.replace(/`/g, "'")}\``),
-      ...(files.length > MAX_FILES_LISTED ? [`- … and ${files.length - MAX_FILES_LISTED} more`] : []),
-      "",
-      "</details>",
-      "",
-    );
-  }
+  const excluded = r.diff.excludedFiles ?? [];
+  const filesPart = [
+    ...collapsedList(`Changed files (${r.diff.changedFiles.length})`, r.diff.changedFiles.map((f) => `\`${f.replace(/`/g, "'")}\``)),
+    ...(excluded.length ? collapsedList(`Left out of the patch (${excluded.length})`, excluded.map(inlineCode), excludedNote(excluded)) : []),
+  ];
   const footer = ["---", [usageLine(r), linkLine(input.links)].filter(Boolean).join(" · ")];
 
   let body = [...top, ...filesPart].join("\n");

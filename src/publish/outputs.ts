@@ -12,6 +12,7 @@ export function resultOutputs(result: RunResult): Outputs {
     "budget-exceeded": String(result.budgetExceeded === true),
     "duration-ms": String(result.durationMs),
     "changed-files": JSON.stringify(result.diff.changedFiles),
+    "excluded-files": JSON.stringify(result.diff.excludedFiles ?? []),
     "patch-path": result.diff.patchPath,
   };
   if (result.sessionId) out["session-id"] = result.sessionId;

@@ -30,6 +30,7 @@
 import type { Html, Nodes, Parent, Text } from "mdast";
 import { applyEdits, childrenOf, definitionsOf, parseHtml, parseMarkdown, rangeOf, walkHtml, type Edit, type HtmlElement } from "../markdown.js";
 import { hostAllowed, parseDomainRules, type DomainRule } from "../sandbox/proxy.js";
+import { inlineCode } from "../text.js";
 import { COMMENT_LIMIT } from "./comment.js";
 import { fenced } from "./summary.js";
 
@@ -135,14 +136,6 @@ function breakMentions(source: string, c: Compiled): number[] {
     at.push(after);
   }
   return at;
-}
-
-/** Inline code that shows `text` literally, on one line, whatever backticks it holds. */
-export function inlineCode(text: string): string {
-  const flat = text.replace(/\s*\n\s*/g, " ");
-  const longest = Math.max(0, ...[...flat.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = "`".repeat(longest + 1);
-  return `${fence} ${flat} ${fence}`;
 }
 
 interface Scan {

@@ -111,6 +111,7 @@ const RunResultSchema = z.object({
     patchPath: z.string(),
     changedFiles: z.array(z.string()),
     agentCommits: z.array(z.string()),
+    excludedFiles: z.array(z.string()).optional(),
   }),
   structuredOutput: z.unknown().optional(),
   artifacts: z.array(z.object({ name: z.string(), id: z.string().optional(), url: z.string().optional() })),

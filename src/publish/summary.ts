@@ -1,5 +1,6 @@
 /** The job summary: what happened, in a table a reviewer reads in five seconds. */
 import type { RunResult } from "../result.js";
+import { inlineCode } from "../text.js";
 
 const ICON: Record<RunResult["conclusion"], string> = {
   success: "✅",
@@ -57,13 +58,32 @@ export function summaryMarkdown(result: RunResult): string {
     ...artifactList(result),
     `### Changed files (${files.length})`,
     "",
-    files.length ? files.slice(0, 200).map((f) => `- \`${f}\``).join("\n") + (files.length > 200 ? `\n- … and ${files.length - 200} more` : "") : "_No changes._",
+    files.length ? pathList(files, 200) : "_No changes._",
     "",
+    ...excludedSection(result.diff.excludedFiles ?? []),
     "### Final message",
     "",
     result.output ? fenced(result.output.slice(0, 20_000), "text") : "_The agent gave no final message._",
     "",
   ].join("\n");
+}
+
+/** Paths (the agent chose them) as a Markdown list of inline code, cut at `max`. */
+function pathList(files: readonly string[], max: number): string {
+  return files.slice(0, max).map((f) => `- ${inlineCode(f)}`).join("\n") + (files.length > max ? `\n- … and ${files.length - max} more` : "");
+}
+
+/** Why the patch leaves out paths an earlier step changed, and which. */
+export function excludedNote(files: readonly string[]): string {
+  return (
+    `⚠️ **Left out of the patch (${files.length}):** ${files.length === 1 ? "this path was" : "these paths were"} already changed relative to the base commit ` +
+    "before the agent started (by an earlier step of the job), so the patch, made against the base commit, does not carry them, whether or not the agent changed them too."
+  );
+}
+
+function excludedSection(files: readonly string[]): string[] {
+  if (!files.length) return [];
+  return [`### Left out of the patch (${files.length})`, "", excludedNote(files), "", pathList(files, 200), ""];
 }
 
 const int = (n: number) => n.toLocaleString("en-US");

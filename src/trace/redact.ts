@@ -6,7 +6,6 @@
  */
 import { createReadStream, createWriteStream } from "node:fs";
 import { rename } from "node:fs/promises";
-import { createInterface } from "node:readline";
 import { once } from "node:events";
 import { escapeRegExp } from "../text.js";
 const REDACTED = "***";
@@ -125,19 +124,70 @@ export class Redactor {
   }
 }
 
-/** Redact a file line by line without loading it whole (patches can be large). */
-export async function redactFileInPlace(file: string, redactor: Redactor): Promise<void> {
+/** Valid UTF-8 bytes as text; undefined for anything else (latin1 text, a cut character). */
+function utf8(bytes: Buffer): string | undefined {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One line of a patch (its bytes, without the newline): the same bytes back
+ * unless it holds a secret. UTF-8 text gets the usual `***`; other bytes (a
+ * latin1 file's line) are masked with `*` of the same length, byte for byte.
+ */
+function redactPatchLine(line: Buffer, redactor: Redactor): Buffer {
+  const text = utf8(line);
+  if (text !== undefined) {
+    const redacted = redactor.redact(text);
+    return redacted === text ? line : Buffer.from(redacted, "utf8");
+  }
+  const latin1 = line.toString("latin1");
+  const masked = redactor.maskLatin1(latin1);
+  return masked === latin1 ? line : Buffer.from(masked, "latin1");
+}
+
+/** Complete lines (a block that ends with a newline, or the file's last bytes), redacted line by line. */
+function redactPatchBlock(block: Buffer, redactor: Redactor): Buffer {
+  const text = utf8(block);
+  // The common case: no secret anywhere in the block, its bytes go out as they came.
+  if (text !== undefined && redactor.redact(text) === text) return block;
+  const out: Buffer[] = [];
+  let start = 0;
+  while (start < block.length) {
+    const nl = block.indexOf(0x0a, start);
+    const end = nl < 0 ? block.length : nl;
+    out.push(redactPatchLine(block.subarray(start, end), redactor));
+    if (nl >= 0) out.push(block.subarray(nl, nl + 1));
+    start = end + 1;
+  }
+  return Buffer.concat(out);
+}
+
+/**
+ * Redact a patch file in place, streamed (patches can be large). A patch is
+ * bytes, not text: only secret values change. Carriage returns (a CRLF file's
+ * line ends), bytes that are not UTF-8, the last line's missing newline are
+ * all kept, or the patch would no longer apply to the files it was made from.
+ */
+export async function redactPatchInPlace(file: string, redactor: Redactor): Promise<void> {
   const tmp = `${file}.redacting`;
   const out = createWriteStream(tmp);
-  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-  let first = true;
-  for await (const line of lines) {
-    if (!first) out.write("\n");
-    first = false;
-    if (!out.write(redactor.redact(line))) await once(out, "drain");
+  const write = async (bytes: Buffer) => {
+    if (bytes.length && !out.write(bytes)) await once(out, "drain");
+  };
+  let pending: Buffer = Buffer.alloc(0);
+  for await (const chunk of createReadStream(file)) {
+    pending = pending.length ? Buffer.concat([pending, chunk as Buffer]) : (chunk as Buffer);
+    // Cut after the last newline: a newline byte never sits inside a multi-byte character.
+    const cut = pending.lastIndexOf(0x0a);
+    if (cut < 0) continue;
+    await write(redactPatchBlock(pending.subarray(0, cut + 1), redactor));
+    pending = pending.subarray(cut + 1);
   }
-  // Keep a trailing newline when the file had content (git patches end with one).
-  if (!first) out.write("\n");
+  await write(redactPatchBlock(pending, redactor));
   out.end();
   await once(out, "close");
   await rename(tmp, file);

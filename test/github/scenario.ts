@@ -28,6 +28,8 @@ export interface ScenarioOptions {
    * events, `default-branch` what `actions/checkout` with no `ref` gives an issue_comment run.
    */
   checkout?: "event" | "default-branch";
+  /** An earlier workflow step: called on the fresh checkout, before the action's step starts. */
+  beforeStep?: (workspace: string) => void | Promise<void>;
 }
 
 export interface Scenario {
@@ -128,6 +130,7 @@ export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
       await repo.git(["checkout", "-q", "--detach", checkout]);
       await repo.git(["reset", "-q", "--hard"]);
       await repo.git(["clean", "-qfdx"]);
+      await opts.beforeStep?.(repo.dir);
       return runStep("main", { ...stepOptions(inputs, extraEnv), ...step });
     },
     post: (main, inputs = {}, extraEnv = {}) =>

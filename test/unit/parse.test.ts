@@ -52,6 +52,16 @@ describe("input parser", () => {
     expect(() => parseSettings({ agent: "command", "agent-command": "true" }, { cwd: ws(), eventProvidesPrompt: true })).not.toThrow();
   });
 
+  it("phase publish runs no agent: agent-command, prompt and docker-image are not required there, and still are for run and all", () => {
+    for (const phase of ["run", "all"]) expect(problemsOf({ agent: "command", prompt: "x", phase })).toEqual([expect.stringContaining("Input 'agent-command': is required")]);
+    const s = parse({ agent: "command", phase: "publish", sandbox: "docker" });
+    expect(s.delivery.phase).toBe("publish");
+    expect(s.agent.command).toBeUndefined();
+    // What is given is still checked.
+    expect(problemsOf({ agent: "command", phase: "publish", "agent-command": "echo hi | tee x" })[0]).toContain("Input 'agent-command'");
+    expect(problemsOf({ agent: "claude", phase: "publish", "agent-command": "x" })[0]).toContain("only applies to agent 'command'");
+  });
+
   it("refuses shell operators in agent-command rather than running a shell", () => {
     expect(problemsOf({ agent: "command", "agent-command": "echo hi | tee x", prompt: "p" })[0]).toContain("Input 'agent-command'");
   });
