@@ -234,8 +234,8 @@ export class UsageMeter {
   /** The dearer of the input as plain input or as Anthropic cache writes (1.25×): the estimate cannot tell which. */
   private costOf(model: string, input: number, output: number): number {
     const plain = this.prices.costUsd(model, { inputTokens: input, outputTokens: output, cachedTokens: 0 }) ?? Infinity;
-    const written = this.prices.costUsd(model, { inputTokens: input, outputTokens: output, cachedTokens: 0, cacheWriteTokens: input }) ?? Infinity;
-    return Math.max(plain, written);
+    const written = this.prices.costUsd(model, { inputTokens: input, outputTokens: output, cachedTokens: 0, cacheWriteTokens: input });
+    return Math.max(plain, written ?? plain);
   }
 
   private refuse(limit: BudgetLimitName, max: number, figure: string, message: string): BudgetRefusal {
