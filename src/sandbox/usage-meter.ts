@@ -137,7 +137,7 @@ export class UsageMeter {
     const u = record.usage;
     // An error status is not billed; its body says so.
     if (record.status !== undefined && record.status >= 300 && record.errorType !== "aborted") return u;
-    if (u && !record.errorType?.match(/^(aborted|undecodable)$/)) return u;
+    if (u && !record.errorType?.match(/^(aborted|undecodable|too_large)$/)) return u;
     this.chargedReservations++;
     return {
       inputTokens: Math.max(u?.inputTokens ?? 0, r.inputTokens),

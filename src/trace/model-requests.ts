@@ -106,6 +106,7 @@ export class ModelRequestRecorder<Tag = undefined> {
         readBody();
         record.durationMs = Date.now() - request.startedAt;
         Object.assign(record, reader.result());
+        if (!cut && reader.oversize) record.errorType = "too_large";
         // The cut wins over an error type read from the body: it is why the usage may be short.
         if (cut) record.errorType = cut;
         try {
@@ -211,6 +212,8 @@ class ResponseReader {
   private readonly fields: Fields = {};
   private readonly finish = new Set<string>();
   private readonly decoder = new TextDecoder();
+  /** A body or event was too large to parse: the usage read may be missing or an earlier, smaller count. */
+  oversize = false;
 
   constructor(
     private readonly provider: ModelProvider,
@@ -235,7 +238,8 @@ class ResponseReader {
     if (this.sse) {
       if (this.pending) this.line(this.pending);
       this.line("");
-    } else if (this.jsonBytes <= MAX_PARSED_BYTES) {
+    } else if (this.jsonBytes > MAX_PARSED_BYTES) this.oversize = true;
+    else {
       const doc = parseJson(Buffer.concat(this.json).toString("utf8"));
       // Gemini's streamGenerateContent without alt=sse answers one JSON array of chunks.
       for (const item of Array.isArray(doc) ? doc : [doc]) this.read(objectOf(item));
@@ -246,7 +250,8 @@ class ResponseReader {
 
   private line(line: string): void {
     if (line === "") {
-      if (this.eventData.length && this.eventBytes <= MAX_PARSED_BYTES) {
+      if (this.eventBytes > MAX_PARSED_BYTES) this.oversize = true;
+      else if (this.eventData.length) {
         const data = this.eventData.join("\n");
         if (data !== "[DONE]") this.read(objectOf(parseJson(data)));
       }
