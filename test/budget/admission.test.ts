@@ -207,6 +207,40 @@ describe("what cannot be read counts as the whole reservation; every billed rout
     expect(gw.usage()).toMatchObject({ inputTokens: estimate(body), outputTokens: 500, requests: 1 });
   });
 
+  it("an agent that hangs up before the response starts: counted as its reservation (the provider may bill it)", async () => {
+    const up = await openaiUpstream(() => undefined);
+    const gw = await gateway("openai", up.url, { maxTokens: 100_000 });
+    const body = { model: "gpt-5", input: "hi", max_output_tokens: 700 };
+    const u = new URL(gw.url);
+    const req = http.request({ host: u.hostname, port: u.port, path: "/v1/responses", method: "POST", headers: { ...auth("openai", gw.placeholderKey), "content-type": "application/json" } });
+    req.on("error", () => undefined);
+    req.end(JSON.stringify(body));
+    await until(() => up.requests.length === 1);
+    req.destroy();
+    await until(() => gw.usage().outputTokens > 0);
+    expect(gw.usage()).toMatchObject({ inputTokens: estimate(body), outputTokens: 700 });
+  });
+
+  it("an unreachable provider bills nothing: the reservation is released, not charged", async () => {
+    const up = await openaiUpstream(() => undefined);
+    await up.close();
+    const gw = await gateway("openai", up.url, { maxTokens: 1000 });
+    const body = { model: "gpt-5", input: "hi" };
+    for (let i = 0; i < 3; i++) expect((await call(gw, "openai", "/v1/responses", body)).status).toBe(502);
+    expect(gw.usage()).toMatchObject({ inputTokens: 0, outputTokens: 0 });
+    expect(gw.budgetStop()).toBeUndefined();
+  });
+
+  it("settled usage past max-tokens without any refusal still stops the run as Budget exceeded", async () => {
+    // A provider reporting more than the output limit it was given (the stub ignores max_tokens).
+    const stub = await startStubModel([{ text: "big", usage: { outputTokens: 5000 } }]);
+    cleanups.push(stub.close);
+    const gw = await gateway("anthropic", stub.url, { maxTokens: 1000 });
+    expect((await call(gw, "anthropic", "/v1/messages", { model: "claude-sonnet-4-5", max_tokens: 100, messages: [] })).status).toBe(200);
+    expect(gw.budgetStop()).toMatchObject({ kind: "exceeded", limit: "max-tokens", refused: 0 });
+    expect(gw.budgetStopReason()).toMatch(/^Budget exceeded: 5,150 tokens used \(150 in, 5,000 out\), max-tokens is 1,000 \(0 model requests refused; /);
+  });
+
   it("a 20 MiB reply: counted as its reservation", async () => {
     const up = await openaiUpstream((_req, res) => {
       res.writeHead(200, { "content-type": "application/json" });
