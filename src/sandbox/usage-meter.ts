@@ -43,7 +43,7 @@ export type BudgetLimitName = "max-model-requests" | "max-tokens" | "max-cost-us
 
 /** Why the gateway stopped forwarding model requests. */
 export type BudgetStop =
-  | { kind: "exceeded"; limit: BudgetLimitName; max: number; refused: number }
+  | { kind: "exceeded"; limit: BudgetLimitName; max: number; refused: number; /** Stopped by admission: no room for a request's reservation. */ noRoom?: boolean }
   | { kind: "unpriced"; model: string; refused: number };
 
 /** What one admitted request may cost at most: held against the budget until its response ends. */
@@ -195,7 +195,7 @@ export class UsageMeter {
       return { ok: true, reservation, outputCap: cap };
     }
     const short = tokenCap && tokenCap.cap < least ? tokenCap : (costCap ?? tokenCap)!;
-    const refused = this.refuse(short.limit, short.max, short.figure, "");
+    const refused = this.refuse(short.limit, short.max, short.figure, "", true);
     const need = `this request needs room for its input (${int(req.inputEstimate)} tokens estimated from its body) and ${int(least * req.choices)} output token${least * req.choices === 1 ? "" : "s"}`;
     return { ok: false, ...refused, message: `budget exceeded: ${short.figure}; ${need}. This run may make no more model requests: stop now.` };
   }
@@ -238,10 +238,10 @@ export class UsageMeter {
     return Math.max(plain, written ?? plain);
   }
 
-  private refuse(limit: BudgetLimitName, max: number, figure: string, message: string): BudgetRefusal {
+  private refuse(limit: BudgetLimitName, max: number, figure: string, message: string, noRoom = false): BudgetRefusal {
     const first = this.stop?.kind !== "exceeded";
     if (this.stop?.kind === "exceeded") this.stop.refused++;
-    else this.stop ??= { kind: "exceeded", limit, max, refused: 1 };
+    else this.stop ??= { kind: "exceeded", limit, max, refused: 1, ...(noRoom ? { noRoom } : {}) };
     return { limit, max, figure, message, first };
   }
 
@@ -292,7 +292,9 @@ export class UsageMeter {
     const refused = `${s.refused} model request${s.refused === 1 ? "" : "s"} refused`;
     if (s.kind === "unpriced")
       return `The model gateway refused model requests for '${s.model}' (${refused}): no price is known for it and 'max-cost-usd' is set. Add it to 'model-prices'.`;
-    return `Budget exceeded: ${this.figure(s.limit, s.max)} (${refused}; requests already admitted were let finish within their reservations).`;
+    // Refused at admission, the settled figure may be under the limit: what did not fit was the next reservation.
+    const why = s.noRoom ? "the budget left no room for the next request's estimated input and output limit; " : "";
+    return `Budget exceeded: ${this.figure(s.limit, s.max)} (${refused}; ${why}requests already admitted were let finish within their reservations).`;
   }
 
   usage(): GatewayUsage {

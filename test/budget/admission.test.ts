@@ -77,7 +77,7 @@ describe("30 parallel requests under max-tokens", () => {
     // The gateway settled on exactly what the provider billed.
     expect(gw.usage().inputTokens + gw.usage().outputTokens).toBe(up.total());
     expect(gw.budgetStop()).toMatchObject({ kind: "exceeded", limit: "max-tokens", max: 40_000, refused: 30 - admitted });
-    expect(gw.budgetStopReason()).toMatch(/^Budget exceeded: [\d,]+ tokens used .*max-tokens is 40,000 \(\d+ model requests refused; /);
+    expect(gw.budgetStopReason()).toMatch(/^Budget exceeded: [\d,]+ tokens used .*max-tokens is 40,000 \(\d+ model requests refused; the budget left no room for the next request's estimated input and output limit; /);
   });
 
   it("max-cost-usd: 30 parallel gpt-5 requests cost the provider no more than the limit", async () => {
