@@ -15,7 +15,8 @@
 import http from "node:http";
 import zlib from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_OUTPUT_CAP, INPUT_BYTES_PER_TOKEN } from "../../src/sandbox/budget-admission.js";
+import { DEFAULT_OUTPUT_CAP, INPUT_BYTES_PER_TOKEN, budgetedRequest } from "../../src/sandbox/budget-admission.js";
+import { isBilledRoute } from "../../src/sandbox/gateway-policy.js";
 import { startModelGateway, type ModelGateway, type ModelGatewayOptions } from "../../src/sandbox/gateway.js";
 import { PriceBook } from "../../src/sandbox/prices.js";
 import { recordingLogger, recordingServer, request, type Reply } from "../sandbox/helpers.js";
@@ -289,5 +290,24 @@ describe("what cannot be read counts as the whole reservation; every billed rout
     expect(r.headers["x-should-retry"]).toBe("false");
     expect(JSON.parse(r.body).error.message).toMatch(/\/v1\/responses with background: true .*cannot meter/);
     expect(up.requests).toHaveLength(0);
+  });
+});
+
+describe("every billed route has a meter", () => {
+  it.each<[Provider, string]>([
+    ["anthropic", "/v1/messages"],
+    ["openai", "/v1/responses"],
+    ["openai", "/v1/responses/compact"],
+    ["openai", "/v1/chat/completions"],
+    ["gemini", "/v1beta/models/gemini-2.5-pro:generateContent"],
+    ["gemini", "/v1beta/models/gemini-2.5-pro:streamGenerateContent"],
+  ])("%s %s: billed, and metered", (provider, path) => {
+    expect(isBilledRoute(provider, "POST", path)).toBe(true);
+    expect(budgetedRequest(provider, path, "{}").ok).toBe(true);
+  });
+
+  it("a billed route without a meter, or an output limit that is not a whole number, is refused naming the route", () => {
+    expect(budgetedRequest("anthropic", "/v1/messages/batches", "{}")).toEqual({ ok: false, problem: "/v1/messages/batches is a billed route the gateway cannot meter" });
+    expect(budgetedRequest("openai", "/v1/responses", '{"max_output_tokens": "lots"}')).toEqual({ ok: false, problem: "/v1/responses: max_output_tokens is not a whole number" });
   });
 });
