@@ -12,7 +12,7 @@
  * was reserved; the only thing a reservation can miss is input tokens beyond
  * the estimate (README "Budgets" states the bound).
  *
- * Every billed route the four CLIs use has an entry in ROUTE_METERS; a billed
+ * Every billed route the four CLIs use has a meter (routeMeter); a billed
  * route without one, and a request the gateway could not count (a background
  * response, billed after the gateway stops watching), is refused while a
  * token or cost budget is set.
