@@ -135,8 +135,8 @@ export class UsageMeter {
   /** What a response is counted at: its usage, or its whole reservation when the usage could not be read. */
   private chargeFor(record: ModelRequestRecord, r: Reservation): ModelRequestUsage | undefined {
     const u = record.usage;
-    // An error status is not billed; its body says so.
-    if (record.status !== undefined && record.status >= 300 && record.errorType !== "aborted") return u;
+    // An error status is not billed, cut off or not.
+    if (record.status !== undefined && record.status >= 300) return u;
     if (u && !record.errorType?.match(/^(aborted|undecodable|too_large)$/)) return u;
     this.chargedReservations++;
     return {
