@@ -42,10 +42,11 @@ export const INPUTS = {
   "max-turns": { description: "Turn limit, where the backend has one." },
   "max-cost-usd": {
     description:
-      "Budget: stop the agent once its model requests cost this many US dollars (prices from the pinned `@pydantic/genai-prices` table, or `model-prices`). Counted by the model gateway; a response already streaming is let finish, so the overshoot is at most one response.",
+      "Budget: stop the agent once its model requests cost this many US dollars (prices from the pinned `@pydantic/genai-prices` table, or `model-prices`). Counted by the model gateway, which admits each request only with room for its estimated input and its output limit (see Budgets).",
   },
   "max-tokens": {
-    description: "Budget: stop the agent once its model requests used this many tokens, input plus output (cache reads and writes count as input). Counted by the model gateway.",
+    description:
+      "Budget: stop the agent once its model requests used this many tokens, input plus output (cache reads and writes count as input). Counted by the model gateway, which admits each request only with room for its estimated input and its output limit (see Budgets).",
   },
   "max-model-requests": { description: "Budget: stop the agent after this many model requests (token counts and model lists not included). Counted by the model gateway." },
   "model-prices": {

@@ -10,7 +10,10 @@
  * around the network policy. Responses stream through unbuffered, read on
  * the side for their usage (usage-meter.ts): the run's one usage figure, and
  * an optional budget (model requests, tokens, cost) after which further model
- * requests get a provider-shaped 400 the CLIs stop on. Every refusal is
+ * requests get a provider-shaped 400 the CLIs stop on. Under a token or cost
+ * budget each billed request is admitted against a reservation (its input
+ * estimate plus the output limit the gateway writes into it:
+ * budget-admission.ts) and settled on its real usage. Every refusal is
  * recorded for the trace (see refusals()).
  */
 import { randomBytes } from "node:crypto";
@@ -36,8 +39,9 @@ import {
   routeDecision,
   streamOmitsUsage,
 } from "./gateway-policy.js";
+import { budgetedRequest, clampedBody } from "./budget-admission.js";
 import { PriceBook } from "./prices.js";
-import { UsageMeter, type BudgetLimits, type BudgetStop, type GatewayUsage } from "./usage-meter.js";
+import { UsageMeter, type BudgetLimits, type BudgetStop, type GatewayUsage, type Reservation } from "./usage-meter.js";
 
 
 export interface ModelGatewayOptions {
@@ -123,6 +127,14 @@ export function baseUrlFor(provider: ModelProvider, url: string): string {
 const NO_RETRY: http.OutgoingHttpHeaders = { "x-should-retry": "false" };
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade", "host"]);
 const MAX_RECORDED_REFUSALS = 200;
+/** Upstream errors that mean the request never reached the provider (so nothing was billed). */
+const CONNECT_ERRORS = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+
+/** A request admitted under the budget: its reservation, and its body when the output limit was rewritten. */
+interface Admitted {
+  reservation: Reservation | undefined;
+  body: Buffer | undefined;
+}
 
 /**
  * The upstream URL for an allowed request path. OpenAI-style base URLs carry
@@ -228,7 +240,7 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
   const stats: ModelGatewayStats = { requests: 0, bytesIn: 0, bytesOut: 0, rejected: 0 };
   const meter = new UsageMeter(opts.budget ?? {}, await PriceBook.load(provider, opts.modelPrices));
   // One place reads per-request usage: the recorder; the meter adds up what it read.
-  const recorder = new ModelRequestRecorder(provider, (record) => meter.completed(record));
+  const recorder = new ModelRequestRecorder<Reservation>(provider, (record, reservation) => meter.completed(record, reservation));
   const refused = new Map<string, number>();
   const client = upstream.protocol === "https:" ? https : http;
   const agent = new client.Agent({ keepAlive: true });
@@ -341,13 +353,40 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
           reject(res, 400, `${method} ${parsed.pathname}: not countable against the budget`, uncounted, NO_RETRY, false);
           return;
         }
-        forward(req, res, method, parsed, body, billed);
+        const admitted = billed && meter.reserves() ? admitUnderBudget(res, method, parsed.pathname, decode) : { body: undefined, reservation: undefined };
+        if (!admitted) return;
+        forward(req, res, method, parsed, admitted.body ?? body, billed, admitted);
       },
       () => res.destroy(),
     );
   });
 
-  const forward = (req: http.IncomingMessage, res: http.ServerResponse, method: string, parsed: ParsedPath, body: Buffer, billed: boolean) => {
+  /**
+   * Under max-tokens / max-cost-usd: reserve the request's input estimate and
+   * output limit, or refuse it (a route or request the gateway cannot meter,
+   * or no room left in the budget). The body comes back rewritten (JSON,
+   * uncompressed) when its output limit had to be clamped or set.
+   */
+  const admitUnderBudget = (res: http.ServerResponse, method: string, pathname: string, decode: () => DecodedBody): Admitted | undefined => {
+    const decoded = decode();
+    const read = "problem" in decoded ? { ok: false as const, problem: `the request body ${decoded.problem}` } : budgetedRequest(provider, pathname, decoded.text);
+    if (!read.ok) {
+      log.warning(`Model gateway: refused ${method} ${pathname}: ${read.problem}`);
+      reject(res, 400, `${method} ${pathname}: not meterable under the budget`, `refused: ${read.problem}. While max-tokens or max-cost-usd is set, only model requests the gateway can meter are forwarded.`, NO_RETRY, false);
+      return undefined;
+    }
+    const admission = meter.admit(read.request, "text" in decoded ? requestModelOf(provider, pathname, decoded.text) : undefined);
+    if (!admission.ok) {
+      if (admission.first) log.warning(`Model gateway: budget reached (${admission.figure}); refusing further model requests.`);
+      reject(res, 400, `${method} ${pathname}: ${admission.limit} reached`, admission.message, NO_RETRY, false);
+      return undefined;
+    }
+    const clamped = clampedBody(provider, pathname, read.body, read.request, admission.outputCap);
+    return { reservation: admission.reservation, body: clamped && Buffer.from(JSON.stringify(clamped)) };
+  };
+
+  const forward = (req: http.IncomingMessage, res: http.ServerResponse, method: string, parsed: ParsedPath, body: Buffer, billed: boolean, admitted: Admitted) => {
+    const { reservation } = admitted;
     stats.requests++;
     if (billed) meter.started();
     const target = upstreamUrl(provider, upstream, parsed.pathname, parsed.search);
@@ -356,6 +395,8 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
       const key = k.toLowerCase();
       if (v !== undefined && !HOP_BY_HOP.has(key) && forwardedHeader(provider, key)) headers[key] = v;
     }
+    // A clamped body is re-serialised JSON, no longer in the agent's encoding.
+    if (admitted.body) delete headers["content-encoding"];
     headers.host = target.host;
     if (method !== "GET" || body.length) headers["content-length"] = body.length;
     if (opts.apiKey) {
@@ -365,8 +406,11 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
     }
 
     const started = Date.now();
+    let answered = false;
+    let unreachable = false;
     const upReq = client.request(target, { method, headers, agent }, (upRes) => {
-      recorder.observe({ method, path: parsed.pathname, body, startedAt: started }, upRes);
+      answered = true;
+      recorder.observe({ method, path: parsed.pathname, body, startedAt: started, tag: reservation }, upRes);
       const out: http.OutgoingHttpHeaders = {};
       for (const [k, v] of Object.entries(upRes.headers)) {
         if (v !== undefined && !HOP_BY_HOP.has(k.toLowerCase())) out[k] = v;
@@ -382,11 +426,16 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
       upRes.on("error", () => res.destroy());
     });
     upReq.on("error", (e) => {
+      unreachable = CONNECT_ERRORS.has((e as NodeJS.ErrnoException).code ?? "");
       log.warning(`gateway: upstream ${target.origin} failed for ${method} ${parsed.pathname}: ${errorMessage(e)}`);
       if (!res.headersSent) {
         const errBody = errorBody(provider, 502, `Agent Runner model gateway: the model API at ${target.origin} could not be reached: ${errorMessage(e)}`);
         res.writeHead(502, { "content-type": "application/json", "content-length": Buffer.byteLength(errBody) }).end(errBody);
       } else res.destroy();
+    });
+    // No response: a request that reached the provider may be billed, so it counts as its whole reservation.
+    upReq.on("close", () => {
+      if (!answered && reservation) meter.abandoned(reservation, !unreachable);
     });
     // The agent hung up: stop the upstream request too.
     res.on("close", () => {
@@ -422,6 +471,9 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
       new Promise<void>((resolve) => {
         const unread = meter.unreadResponses();
         if (unread) log.warning(`Model gateway: ${unread} model response(s) carried no usage the gateway could read (cut off, or an unrecognised format); the usage figures leave them out.`);
+        const charged = meter.reservationsCharged();
+        if (charged)
+          log.warning(`Model gateway: ${charged} model response(s) were cut off, undecodable or too large to read for usage; each is counted at its whole reservation (input estimate plus output limit).`);
         for (const s of sockets) s.destroy();
         agent.destroy();
         server.close(() => resolve());

@@ -1,22 +1,30 @@
 /**
- * The run's model usage as the gateway saw it, and the budget it enforces.
+ * The run's model usage as the gateway saw it, and the budget it enforces:
+ * reserve before forwarding, settle on the real usage.
  *
  * The gateway's request recorder (trace/model-requests.ts) reads each
  * response's usage as it streams by and hands the finished record here
  * (`completed`): tokens are added to the running total and the request is
  * priced (prices.ts). Before forwarding a billed model request the gateway
- * asks `limitReached()`; once a limit is reached every further billed request
- * is refused, and the run ends `failure` with `Budget exceeded:` (runner.ts).
+ * asks `refuseForLimit()` (a limit already reached) and, under `max-tokens`
+ * or `max-cost-usd`, `admit()`: the request is let through only if the
+ * settled usage plus every reservation in flight plus its own reservation
+ * (input estimated from its body, plus the output limit the gateway writes
+ * into it: budget-admission.ts) stays within each limit. Its reservation is
+ * settled when its response ends: at the usage the response reported, or at
+ * the whole reservation when that cannot be read (cut off, undecodable, too
+ * large). Once a request is refused every further billed request is, and the
+ * run ends `failure` with `Budget exceeded:` (runner.ts); so does a run whose
+ * settled usage went past a limit anyway (input beyond its estimate).
  *
- * Requests are counted when forwarded, so `max-model-requests` is exact.
- * Tokens and cost are known only when a response has ended, so a response in
- * flight when the limit is reached is let finish: the overshoot is that one
- * response (or the few a CLI runs in parallel). This is the one usage figure
- * of a run, the same for every agent: the `usage` output, the summary, the
- * comment and the transcript show it; the CLI's own report stays in result.json.
+ * Requests are counted when forwarded, so `max-model-requests` is exact. This
+ * is the one usage figure of a run, the same for every agent: the `usage`
+ * output, the summary, the comment and the transcript show it; the CLI's own
+ * report stays in result.json.
  */
 import type { Usage } from "../trace/events.js";
-import type { ModelRequestRecord } from "../trace/model-requests.js";
+import type { ModelRequestRecord, ModelRequestUsage } from "../trace/model-requests.js";
+import { DEFAULT_OUTPUT_CAP, MIN_THINKING_OUTPUT, type BudgetedRequest } from "./budget-admission.js";
 import type { PriceBook } from "./prices.js";
 
 export interface BudgetLimits {
@@ -35,8 +43,34 @@ export type BudgetLimitName = "max-model-requests" | "max-tokens" | "max-cost-us
 
 /** Why the gateway stopped forwarding model requests. */
 export type BudgetStop =
-  | { kind: "exceeded"; limit: BudgetLimitName; max: number; refused: number }
+  | { kind: "exceeded"; limit: BudgetLimitName; max: number; refused: number; /** Stopped by admission: no room for a request's reservation. */ noRoom?: boolean }
   | { kind: "unpriced"; model: string; refused: number };
+
+/** What one admitted request may cost at most: held against the budget until its response ends. */
+export interface Reservation {
+  /** Input tokens estimated from the request body. */
+  inputTokens: number;
+  /** The output limit written into the request, times the answers it asks for. */
+  outputTokens: number;
+  /** The price of the two, when max-cost-usd is set (else 0). */
+  costUsd: number;
+  model: string | undefined;
+  settled: boolean;
+}
+
+export type Admission =
+  | { ok: true; reservation: Reservation; outputCap: number }
+  | { ok: false; limit: BudgetLimitName; max: number; figure: string; message: string; first: boolean };
+
+export interface BudgetRefusal {
+  limit: BudgetLimitName;
+  max: number;
+  figure: string;
+  message: string;
+  first: boolean;
+}
+
+const int = (n: number) => n.toLocaleString("en-US");
 
 export class UsageMeter {
   private requests = 0;
@@ -48,6 +82,9 @@ export class UsageMeter {
   private unpriced = 0;
   /** Successful model responses that carried no usage (cut off, or a stream without it): the figures are then lower bounds. */
   private unread = 0;
+  /** Responses counted at their whole reservation because their usage could not be read. */
+  private chargedReservations = 0;
+  private readonly inflight = new Set<Reservation>();
   private stop: BudgetStop | undefined;
 
   constructor(
@@ -55,39 +92,157 @@ export class UsageMeter {
     private readonly prices: PriceBook,
   ) {}
 
+  /** Whether a token or cost limit is set: requests are then admitted against reservations. */
+  reserves(): boolean {
+    return this.limits.maxTokens !== undefined || this.limits.maxCostUsd !== undefined;
+  }
+
   /** A billed model request is being forwarded. */
   started(): void {
     this.requests++;
   }
 
-  /** A forwarded request's response ended (or was cut off): add what it used, and price it on the record. */
-  completed(record: ModelRequestRecord): void {
-    const u = record.usage;
-    if (!u) {
+  /**
+   * A forwarded request's response ended (or was cut off): add what it used,
+   * and price it on the record. With a reservation, a response whose usage
+   * could not be read counts as the whole reservation, and the reservation is
+   * released.
+   */
+  completed(record: ModelRequestRecord, reservation?: Reservation): void {
+    const charged = reservation ? this.chargeFor(record, reservation) : record.usage;
+    if (reservation) this.release(reservation);
+    if (!charged) {
       if (record.operation && record.status !== undefined && record.status < 300) this.unread++;
       return;
     }
+    const cost = this.add(charged, record.requestModel ?? record.responseModel);
+    if (cost !== undefined && charged === record.usage) record.costUsd = cost;
+  }
+
+  /**
+   * The request never got a response (upstream unreachable, or the agent hung
+   * up first). `reachedProvider`: it may have been billed, so it counts as its
+   * whole reservation; otherwise the reservation is simply released.
+   */
+  abandoned(reservation: Reservation, reachedProvider: boolean): void {
+    if (reservation.settled) return;
+    this.release(reservation);
+    if (!reachedProvider) return;
+    this.chargedReservations++;
+    this.add({ inputTokens: reservation.inputTokens, outputTokens: reservation.outputTokens, cachedTokens: 0 }, reservation.model);
+  }
+
+  /** What a response is counted at: its usage, or its whole reservation when the usage could not be read. */
+  private chargeFor(record: ModelRequestRecord, r: Reservation): ModelRequestUsage | undefined {
+    const u = record.usage;
+    // An error status is not billed, cut off or not.
+    if (record.status !== undefined && record.status >= 300) return u;
+    if (u && !record.errorType?.match(/^(aborted|undecodable|too_large)$/)) return u;
+    this.chargedReservations++;
+    return {
+      inputTokens: Math.max(u?.inputTokens ?? 0, r.inputTokens),
+      outputTokens: Math.max(u?.outputTokens ?? 0, r.outputTokens),
+      cachedTokens: u?.cachedTokens ?? 0,
+    };
+  }
+
+  private release(r: Reservation): void {
+    r.settled = true;
+    this.inflight.delete(r);
+  }
+
+  /** Adds one response's usage to the totals; its price, or undefined when the model has none. */
+  private add(u: ModelRequestUsage, model: string | undefined): number | undefined {
     this.inputTokens += u.inputTokens;
     this.outputTokens += u.outputTokens;
     this.cachedTokens += u.cachedTokens;
-    const model = record.requestModel ?? record.responseModel;
     const cost = model !== undefined ? this.prices.costUsd(model, u) : undefined;
     if (cost === undefined) this.unpriced++;
-    else {
-      record.costUsd = cost;
-      this.cost += cost;
-    }
+    else this.cost += cost;
+    return cost;
   }
 
-  /** The first limit reached, or undefined: asked before each billed request. Counts the refusal. */
-  refuseForLimit(): { limit: BudgetLimitName; max: number; figure: string; message: string; first: boolean } | undefined {
-    const reached = this.reached();
+  /**
+   * A limit already reached (or an earlier refusal: once the budget stopped a
+   * request, it stops all), or undefined: asked before each billed request.
+   * Counts the refusal.
+   */
+  refuseForLimit(): BudgetRefusal | undefined {
+    const s = this.stop;
+    const reached = s?.kind === "exceeded" ? { limit: s.limit, max: s.max } : this.reached();
     if (!reached) return undefined;
+    const figure = this.figure(reached.limit, reached.max);
+    return this.refuse(reached.limit, reached.max, figure, `budget exceeded: ${figure}. This run may make no more model requests: stop now.`);
+  }
+
+  /**
+   * Admission under max-tokens / max-cost-usd, right before forwarding: the
+   * output limit to write into the request and its reservation, or a refusal
+   * when the budget has no room left for it.
+   */
+  admit(req: BudgetedRequest, model: string | undefined): Admission {
+    const wanted = req.requestedOutput ?? DEFAULT_OUTPUT_CAP;
+    const tokenCap = this.tokenRoom(req);
+    const costCap = this.costRoom(req, model, Math.min(wanted, tokenCap?.cap ?? wanted));
+    const cap = Math.min(wanted, tokenCap?.cap ?? wanted, costCap?.cap ?? wanted);
+    // Compaction names no output limit: it is admitted only with room for the whole default.
+    // A request's own smaller limit is its business, not the budget's.
+    const least = Math.min(wanted, !req.clampable ? wanted : req.thinkingBudget !== undefined ? MIN_THINKING_OUTPUT : 1);
+    if (cap >= least) {
+      const outputTokens = cap * req.choices;
+      const reservation: Reservation = { inputTokens: req.inputEstimate, outputTokens, costUsd: this.limits.maxCostUsd !== undefined && model ? this.costOf(model, req.inputEstimate, outputTokens) : 0, model, settled: false };
+      this.inflight.add(reservation);
+      return { ok: true, reservation, outputCap: cap };
+    }
+    const short = tokenCap && tokenCap.cap < least ? tokenCap : (costCap ?? tokenCap)!;
+    const refused = this.refuse(short.limit, short.max, short.figure, "", true);
+    const need = `this request needs room for its input (${int(req.inputEstimate)} tokens estimated from its body) and ${int(least * req.choices)} output token${least * req.choices === 1 ? "" : "s"}`;
+    return { ok: false, ...refused, message: `budget exceeded: ${short.figure}; ${need}. This run may make no more model requests: stop now.` };
+  }
+
+  private tokenRoom(req: BudgetedRequest): { cap: number; limit: BudgetLimitName; max: number; figure: string } | undefined {
+    const max = this.limits.maxTokens;
+    if (max === undefined) return undefined;
+    const reserved = [...this.inflight].reduce((n, r) => n + r.inputTokens + r.outputTokens, 0);
+    const room = max - this.inputTokens - this.outputTokens - reserved - req.inputEstimate;
+    const figure = `${int(this.inputTokens + this.outputTokens)} tokens used and ${int(reserved)} reserved by ${this.inflight.size} request${this.inflight.size === 1 ? "" : "s"} in flight, max-tokens is ${int(max)}`;
+    return { cap: Math.max(0, Math.floor(room / req.choices)), limit: "max-tokens", max, figure };
+  }
+
+  private costRoom(req: BudgetedRequest, model: string | undefined, upper: number): { cap: number; limit: BudgetLimitName; max: number; figure: string } | undefined {
+    const max = this.limits.maxCostUsd;
+    if (max === undefined) return undefined;
+    const reserved = [...this.inflight].reduce((n, r) => n + r.costUsd, 0);
+    const room = max - this.cost - reserved;
+    const figure = `${usd(this.cost)} spent and ${usd(reserved)} reserved by ${this.inflight.size} request${this.inflight.size === 1 ? "" : "s"} in flight, max-cost-usd is ${usd(max)}`;
+    // No price (refused before admission under max-cost-usd): nothing to hold it to.
+    if (!model) return { cap: 0, limit: "max-cost-usd", max, figure };
+    const fits = (out: number) => this.costOf(model, req.inputEstimate, out * req.choices) <= room;
+    if (!fits(0)) return { cap: 0, limit: "max-cost-usd", max, figure };
+    // Cost rises with output (tiers included): the largest output that fits, by bisection.
+    let lo = 0;
+    let hi = upper;
+    if (fits(hi)) lo = hi;
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (fits(mid)) lo = mid;
+      else hi = mid;
+    }
+    return { cap: lo, limit: "max-cost-usd", max, figure };
+  }
+
+  /** The dearer of the input as plain input or as Anthropic cache writes (1.25×): the estimate cannot tell which. */
+  private costOf(model: string, input: number, output: number): number {
+    const plain = this.prices.costUsd(model, { inputTokens: input, outputTokens: output, cachedTokens: 0 }) ?? Infinity;
+    const written = this.prices.costUsd(model, { inputTokens: input, outputTokens: output, cachedTokens: 0, cacheWriteTokens: input });
+    return Math.max(plain, written ?? plain);
+  }
+
+  private refuse(limit: BudgetLimitName, max: number, figure: string, message: string, noRoom = false): BudgetRefusal {
     const first = this.stop?.kind !== "exceeded";
     if (this.stop?.kind === "exceeded") this.stop.refused++;
-    else this.stop ??= { kind: "exceeded", ...reached, refused: 1 };
-    const figure = this.figure(reached.limit, reached.max);
-    return { ...reached, figure, first, message: `budget exceeded: ${figure}. This run may make no more model requests: stop now.` };
+    else this.stop ??= { kind: "exceeded", limit, max, refused: 1, ...(noRoom ? { noRoom } : {}) };
+    return { limit, max, figure, message, first };
   }
 
   /**
@@ -108,6 +263,11 @@ export class UsageMeter {
     return this.unread;
   }
 
+  /** Responses (or requests without one) counted at their whole reservation. */
+  reservationsCharged(): number {
+    return this.chargedReservations;
+  }
+
   /**
    * Under max-tokens or max-cost-usd, a request whose response would carry no
    * usage (a Chat Completions stream without `stream_options.include_usage`)
@@ -118,19 +278,23 @@ export class UsageMeter {
     return "the request streams without usage (set stream_options.include_usage: true), so its tokens cannot be counted against max-tokens or max-cost-usd.";
   }
 
-  /** What stopped the run's model requests, if anything did. */
+  /** What stopped the run's model requests, if anything did; or the limit its settled usage went past. */
   stopped(): BudgetStop | undefined {
-    return this.stop && { ...this.stop };
+    if (this.stop) return { ...this.stop };
+    const over = this.over();
+    return over && { kind: "exceeded", ...over, refused: 0 };
   }
 
   /** The one-line reason for the run's result, starting `Budget exceeded:` when a limit stopped it. */
   stopReason(): string | undefined {
-    const s = this.stop;
+    const s = this.stopped();
     if (!s) return undefined;
     const refused = `${s.refused} model request${s.refused === 1 ? "" : "s"} refused`;
     if (s.kind === "unpriced")
       return `The model gateway refused model requests for '${s.model}' (${refused}): no price is known for it and 'max-cost-usd' is set. Add it to 'model-prices'.`;
-    return `Budget exceeded: ${this.figure(s.limit, s.max)} (${refused}; a response already streaming when the limit was reached was let finish).`;
+    // Refused at admission, the settled figure may be under the limit: what did not fit was the next reservation.
+    const why = s.noRoom ? "the budget left no room for the next request's estimated input and output limit; " : "";
+    return `Budget exceeded: ${this.figure(s.limit, s.max)} (${refused}; ${why}requests already admitted were let finish within their reservations).`;
   }
 
   usage(): GatewayUsage {
@@ -151,9 +315,16 @@ export class UsageMeter {
     return undefined;
   }
 
+  /** A token or cost limit the settled usage went past without a refusal (input beyond its estimate). */
+  private over(): { limit: BudgetLimitName; max: number } | undefined {
+    const { maxTokens, maxCostUsd } = this.limits;
+    if (maxTokens !== undefined && this.inputTokens + this.outputTokens > maxTokens) return { limit: "max-tokens", max: maxTokens };
+    if (maxCostUsd !== undefined && this.cost > maxCostUsd) return { limit: "max-cost-usd", max: maxCostUsd };
+    return undefined;
+  }
+
   /** "3,120 tokens used, max-tokens is 3,000": the figure, then the limit. */
   private figure(limit: BudgetLimitName, max: number): string {
-    const int = (n: number) => n.toLocaleString("en-US");
     switch (limit) {
       case "max-model-requests":
         return `${int(this.requests)} model request${this.requests === 1 ? "" : "s"} made, max-model-requests is ${int(max)}`;

@@ -50,10 +50,14 @@ export interface ModelRequestRecord {
 
 /** Requests recorded per run; a run making more keeps the first ones and counts the rest. */
 const MAX_RECORDS = 5000;
-/** A JSON body (or one SSE event) larger than this is not parsed; the request is still recorded. */
+/**
+ * A JSON body (or one SSE event) larger than this is not parsed; the request
+ * is still recorded, and under a budget counted at its whole reservation.
+ */
 const MAX_PARSED_BYTES = 16 * 1024 * 1024;
 
-export class ModelRequestRecorder {
+/** `Tag`: what the gateway hands along with a request to its completion (the budget reservation). */
+export class ModelRequestRecorder<Tag = undefined> {
   private readonly list: ModelRequestRecord[] = [];
   private dropped = 0;
 
@@ -65,14 +69,14 @@ export class ModelRequestRecorder {
    */
   constructor(
     private readonly provider: ModelProvider,
-    private readonly onComplete?: (record: ModelRequestRecord) => void,
+    private readonly onComplete?: (record: ModelRequestRecord, tag: Tag | undefined) => void,
   ) {}
 
   /**
    * Called by the gateway when the upstream answered. Never throws and never
    * consumes the stream on its own: it listens next to the pipe to the agent.
    */
-  observe(request: { method: string; path: string; body: Buffer; startedAt: number }, response: IncomingMessage): void {
+  observe(request: { method: string; path: string; body: Buffer; startedAt: number; tag?: Tag }, response: IncomingMessage): void {
     try {
       const keep = this.list.length < MAX_RECORDS;
       if (!keep) this.dropped++;
@@ -95,32 +99,38 @@ export class ModelRequestRecorder {
       setImmediate(readBody);
       const reader = new ResponseReader(this.provider, String(response.headers["content-type"] ?? ""));
       let done = false;
-      const finish = (aborted: boolean) => {
+      /** `cut`: why the usage read may be incomplete (the budget then counts the whole reservation). */
+      const finish = (cut?: "aborted" | "undecodable") => {
         if (done) return;
         done = true;
         readBody();
         record.durationMs = Date.now() - request.startedAt;
         Object.assign(record, reader.result());
-        if (aborted && !record.errorType) record.errorType = "aborted";
+        if (!cut && reader.oversize) record.errorType = "too_large";
+        // The cut wins over an error type read from the body: it is why the usage may be short.
+        if (cut) record.errorType = cut;
         try {
-          this.onComplete?.(record);
+          this.onComplete?.(record, request.tag);
         } catch {
           // Metering must never break forwarding either.
         }
       };
       const decoder = decoderFor(response.headers["content-encoding"]);
-      if (decoder) {
+      if (decoder === "unknown") {
+        // An encoding this Node.js cannot decode: passed through, its usage unread.
+        response.on("end", () => finish("undecodable"));
+      } else if (decoder) {
         decoder.on("data", (c: Buffer) => reader.push(c));
-        decoder.on("error", () => finish(false));
-        decoder.on("end", () => finish(false));
+        decoder.on("error", () => finish("undecodable"));
+        decoder.on("end", () => finish());
         response.on("data", (c: Buffer) => decoder.write(c));
         response.on("end", () => decoder.end());
       } else {
         response.on("data", (c: Buffer) => reader.push(c));
-        response.on("end", () => finish(false));
+        response.on("end", () => finish());
       }
       response.on("close", () => {
-        if (!response.complete) finish(true);
+        if (!response.complete) finish("aborted");
       });
     } catch {
       // Observing must never break forwarding.
@@ -137,8 +147,12 @@ export class ModelRequestRecorder {
   }
 }
 
-function decoderFor(encoding: string | string[] | undefined): Transform | undefined {
+/** The decoder for a response's Content-Encoding; undefined for none, `unknown` for one this Node.js cannot decode. */
+function decoderFor(encoding: string | string[] | undefined): Transform | "unknown" | undefined {
   switch (String(encoding ?? "").trim().toLowerCase()) {
+    case "":
+    case "identity":
+      return undefined;
     case "gzip":
     case "x-gzip":
       return zlib.createGunzip();
@@ -146,8 +160,11 @@ function decoderFor(encoding: string | string[] | undefined): Transform | undefi
       return zlib.createInflate();
     case "br":
       return zlib.createBrotliDecompress();
+    // Node 22.15+/24 (the action's runtime); older ones lack it.
+    case "zstd":
+      return typeof zlib.createZstdDecompress === "function" ? zlib.createZstdDecompress() : "unknown";
     default:
-      return undefined;
+      return "unknown";
   }
 }
 
@@ -167,7 +184,7 @@ function requestRecord(provider: ModelProvider, request: { method: string; path:
       ? geminiCall
         ? ("generate_content" as const)
         : undefined
-      : /^\/v1\/(messages|responses|chat\/completions)$/.test(request.path)
+      : /^\/v1\/(messages|responses|responses\/compact|chat\/completions)$/.test(request.path)
         ? ("chat" as const)
         : undefined;
   const model = geminiCall?.[1];
@@ -195,6 +212,8 @@ class ResponseReader {
   private readonly fields: Fields = {};
   private readonly finish = new Set<string>();
   private readonly decoder = new TextDecoder();
+  /** A body or event was too large to parse: the usage read may be missing or an earlier, smaller count. */
+  oversize = false;
 
   constructor(
     private readonly provider: ModelProvider,
@@ -219,7 +238,8 @@ class ResponseReader {
     if (this.sse) {
       if (this.pending) this.line(this.pending);
       this.line("");
-    } else if (this.jsonBytes <= MAX_PARSED_BYTES) {
+    } else if (this.jsonBytes > MAX_PARSED_BYTES) this.oversize = true;
+    else {
       const doc = parseJson(Buffer.concat(this.json).toString("utf8"));
       // Gemini's streamGenerateContent without alt=sse answers one JSON array of chunks.
       for (const item of Array.isArray(doc) ? doc : [doc]) this.read(objectOf(item));
@@ -230,7 +250,8 @@ class ResponseReader {
 
   private line(line: string): void {
     if (line === "") {
-      if (this.eventData.length && this.eventBytes <= MAX_PARSED_BYTES) {
+      if (this.eventBytes > MAX_PARSED_BYTES) this.oversize = true;
+      else if (this.eventData.length) {
         const data = this.eventData.join("\n");
         if (data !== "[DONE]") this.read(objectOf(parseJson(data)));
       }
@@ -280,8 +301,9 @@ class ResponseReader {
 
   private openai(o: Record<string, unknown>): void {
     // Responses API: the final event carries the whole response; non-streamed, the body is the response.
+    // Compaction (`/v1/responses/compact`) answers one `response.compaction` object with its usage.
     const response =
-      typeof o.type === "string" && o.type.startsWith("response.") ? objectOf(o.response) : o.object === "response" ? o : undefined;
+      typeof o.type === "string" && o.type.startsWith("response.") ? objectOf(o.response) : o.object === "response" || o.object === "response.compaction" ? o : undefined;
     if (response && Object.keys(response).length) {
       this.identity(response.model, response.id);
       const u = objectOf(response.usage);

@@ -7,8 +7,11 @@
  *    `failure` with `Budget exceeded:` and `budget-exceeded=true`, the partial
  *    patch, trace and session id kept; `usage` is what the stub served;
  *  - `max-tokens` (codex) and `max-cost-usd` (claude, priced by the table;
- *    opencode's `stub-model` priced by `model-prices`): the first response
- *    passes the limit, the second request never reaches the stub;
+ *    opencode's `stub-model` priced by `model-prices`): the first request is
+ *    admitted (its input estimate and output limit fit the budget), the stub
+ *    reports more usage than that limit allows (a real provider would not),
+ *    so the settled usage passes the limit and the second request never
+ *    reaches the stub;
  *  - an unknown model with `max-cost-usd` and no `model-prices`: a
  *    configuration error before anything starts.
  */
@@ -52,7 +55,7 @@ const CLIS: Record<CliName, Cli> = {
       model: "stub-model",
       "base-url": `${s.url}/v1`,
       secrets: "OPENAI_API_KEY=sk-test-key-budget-0123456789",
-      "model-prices": "stub-model: {input: 1000, output: 2000, cached: 100}",
+      "model-prices": "stub-model: {input: 1, output: 1, cached: 0.1}",
     }),
     promptTokens: 140,
   },
@@ -128,27 +131,31 @@ describe.each(Object.values(CLIS))("$cli: max-model-requests 1 on a three-reques
 });
 
 describe("max-tokens and max-cost-usd", () => {
-  it("codex, max-tokens 1000: the first response (1,140 tokens) passes it, the second request never reaches the stub", { timeout: SLOW }, async () => {
+  it("codex, max-tokens 200,000: the first response (200,140 tokens) passes it, the second request never reaches the stub", { timeout: SLOW }, async () => {
     const ws = makeWorkspace();
-    stub.setScript(threeSteps("codex", ws, { outputTokens: 1000 }));
+    stub.setScript(threeSteps("codex", ws, { outputTokens: 200_000 }));
     const { run: r, billed } = await counted(() =>
-      runAgentAction({ workspace: ws, stub, timeoutMs: SLOW, inputs: { ...CLIS.codex.inputs(stub), prompt: "Create hello.txt and shell.txt", "max-tokens": "1000" } }),
+      runAgentAction({ workspace: ws, stub, timeoutMs: SLOW, inputs: { ...CLIS.codex.inputs(stub), prompt: "Create hello.txt and shell.txt", "max-tokens": "200000" } }),
     );
     report.push(`codex max-tokens: ${billed} at the stub, ${gatewayStats(r).rejected} refused, ${r.totalMs} ms`);
-    expectStoppedByBudget(r, "codex", /^Budget exceeded: 1,140 tokens used \(140 in, 1,000 out\), max-tokens is 1,000 /);
+    expectStoppedByBudget(r, "codex", /^Budget exceeded: 200,140 tokens used \(140 in, 200,000 out\), max-tokens is 200,000 /);
     expect(billed).toBe(1);
+    // The gateway wrote an output limit into codex's request (it names none): within what the budget allowed.
+    const sent = stub.modelRequests().at(-1)!.body as { max_output_tokens?: number };
+    expect(sent.max_output_tokens).toBeGreaterThan(0);
+    expect(sent.max_output_tokens).toBeLessThanOrEqual(32_000);
   });
 
-  it("claude, max-cost-usd 0.01 priced by the table: a $0.0153 first response passes it, the second request never reaches the stub", { timeout: SLOW }, async () => {
+  it("claude, max-cost-usd 1 priced by the table: a $1.05 first response passes it, the second request never reaches the stub", { timeout: SLOW }, async () => {
     const ws = makeWorkspace();
     // claude-sonnet-4-5: $3 in, $0.30 cache read, $3.75 cache write, $15 out per million.
-    stub.setScript(threeSteps("claude", ws, { outputTokens: 1000 }));
+    stub.setScript(threeSteps("claude", ws, { outputTokens: 70_000 }));
     const { run: r, billed } = await counted(() =>
-      runAgentAction({ workspace: ws, stub, timeoutMs: SLOW, inputs: { ...CLIS.claude.inputs(stub), prompt: "Create hello.txt and shell.txt", "max-cost-usd": "0.01" } }),
+      runAgentAction({ workspace: ws, stub, timeoutMs: SLOW, inputs: { ...CLIS.claude.inputs(stub), prompt: "Create hello.txt and shell.txt", "max-cost-usd": "1" } }),
     );
     report.push(`claude max-cost-usd: ${billed} at the stub, ${gatewayStats(r).rejected} refused, ${r.totalMs} ms`);
-    const cost = (100 * 3 + 40 * 0.3 + 10 * 3.75 + 1000 * 15) / 1e6;
-    expectStoppedByBudget(r, "claude", /^Budget exceeded: \$0\.0153 spent, max-cost-usd is \$0\.0100 /);
+    const cost = (100 * 3 + 40 * 0.3 + 10 * 3.75 + 70_000 * 15) / 1e6;
+    expectStoppedByBudget(r, "claude", /^Budget exceeded: \$1\.05 spent, max-cost-usd is \$1\.00 /);
     expect(billed).toBe(1);
     expect(JSON.parse(r.main.outputs.usage!).costUsd).toBeCloseTo(cost, 10);
   });
@@ -165,14 +172,14 @@ describe("max-tokens and max-cost-usd", () => {
 
   it("opencode, stub-model priced by model-prices: works, and max-cost-usd stops it after the first response", { timeout: SLOW }, async () => {
     const ws = makeWorkspace();
-    stub.setScript(threeSteps("opencode", ws));
+    stub.setScript(threeSteps("opencode", ws, { outputTokens: 200_000 }));
     const { run: r, billed } = await counted(() =>
-      runAgentAction({ workspace: ws, stub, timeoutMs: SLOW, inputs: { ...CLIS.opencode.inputs(stub), prompt: "Create hello.txt and shell.txt", "max-cost-usd": "0.1" } }),
+      runAgentAction({ workspace: ws, stub, timeoutMs: SLOW, inputs: { ...CLIS.opencode.inputs(stub), prompt: "Create hello.txt and shell.txt", "max-cost-usd": "0.2" } }),
     );
     report.push(`opencode max-cost-usd (model-prices): ${billed} at the stub, ${gatewayStats(r).rejected} refused, ${r.totalMs} ms`);
-    // 100 uncached × $1000 + 40 cached × $100 + 20 out × $2000, per million: $0.144.
-    expectStoppedByBudget(r, "opencode", /^Budget exceeded: \$0\.1440 spent, max-cost-usd is \$0\.1000 /);
+    // 100 uncached × $1 + 40 cached × $0.10 + 200,000 out × $1, per million: $0.200104.
+    expectStoppedByBudget(r, "opencode", /^Budget exceeded: \$0\.2001 spent, max-cost-usd is \$0\.2000 /);
     expect(billed).toBe(1);
-    expect(JSON.parse(r.main.outputs.usage!)).toMatchObject({ inputTokens: 140, outputTokens: 20, cachedTokens: 40, costUsd: 0.144, requests: 1 });
+    expect(JSON.parse(r.main.outputs.usage!)).toMatchObject({ inputTokens: 140, outputTokens: 200_000, cachedTokens: 40, costUsd: 0.200104, requests: 1 });
   });
 });
