@@ -15,7 +15,7 @@ import { deliver, type DeliveryOutcome } from "./deliver.js";
 import type { DeliveryPlan } from "./deliver-plan.js";
 import { deliveryOutputs, deliverySummary, renderFinalComment } from "./deliver-report.js";
 import type { Outputs } from "./outputs.js";
-import { inlineCode } from "./post-text.js";
+import { inlineCode } from "../text.js";
 import { Progress } from "./progress.js";
 
 /** A GitHub-triggered run: who asked and how it is delivered, and its progress comment. */

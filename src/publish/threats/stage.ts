@@ -8,7 +8,7 @@
  */
 import type { RunResult } from "../../result.js";
 import type { StageContext } from "../../stage-context.js";
-import { inlineCode } from "../post-text.js";
+import { inlineCode } from "../../text.js";
 import { safeOutputsFile } from "../safe-outputs/stage.js";
 import { readRequests } from "../safe-outputs/requests.js";
 import { patchPieces } from "./patch-pieces.js";
