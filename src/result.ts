@@ -39,6 +39,8 @@ export interface RunResult {
     patchPath: string;
     changedFiles: string[];
     agentCommits: string[];
+    /** A secret value of the run was redacted out of the patch: threat detection holds such a run back. */
+    secretsRedacted?: boolean;
     /** Paths already changed relative to baseCommit before the agent started: left out of the patch (src/git/snapshot.ts). */
     excludedFiles?: string[];
   };

@@ -270,14 +270,14 @@ async function runTraced(
 }
 
 /** The patch from the private repository; a failure is recorded, not thrown, so the run still reports. */
-async function collect(repo: HostRepo, baseline: Baseline, deps: RunnerDeps): Promise<{ collected: Collected; error?: string }> {
+async function collect(repo: HostRepo, baseline: Baseline, deps: RunnerDeps): Promise<{ collected: Collected; secretsRedacted?: boolean; error?: string }> {
   const patchPath = path.join(deps.resultsDir, RESULTS_FILES.patch);
   try {
     const collected = await collectChanges(repo, baseline, deps.scratchDir, patchPath);
     // A secret the agent wrote into a file must not leave in the patch either.
-    await redactPatchInPlace(patchPath, deps.redactor);
+    const secretsRedacted = await redactPatchInPlace(patchPath, deps.redactor);
     warnExcluded(collected, deps.log);
-    return { collected };
+    return { collected, ...(secretsRedacted ? { secretsRedacted } : {}) };
   } catch (e) {
     await writeFile(patchPath, "");
     return {
@@ -307,7 +307,7 @@ interface ResultParts {
   stage: Stage;
   launch: Launch;
   ran: Ran;
-  collected: { collected: Collected; error?: string };
+  collected: { collected: Collected; secretsRedacted?: boolean; error?: string };
   gateway: ModelGateway | undefined;
 }
 
@@ -354,6 +354,7 @@ function buildResult({ settings, deps, backend, startedAt, baseline, stage, laun
       changedFiles: collected.collected.changedFiles,
       agentCommits: collected.collected.agentCommits,
       excludedFiles: collected.collected.excludedFiles,
+      ...(collected.secretsRedacted ? { secretsRedacted: true } : {}),
     },
     artifacts: [],
     metadata: {

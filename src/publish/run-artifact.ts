@@ -112,6 +112,7 @@ const RunResultSchema = z.object({
     changedFiles: z.array(z.string()),
     agentCommits: z.array(z.string()),
     excludedFiles: z.array(z.string()).optional(),
+    secretsRedacted: z.boolean().optional(),
   }),
   structuredOutput: z.unknown().optional(),
   artifacts: z.array(z.object({ name: z.string(), id: z.string().optional(), url: z.string().optional() })),

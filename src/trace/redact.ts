@@ -172,7 +172,8 @@ function redactPatchBlock(block: Buffer, redactor: Redactor): Buffer {
  * line ends), bytes that are not UTF-8, the last line's missing newline are
  * all kept, or the patch would no longer apply to the files it was made from.
  */
-export async function redactPatchInPlace(file: string, redactor: Redactor): Promise<void> {
+export async function redactPatchInPlace(file: string, redactor: Redactor): Promise<boolean> {
+  let changed = false;
   const tmp = `${file}.redacting`;
   const out = createWriteStream(tmp);
   const write = async (bytes: Buffer) => {
@@ -184,11 +185,17 @@ export async function redactPatchInPlace(file: string, redactor: Redactor): Prom
     // Cut after the last newline: a newline byte never sits inside a multi-byte character.
     const cut = pending.lastIndexOf(0x0a);
     if (cut < 0) continue;
-    await write(redactPatchBlock(pending.subarray(0, cut + 1), redactor));
+    const block = pending.subarray(0, cut + 1);
+    const redacted = redactPatchBlock(block, redactor);
+    changed ||= redacted !== block;
+    await write(redacted);
     pending = pending.subarray(cut + 1);
   }
-  await write(redactPatchBlock(pending, redactor));
+  const last = redactPatchBlock(pending, redactor);
+  changed ||= last !== pending;
+  await write(last);
   out.end();
   await once(out, "close");
   await rename(tmp, file);
+  return changed;
 }

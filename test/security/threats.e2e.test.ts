@@ -71,6 +71,18 @@ describe("threat detection: secrets hold everything back", () => {
     expect(r.summary).not.toContain(LEAKED_TAIL);
   });
 
+  it("the run's own secret written into a file: redacted from the patch, and the run is held, the value named nowhere", async () => {
+    const value = "own-secret-9f8e7d6c5b4a";
+    s = await scenario({ fixture: "issue_comment.issue", agent: `printf 'key=%s\\n' "$API_KEY" > notes.txt\necho "Wrote the notes."` });
+    const r = await s.run({ secrets: `API_KEY=${value}` });
+    expect(r.exitCode).not.toBe(0);
+    expect(threats(r.outputs)).toEqual([expect.objectContaining({ kind: "run-secret", where: "patch" })]);
+    expect(await listBranches(s.repo.origin)).toEqual(["main"]);
+    expect(s.gh.pulls()).toEqual([]);
+    expect(JSON.stringify(s.gh.issueComments(7))).not.toContain(value);
+    expect(r.log).not.toContain(value);
+  });
+
   it("threat-detection: none delivers as before", async () => {
     s = await scenario({ fixture: "issue_comment.issue", agent: `printf 'const token = "%s";\\n' "${LEAKED}" > src/config.js\necho done` });
     const r = await s.run({ "threat-detection": "none" });

@@ -30,6 +30,8 @@ export async function detectThreats(ctx: StageContext, result: RunResult): Promi
   if (settings.delivery.threatDetection === "none" || settings.delivery.phase === "run") return undefined;
   const targets = [...(await patchPieces(result.diff.patchPath)), ...(await requestTargets(ctx.resultsDir)), { where: "final message", text: result.output }];
   const findings = await scanForSecrets(targets, (text) => ctx.redactor.redact(text) !== text);
+  // The patch was redacted when it was written: what the run's secrets were is known only by that.
+  if (result.diff.secretsRedacted) findings.push({ kind: "run-secret", where: "patch", detail: "a secret value of this run (redacted from the patch)" });
   const touched = protectedChanges(result.diff.changedFiles, protectedPaths(settings.delivery.protectedPaths));
   const mode = settings.delivery.protectedFiles;
   if (mode === "block") findings.push(...touched.map((file): ThreatFinding => ({ kind: "protected-file", where: "patch", file, detail: "a protected file (`protected-files: block`)" })));
