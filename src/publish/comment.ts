@@ -7,7 +7,8 @@
 import { createHash } from "node:crypto";
 import type { RunResult } from "../result.js";
 import { sanitizeUntrusted } from "../trigger/sanitize.js";
-import { fenced, formatDuration } from "./summary.js";
+import { codeName, fenced } from "./markdown-code.js";
+import { formatDuration } from "./summary.js";
 
 /** GitHub refuses longer comment bodies; keep a margin for the counting differences. */
 export const COMMENT_LIMIT = 65_536;
@@ -118,7 +119,7 @@ export function finalBody(input: FinalCommentInput): string {
     filesPart.push(
       `<details><summary>Changed files (${files.length})</summary>`,
       "",
-      ...files.slice(0, MAX_FILES_LISTED).map((f) => `- \`${f.replace(/`/g, "'")}\``),
+      ...files.slice(0, MAX_FILES_LISTED).map((f) => `- ${codeName(f)}`),
       ...(files.length > MAX_FILES_LISTED ? [`- … and ${files.length - MAX_FILES_LISTED} more`] : []),
       "",
       "</details>",

@@ -1,5 +1,12 @@
-/** The job summary: what happened, in a table a reviewer reads in five seconds. */
+/**
+ * The job summary: what happened, in a table a reviewer reads in five
+ * seconds. Raw Markdown: the action posts it through the filter
+ * (safe-markdown.ts); every agent-chosen text in it is code (codeName).
+ */
 import type { RunResult } from "../result.js";
+import { codeName, fenced } from "./markdown-code.js";
+
+export { fenced };
 
 const ICON: Record<RunResult["conclusion"], string> = {
   success: "✅",
@@ -20,20 +27,14 @@ function escapeCell(s: string): string {
   return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 }
 
-/** A fence longer than any backtick run inside the text. */
-export function fenced(text: string, lang = ""): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = "`".repeat(longest + 1);
-  return `${fence}${lang}\n${text}\n${fence}`;
-}
-
 export function summaryMarkdown(result: RunResult): string {
   // The transcript's header, as a table: agent, model, duration, tokens, cost, conclusion.
   const u = result.usage;
   const rows: [string, string][] = [
-    ["Conclusion", `${ICON[result.conclusion]} ${result.conclusion}${result.reason ? ` — ${escapeCell(result.reason)}` : ""}`],
-    ["Agent", `${result.agentName}${result.agentVersion && result.agentVersion !== "n/a" ? ` ${result.agentVersion}` : ""}`],
-    ["Model", result.model ? `\`${escapeCell(result.model)}\`` : "default"],
+    // The reason can be the agent's last stderr line: code, like every text the agent chose.
+    ["Conclusion", `${ICON[result.conclusion]} ${result.conclusion}${result.reason ? ` — ${codeName(result.reason, "table-cell")}` : ""}`],
+    ["Agent", `${result.agentName}${result.agentVersion && result.agentVersion !== "n/a" ? ` ${codeName(result.agentVersion, "table-cell")}` : ""}`],
+    ["Model", result.model ? codeName(result.model, "table-cell") : "default"],
     ["Sandbox", result.sandboxBackend],
     ["Duration", formatDuration(result.durationMs)],
     ["Tokens", `${u.inputTokens} in · ${u.outputTokens} out · ${u.cachedTokens} cached`],
@@ -41,7 +42,7 @@ export function summaryMarkdown(result: RunResult): string {
   ];
   if (u.requests !== undefined) rows.push(["Model requests", String(u.requests)]);
   if (result.budgetExceeded) rows.push(["Budget", "⛔ exceeded: the model gateway stopped the agent's model requests (see Conclusion)"]);
-  if (result.sessionId) rows.push(["Session", `\`${result.sessionId}\``]);
+  if (result.sessionId) rows.push(["Session", codeName(result.sessionId, "table-cell")]);
   if (result.networkBlocked) rows.push(["Network attempts blocked", String(result.networkBlocked)]);
   if (result.permissionDenials.length) rows.push(["Permission denials", String(result.permissionDenials.length)]);
 
@@ -57,7 +58,7 @@ export function summaryMarkdown(result: RunResult): string {
     ...artifactList(result),
     `### Changed files (${files.length})`,
     "",
-    files.length ? files.slice(0, 200).map((f) => `- \`${f}\``).join("\n") + (files.length > 200 ? `\n- … and ${files.length - 200} more` : "") : "_No changes._",
+    files.length ? files.slice(0, 200).map((f) => `- ${codeName(f)}`).join("\n") + (files.length > 200 ? `\n- … and ${files.length - 200} more` : "") : "_No changes._",
     "",
     "### Final message",
     "",
@@ -96,7 +97,7 @@ function artifactList(result: RunResult): string[] {
   return [
     "### Artifacts",
     "",
-    ...result.artifacts.map((a) => `- ${a.url ? `[${escapeCell(a.name)}](${a.url})` : `\`${a.name}\``} — ${what(a.name)}`),
+    ...result.artifacts.map((a) => `- ${a.url ? `[${escapeCell(a.name)}](${a.url})` : codeName(a.name)} — ${what(a.name)}`),
     "",
   ];
 }
