@@ -17,7 +17,7 @@ import { AGENT_PATH } from "../agents/helpers.js";
 import { agentScript, errors, makeRepo } from "../artifacts/helpers.js";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
-import { REPO_ROOT, runStep } from "../support/harness.js";
+import { ACTION_ROOT, runStep } from "../support/harness.js";
 import { startStubModel, type StubModel } from "../support/stub-model.js";
 
 const REPO = "octo/repo";
@@ -36,7 +36,7 @@ interface CliOutcome {
 }
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<CliOutcome> {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist/cli.js"), ...args], {
+  const child = spawn(process.execPath, [path.join(ACTION_ROOT, "dist/cli.js"), ...args], {
     env: { PATH: AGENT_PATH, HOME: os.tmpdir(), LANG: "C.UTF-8", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
