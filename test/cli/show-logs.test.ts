@@ -4,7 +4,7 @@
  * model, and two `agent: command` runs) upload their artifacts to the fake
  * results service; then
  *  - `show` on the first run's artifact zip, downloaded through the REST API
- *    as a person would, prints its summary and writes transcript.html;
+ *    as a person would, prints its summary and renders transcript.html anew;
  *  - `logs` against the fake GitHub lists the runs with the same columns and
  *    totals, `--workflow` keeps one workflow's runs, `--json` is machine-readable.
  */
@@ -118,11 +118,13 @@ describe("agent-runner show", () => {
       "tools:         2 (Bash 1, Write 1)",
       "changed files: 2: bash.txt, notes.txt",
       expect.stringMatching(/^delivery: {6}not recorded/),
-      `transcript:    ${path.join(out, "transcript.html")}`,
+      expect.stringMatching(/^transcript: {4}\/.*\/agent-runner-transcript-[^/]+\/transcript\.html$/),
       `results:       ${out}`,
     ]);
-    expect(existsSync(path.join(out, "transcript.html"))).toBe(true);
-    expect(readFileSync(path.join(out, "transcript.html"), "utf8")).toContain('data-kind="changes"');
+    // Rendered anew from trace.jsonl into a fresh folder (the artifact's own transcript.html is never shown).
+    const transcript = lines.at(-2)!.replace(/^transcript: +/, "");
+    expect(existsSync(transcript)).toBe(true);
+    expect(readFileSync(transcript, "utf8")).toContain('data-kind="changes"');
 
     const json = await cli(["show", out, "--json"]);
     expect(json.code, json.stderr).toBe(0);
