@@ -19,6 +19,7 @@ import { extractZipSafely, UnsafeArchiveError } from "../publish/unzip.js";
 import type { RunResult } from "../result.js";
 import { writeTranscriptHtml } from "../trace/transcript-files.js";
 import { readResult, readRunRow, showLines, type RunRow } from "./run-row.js";
+import { writeLines } from "./terminal.js";
 
 export interface ShowOptions {
   /** A run artifact zip or a results folder. */
@@ -87,9 +88,9 @@ function openInBrowser(file: string): void {
   const opener = process.platform === "darwin" ? "open" : process.platform === "win32" ? "explorer" : "xdg-open";
   try {
     const child = spawn(opener, [file], { detached: true, stdio: "ignore" });
-    child.on("error", () => process.stderr.write(`Could not start '${opener}'; open ${file} in a browser.\n`));
+    child.on("error", () => writeLines(process.stderr, [`Could not start '${opener}'; open ${file} in a browser.`]));
     child.unref();
   } catch {
-    process.stderr.write(`Could not start '${opener}'; open ${file} in a browser.\n`);
+    writeLines(process.stderr, [`Could not start '${opener}'; open ${file} in a browser.`]);
   }
 }
