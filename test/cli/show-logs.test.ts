@@ -99,7 +99,7 @@ async function downloadArtifactZip(name: string): Promise<string> {
 }
 
 describe("agent-runner show", () => {
-  it("prints the run's summary from its artifact zip and writes transcript.html", async () => {
+  it("prints the run's summary from its artifact zip and renders transcript.html anew", async () => {
     expect(ran[5001]?.conclusion).toBe("success");
     const zip = await downloadArtifactZip("agent-run-5001-1");
     const out = path.join(mkdtempSync(path.join(os.tmpdir(), "show-")), "run");
