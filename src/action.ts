@@ -118,10 +118,9 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
 
     const outputs = { ...resultOutputs(result), ...artifactOutputs(artifact), ...delivered?.outputs, ...safeOutputs?.outputs, ...(threats ? { threats: JSON.stringify(threats.findings) } : {}) };
     await finish(ctx, result, outputs);
-    if (threats && (threats.findings.length || threats.review.length)) await io.appendSummary(redactor.redact((await import("./publish/threats/stage.js")).threatMarkdown(threats)));
-    if (safeOutputs) await io.appendSummary(redactor.redact(safeOutputs.summary));
-    if (delivered?.summary) await io.appendSummary(redactor.redact(delivered.summary));
-    if (refusal) await io.appendSummary(redactor.redact((await import("./publish/deliver-report.js")).refusalSummary(refusal)));
+    const refusalSection = refusal ? (await import("./publish/deliver-report.js")).refusalSummary(refusal) : undefined;
+    const threatSection = threats && (threats.findings.length || threats.review.length) ? (await import("./publish/threats/stage.js")).threatMarkdown(threats) : undefined;
+    await writeJobSummary(ctx, [summaryMarkdown(result), threatSection, safeOutputs?.summary, delivered?.summary, refusalSection]);
     // After delivery, bounded (trace/otel.ts): a dead collector never fails or stalls the step.
     if (ctx.settings.delivery.phase !== "publish" && (ctx.settings.otel || io.host.otel))
       await (await import("./trace/otel.js")).exportTraceStage(ctx, result, github?.run.trigger.thread?.number, delivered?.outputs);
@@ -198,13 +197,24 @@ function runStage(ctx: StageContext, session: SessionHooks, github: GitHubStage 
   });
 }
 
-/** Outputs, job summary and the step's own conclusion. */
+/** Outputs and the step's own conclusion (the job summary follows, once every section is known). */
 async function finish(ctx: StageContext, result: RunResult, outputs: Outputs): Promise<void> {
   const { io, redactor, log } = ctx;
   for (const [name, value] of Object.entries(outputs) as [OutputName, string][]) io.setOutput(name, redactor.redact(value));
-  await io.appendSummary(redactor.redact(summaryMarkdown(result)));
   io.saveState(STATE.finished, "true");
   log.info(`Results: ${ctx.resultsDir}`);
   if (result.conclusion === "success" || result.conclusion === "skipped") log.info(`Conclusion: ${result.conclusion}`);
   else io.setFailed(redactor.redact(`Agent run ${result.conclusion}: ${result.reason ?? ""}`));
+}
+
+/**
+ * The step's job summary: one document (an open HTML block in one section
+ * must not reach into the next), redacted, then through the posting filter
+ * (GitHub renders it as Markdown), appended once.
+ */
+async function writeJobSummary(ctx: StageContext, sections: (string | undefined)[]): Promise<void> {
+  const { toSafeMarkdown, SUMMARY_LIMIT } = await import("./publish/safe-markdown.js");
+  const markdown = ctx.redactor.redact(sections.filter((s): s is string => Boolean(s)).join("\n"));
+  const policy = { serverUrl: ctx.io.host.serverUrl, allowedDomains: ctx.settings.run.network.allowedDomains };
+  await ctx.io.appendSummary(toSafeMarkdown(markdown, policy, SUMMARY_LIMIT));
 }

@@ -11,7 +11,8 @@ import { parseArgs } from "node:util";
 import { runAction } from "./action.js";
 import { listRuns } from "./cli/logs.js";
 import { tableLines, totalsLine } from "./cli/run-row.js";
-import { showRun, showText } from "./cli/show.js";
+import { showLinesOf, showRun } from "./cli/show.js";
+import { terminalJson, writeBlock, writeLines } from "./cli/terminal.js";
 import { cliGitHubToken, readHostContext } from "./config/host.js";
 import type { RawInputs } from "./config/parse.js";
 import { INPUTS, type InputName, type InputSpec, type OutputName } from "./constants.js";
@@ -127,7 +128,8 @@ function parseFlags(
 
 /** A user's mistake is one line; anything else is a bug and keeps its stack. */
 function reportError(e: unknown): number {
-  process.stderr.write(isConfigurationError(e) ? `error: ${e.message}\n` : `error: ${errorMessage(e)}\n${(e as Error).stack ?? ""}\n`);
+  // Messages can quote what a run wrote (a path, a reason): through the terminal door too.
+  writeBlock(process.stderr, isConfigurationError(e) ? `error: ${e.message}` : `error: ${errorMessage(e)}\n${(e as Error).stack ?? ""}`);
   return 1;
 }
 
@@ -148,7 +150,8 @@ async function show(args: string[]): Promise<number> {
       ...(typeof parsed.values.out === "string" ? { out: parsed.values.out } : {}),
       open: parsed.values.open === true,
     });
-    process.stdout.write(parsed.values.json ? JSON.stringify({ ...shown.row, transcript: shown.transcript, results: shown.dir }, null, 2) + "\n" : showText(shown));
+    if (parsed.values.json) process.stdout.write(terminalJson({ ...shown.row, transcript: shown.transcript, results: shown.dir }));
+    else writeLines(process.stdout, showLinesOf(shown));
     return 0;
   } catch (e) {
     return reportError(e);
@@ -201,10 +204,10 @@ async function logs(args: string[]): Promise<number> {
       apiUrl: readHostContext().apiUrl,
       log: consoleLogger({ verbose: v.verbose === true }),
     });
-    for (const s of result.skipped) process.stderr.write(`warning: artifact '${s.name}' skipped: ${s.reason}\n`);
-    if (v.json) process.stdout.write(JSON.stringify({ runs: result.rows, totals: result.totals }, null, 2) + "\n");
-    else if (!result.rows.length) process.stdout.write(`No run artifacts found in ${repo}${v.workflow ? ` for workflow ${String(v.workflow)}` : ""}.\n${totalsLine(result.totals)}\n`);
-    else process.stdout.write([...tableLines(result.rows), "", totalsLine(result.totals)].join("\n") + "\n");
+    writeLines(process.stderr, result.skipped.map((s) => `warning: artifact '${s.name}' skipped: ${s.reason}`));
+    if (v.json) process.stdout.write(terminalJson({ runs: result.rows, totals: result.totals }));
+    else if (!result.rows.length) writeLines(process.stdout, [`No run artifacts found in ${repo}${v.workflow ? ` for workflow ${String(v.workflow)}` : ""}.`, totalsLine(result.totals)]);
+    else writeLines(process.stdout, [...tableLines(result.rows), "", totalsLine(result.totals)]);
     return 0;
   } catch (e) {
     return reportError(e);
@@ -280,16 +283,15 @@ async function main(argv: string[]): Promise<number> {
   });
   if (result) {
     await writeFile(path.join(resultsDir, "outputs.json"), JSON.stringify(outputs, null, 2) + "\n");
-    process.stdout.write(
-      [
-        `conclusion: ${result.conclusion}${result.reason ? ` (${result.reason})` : ""}`,
-        `changed files: ${result.diff.changedFiles.length ? result.diff.changedFiles.join(", ") : "none"}`,
-        `final message: ${outputs["final-message"] ?? ""}`,
-        `results: ${resultsDir}`,
-      ].join("\n") + "\n",
-    );
+    writeLines(process.stdout, [
+      `conclusion: ${result.conclusion}${result.reason ? ` (${result.reason})` : ""}`,
+      `changed files: ${result.diff.changedFiles.length ? result.diff.changedFiles.join(", ") : "none"}`,
+      `results: ${resultsDir}`,
+    ]);
+    // Last, so that its own lines cannot pass for ours above.
+    writeBlock(process.stdout, `final message: ${outputs["final-message"] ?? ""}`);
   }
-  if (failed) process.stderr.write(`error: ${failed}\n`);
+  if (failed) writeBlock(process.stderr, `error: ${failed}`);
   return failed ? 1 : 0;
 }
 

@@ -8,6 +8,7 @@ import type { RawInputs } from "./config/parse.js";
 import type { Settings } from "./config/schema.js";
 import type { OutputName } from "./constants.js";
 import type { Logger } from "./logger.js";
+import type { SafeMarkdown } from "./publish/safe-markdown.js";
 import type { Redactor } from "./trace/redact.js";
 
 export interface ActionIO {
@@ -19,7 +20,8 @@ export interface ActionIO {
   setSecret(value: string): void;
   setOutput(name: OutputName, value: string): void;
   saveState(name: string, value: string): void;
-  appendSummary(markdown: string): Promise<void>;
+  /** Once per step: the whole job summary, through the posting filter (it renders as GitHub Markdown). */
+  appendSummary(markdown: SafeMarkdown): Promise<void>;
   setFailed(message: string): void;
   /** CLI `--state-dir`: a folder that keeps session state between local runs. */
   stateDir?: string;

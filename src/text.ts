@@ -18,3 +18,15 @@ export function inlineCode(text: string): string {
   const fence = "`".repeat(longest + 1);
   return `${fence} ${flat} ${fence}`;
 }
+
+/**
+ * C0 and C1 control characters (ESC, CSI, BEL, OSC's terminators, DEL, …)
+ * shown as visible `\xNN` text: a terminal or a renderer gets printable
+ * characters only. Tabs stay; line breaks stay when `keepNewlines`.
+ */
+export function showControls(text: string, opts: { keepNewlines: boolean }): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (ch) => {
+    if (ch === "\t" || (opts.keepNewlines && ch === "\n")) return ch;
+    return `\\x${ch.charCodeAt(0).toString(16).padStart(2, "0")}`;
+  });
+}

@@ -7,7 +7,9 @@
  *   GET /repos/{owner}/{repo}/actions/artifacts/{id}/zip          (302 to storage, fetched without the token)
  *
  * Each artifact is extracted through publish/unzip.ts into a temp folder
- * that is removed once its result.json is read.
+ * that is removed once its result.json is read. Artifacts of fork pull
+ * requests' runs are left out (publish/artifact-origin.ts), as sessions
+ * leave them out: a fork's job can upload an `agent-run-*` of its own making.
  */
 import { createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -19,6 +21,7 @@ import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { ConfigurationError, errorMessage } from "../errors.js";
 import { apiErrorMessage, createOctokit, type Octokit } from "../github/client.js";
 import type { Logger } from "../logger.js";
+import { fromRepositoryItself } from "../publish/artifact-origin.js";
 import { extractZipSafely } from "../publish/unzip.js";
 import { readRunRow, totalsOf, type RunRow, type RunTotals } from "./run-row.js";
 
@@ -103,6 +106,7 @@ async function runArtifacts(octokit: Octokit, owner: string, repo: string, opts:
     for (const a of list) {
       if (found.length >= opts.limit) break;
       if (a.expired || !a.name.startsWith(opts.namePrefix)) continue;
+      if (!a.workflow_run || !fromRepositoryItself(a.workflow_run)) continue;
       const runId = a.workflow_run?.id ?? undefined;
       if (runIds && (runId === undefined || !runIds.has(runId))) continue;
       found.push({ id: a.id, name: a.name, ...(runId !== undefined ? { runId } : {}) });

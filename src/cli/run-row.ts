@@ -12,6 +12,7 @@ import { RESULTS_FILES } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
 import { readTraceEvents } from "../trace/transcript-files.js";
 import { formatCost, formatDuration } from "../trace/transcript-format.js";
+import { terminalText } from "./terminal.js";
 
 const Usage = z.object({ inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number(), costUsd: z.number().optional() });
 
@@ -166,6 +167,7 @@ export const TABLE_COLUMNS = ["run", "started", "conclusion", "agent", "model", 
 
 /** `logs`: the rows as a plain-text table, widths fitted to the content. */
 export function tableLines(rows: RunRow[]): string[] {
+  // Escaped before the widths are measured (what a run wrote: cli/terminal.ts); written through the door again.
   const cells = rows.map((r) => [
     r.run,
     r.started ? r.started.replace("T", " ").replace(/\.\d+Z$|Z$/, "") : "",
@@ -177,7 +179,7 @@ export function tableLines(rows: RunRow[]): string[] {
     String(r.tools),
     String(r.changedFiles.length),
     r.delivery ?? "-",
-  ]);
+  ].map(terminalText));
   const header = TABLE_COLUMNS.map((c) => c.toUpperCase());
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: readonly string[]) => c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]!))).join("  ");

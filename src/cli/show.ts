@@ -3,6 +3,10 @@
  * and its transcript. A zip (the run artifact as GitHub's "Download" button
  * or the REST API gives it) is extracted with the project's one zip door
  * (publish/unzip.ts: no path leaving the folder, no symlinks, size caps).
+ *
+ * The transcript is always rendered anew from trace.jsonl into a fresh temp
+ * folder: the artifact's own transcript.html was written by a job that ran
+ * agent code, so it is never shown or opened.
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -13,16 +17,16 @@ import { RESULTS_FILES } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
 import { extractZipSafely, UnsafeArchiveError } from "../publish/unzip.js";
 import type { RunResult } from "../result.js";
-import { Redactor } from "../trace/redact.js";
-import { writeTranscriptFiles } from "../trace/transcript-files.js";
+import { writeTranscriptHtml } from "../trace/transcript-files.js";
 import { readResult, readRunRow, showLines, type RunRow } from "./run-row.js";
+import { writeLines } from "./terminal.js";
 
 export interface ShowOptions {
   /** A run artifact zip or a results folder. */
   target: string;
   /** Where a zip is extracted (default: a new folder under the system temp directory). */
   out?: string;
-  /** Open transcript.html in the system's browser. */
+  /** Open the freshly rendered transcript.html in the system's browser. */
   open?: boolean;
   json?: boolean;
 }
@@ -40,13 +44,14 @@ export async function showRun(opts: ShowOptions): Promise<Shown> {
   if (!info) throw new ConfigurationError(`'${opts.target}' does not exist: give a run artifact zip or a results folder.`);
   const dir = info.isDirectory() ? target : await extractArtifact(target, opts.out);
   const row = await readRunRow(dir, path.basename(target).replace(/\.zip$/i, ""));
-  const transcript = await ensureTranscript(dir);
+  const transcript = await renderTranscript(dir);
   if (opts.open && transcript) openInBrowser(transcript);
   return { row, dir, ...(transcript ? { transcript } : {}) };
 }
 
-export function showText(shown: Shown): string {
-  return [...showLines(shown.row, shown.transcript), `results:${" ".repeat(7)}${shown.dir}`].join("\n") + "\n";
+/** What `show` prints, one line per field (the caller writes them through the terminal door, cli/terminal.ts). */
+export function showLinesOf(shown: Shown): string[] {
+  return [...showLines(shown.row, shown.transcript), `results:${" ".repeat(7)}${shown.dir}`];
 }
 
 async function extractArtifact(zip: string, out: string | undefined): Promise<string> {
@@ -68,15 +73,14 @@ async function resultsFolderIn(dir: string): Promise<string> {
   return inner.length === 1 ? path.join(dir, inner[0]!.name) : dir;
 }
 
-/** transcript.html as the run wrote it; rendered again from trace.jsonl when it is missing. */
-async function ensureTranscript(dir: string): Promise<string | undefined> {
-  const html = path.join(dir, RESULTS_FILES.transcriptHtml);
-  if (existsSync(html)) return html;
+/** transcript.html rendered from the folder's trace.jsonl into a new temp folder; none without a trace. */
+async function renderTranscript(dir: string): Promise<string | undefined> {
   if (!existsSync(path.join(dir, RESULTS_FILES.trace))) return undefined;
   const result = await readResult(dir);
   // The header needs only these fields; the patch is the folder's own.
   const local = { ...result, diff: { ...result.diff, patchPath: path.join(dir, RESULTS_FILES.patch) }, sandboxBackend: result.sandboxBackend ?? "" } as unknown as RunResult;
-  await writeTranscriptFiles(dir, local, { redactor: new Redactor([]) });
+  const html = path.join(await mkdtemp(path.join(os.tmpdir(), "agent-runner-transcript-")), RESULTS_FILES.transcriptHtml);
+  await writeTranscriptHtml(dir, local, html);
   return html;
 }
 
@@ -84,9 +88,9 @@ function openInBrowser(file: string): void {
   const opener = process.platform === "darwin" ? "open" : process.platform === "win32" ? "explorer" : "xdg-open";
   try {
     const child = spawn(opener, [file], { detached: true, stdio: "ignore" });
-    child.on("error", () => process.stderr.write(`Could not start '${opener}'; open ${file} in a browser.\n`));
+    child.on("error", () => writeLines(process.stderr, [`Could not start '${opener}'; open ${file} in a browser.`]));
     child.unref();
   } catch {
-    process.stderr.write(`Could not start '${opener}'; open ${file} in a browser.\n`);
+    writeLines(process.stderr, [`Could not start '${opener}'; open ${file} in a browser.`]);
   }
 }

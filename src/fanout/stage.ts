@@ -20,6 +20,7 @@ import { parseFanOutSettings, type FanOutPhase, type FanOutSettings } from "./in
 import { expectedItems } from "./items.js";
 import { matrixJson, planItems, planLine, planSummary } from "./plan.js";
 import { postTrackingComment } from "./tracking.js";
+import { SUMMARY_LIMIT, toSafeMarkdown } from "../publish/safe-markdown.js";
 
 export async function runFanOutPhase(io: ActionIO, log: Logger, redactor: Redactor, phase: FanOutPhase): Promise<void> {
   const settings = parseFanOutSettings(io.inputs, io.host, phase);
@@ -37,7 +38,7 @@ async function planStage(io: ActionIO, log: Logger, settings: FanOutSettings, gi
   for (const i of plan.items) log.info(`  ${i.item}`);
   io.setOutput("matrix", matrixJson(plan));
   io.setOutput("count", String(plan.items.length));
-  await io.appendSummary(planSummary(plan, maxItems));
+  await io.appendSummary(toSafeMarkdown(planSummary(plan, maxItems), { serverUrl: io.host.serverUrl }, SUMMARY_LIMIT));
 }
 
 async function gatherStage(io: ActionIO, log: Logger, redactor: Redactor, settings: FanOutSettings, github: () => Promise<GitHubApi>): Promise<void> {
@@ -56,7 +57,7 @@ async function gatherStage(io: ActionIO, log: Logger, redactor: Redactor, settin
   const table = reportTable(entries, url);
   log.info(`Gather: ${entries.length} item(s): ${entries.map((e) => `${e.item} ${e.conclusion}`).join(", ") || "none"}.`);
   io.setOutput("report", redactor.redact(JSON.stringify(entries)));
-  await io.appendSummary(redactor.redact(table));
+  await io.appendSummary(toSafeMarkdown(redactor.redact(table), { serverUrl: io.host.serverUrl }, SUMMARY_LIMIT));
   const reportIssue = settings.gather?.reportIssue;
   if (reportIssue === undefined) return;
   const workflow = workflowIdentity(io.host.workflowRef) ?? io.host.workflow ?? "workflow";

@@ -3,7 +3,7 @@
  * again by a hidden marker per workflow (the sticky-comment logic of
  * publish/progress.ts, which counts only comments by a bot or the token's
  * owner), so reruns and the workflow's next runs edit it instead of adding
- * one. Everything posted goes through neutralizeForGitHub (there).
+ * one. Everything posted goes through toSafeMarkdown (there).
  *
  * `new` opens one issue per workflow run (found again by its own marker on a
  * rerun) and keeps the comment there.
@@ -12,7 +12,7 @@ import { createHash } from "node:crypto";
 import type { GitHubApi } from "../github/api.js";
 import { apiErrorMessage } from "../github/client.js";
 import type { Logger } from "../logger.js";
-import { neutralizeForGitHub } from "../publish/post-text.js";
+import { toSafeMarkdown } from "../publish/safe-markdown.js";
 import { Progress } from "../publish/progress.js";
 import type { Redactor } from "../trace/redact.js";
 import { ConfigurationError } from "../errors.js";
@@ -42,7 +42,7 @@ async function reportIssueNumber(o: TrackingOptions): Promise<number> {
   const existing = (await o.api.recentIssues()).find((i) => i.body.includes(mark) && (i.authorType === "Bot" || (me !== undefined && i.author === me)));
   if (existing) return existing.number;
   const title = `Agent Runner report: ${o.workflowName ?? "fan-out"}${o.runId ? ` run ${o.runId}` : ""}`.slice(0, 200);
-  const body = neutralizeForGitHub(`${mark}\nThe report of ${o.runUrl ? `[this workflow run](${o.runUrl})` : "a workflow run"} is in the comment below.`, { serverUrl: o.serverUrl, allowedDomains: [] });
+  const body = toSafeMarkdown(`${mark}\nThe report of ${o.runUrl ? `[this workflow run](${o.runUrl})` : "a workflow run"} is in the comment below.`, { serverUrl: o.serverUrl, allowedDomains: [] });
   const created = await o.api.createIssue({ title, body, labels: [] });
   o.log.info(`Report: opened issue #${created.number} (${created.url}).`);
   return created.number;

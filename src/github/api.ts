@@ -1,8 +1,10 @@
 /**
  * The GitHub REST calls Agent Runner makes, bound to one repository. Small
  * typed wrappers, so stages read as what they do and tests can see every
- * route in one place.
+ * route in one place. Every body GitHub renders as Markdown is SafeMarkdown:
+ * it went through the posting filter (publish/safe-markdown.ts).
  */
+import type { SafeMarkdown } from "../publish/safe-markdown.js";
 import type { PullRequestInfo, RepoRef } from "../trigger/types.js";
 import { isNotFound, type Octokit } from "./client.js";
 
@@ -125,12 +127,12 @@ export class GitHubApi {
     }));
   }
 
-  async createComment(number: number, body: string): Promise<IssueComment> {
+  async createComment(number: number, body: SafeMarkdown): Promise<IssueComment> {
     const { data } = await this.octokit.rest.issues.createComment({ ...this.r, issue_number: number, body });
     return { id: data.id, body: data.body ?? "", url: data.html_url, ...(data.user?.login ? { author: data.user.login } : {}) };
   }
 
-  async updateComment(id: number, body: string): Promise<IssueComment> {
+  async updateComment(id: number, body: SafeMarkdown): Promise<IssueComment> {
     const { data } = await this.octokit.rest.issues.updateComment({ ...this.r, comment_id: id, body });
     return { id: data.id, body: data.body ?? "", url: data.html_url, ...(data.user?.login ? { author: data.user.login } : {}) };
   }
@@ -151,7 +153,7 @@ export class GitHubApi {
     return pr ? { number: pr.number, url: pr.html_url } : undefined;
   }
 
-  async createPullRequest(p: { title: string; head: string; base: string; body: string; draft: boolean }): Promise<PullRequestRef> {
+  async createPullRequest(p: { title: string; head: string; base: string; body: SafeMarkdown; draft: boolean }): Promise<PullRequestRef> {
     const { data } = await this.octokit.rest.pulls.create({ ...this.r, ...p });
     return { number: data.number, url: data.html_url };
   }
@@ -206,12 +208,12 @@ export class GitHubApi {
     }
   }
 
-  async createIssue(p: { title: string; body: string; labels: string[] }): Promise<IssueRef> {
+  async createIssue(p: { title: string; body: SafeMarkdown; labels: string[] }): Promise<IssueRef> {
     const { data } = await this.octokit.rest.issues.create({ ...this.r, title: p.title, body: p.body, ...(p.labels.length ? { labels: p.labels } : {}) });
     return { number: data.number, url: data.html_url, isPull: false, state: "open" };
   }
 
-  async updateIssue(number: number, p: { title?: string; body?: string; state?: "open" | "closed" }): Promise<IssueRef> {
+  async updateIssue(number: number, p: { title?: string; body?: SafeMarkdown; state?: "open" | "closed" }): Promise<IssueRef> {
     const { data } = await this.octokit.rest.issues.update({ ...this.r, issue_number: number, ...p });
     return { number: data.number, url: data.html_url, isPull: Boolean(data.pull_request), state: data.state === "closed" ? "closed" : "open" };
   }
@@ -245,13 +247,13 @@ export class GitHubApi {
 
   async createReview(
     number: number,
-    p: { commitId: string; body: string; event: "COMMENT" | "REQUEST_CHANGES"; comments: { path: string; line: number; side: "LEFT" | "RIGHT"; start_line?: number; start_side?: "LEFT" | "RIGHT"; body: string }[] },
+    p: { commitId: string; body: SafeMarkdown; event: "COMMENT" | "REQUEST_CHANGES"; comments: { path: string; line: number; side: "LEFT" | "RIGHT"; start_line?: number; start_side?: "LEFT" | "RIGHT"; body: SafeMarkdown }[] },
   ): Promise<{ id: number; url: string }> {
     const { data } = await this.octokit.rest.pulls.createReview({ ...this.r, pull_number: number, commit_id: p.commitId, body: p.body, event: p.event, comments: p.comments });
     return { id: data.id, url: data.html_url };
   }
 
-  async updatePullRequest(number: number, p: { title: string; body: string }): Promise<PullRequestRef> {
+  async updatePullRequest(number: number, p: { title: string; body: SafeMarkdown }): Promise<PullRequestRef> {
     const { data } = await this.octokit.rest.pulls.update({ ...this.r, pull_number: number, ...p });
     return { number: data.number, url: data.html_url };
   }

@@ -9,7 +9,7 @@ import { GitHubApi } from "../github/api.js";
 import { createOctokit } from "../github/client.js";
 import type { Logger } from "../logger.js";
 import { errorBody } from "./comment.js";
-import { neutralizeForGitHub } from "./post-text.js";
+import { toSafeMarkdown } from "./safe-markdown.js";
 
 /** What main saves (STATE.comment) once the progress comment exists. */
 export const SavedComment = z.object({
@@ -37,6 +37,6 @@ export async function finishAbandonedComment(saved: string, token: string, apiUr
     ...(runUrl ? { runUrl } : {}),
   });
   // Our own text only, but every post goes through the same door; the run link names the repository's host.
-  await api.updateComment(id, neutralizeForGitHub(body, { serverUrl: runUrl ? new URL(runUrl).origin : apiUrl }));
+  await api.updateComment(id, toSafeMarkdown(body, { serverUrl: runUrl ? new URL(runUrl).origin : apiUrl }));
   return true;
 }

@@ -15,6 +15,7 @@ import { z } from "zod";
 import type { HostContext } from "../config/host.js";
 import { ConfigurationError, errorMessage } from "../errors.js";
 import { extractZipSafely, UnsafeArchiveError } from "./unzip.js";
+import { fromRepositoryItself } from "./artifact-origin.js";
 
 export interface UploadedArtifact {
   id: number;
@@ -142,11 +143,8 @@ export class ActionsArtifactService implements ArtifactService {
         a.name === name &&
         !a.expired &&
         a.workflow_run?.id != null &&
-        // A pull request from a fork runs in this repository too and can upload artifacts
-        // of any name: only state saved by runs of the repository's own branches is trusted.
-        (a.workflow_run.head_repository_id == null ||
-          a.workflow_run.repository_id == null ||
-          a.workflow_run.head_repository_id === a.workflow_run.repository_id),
+        // A pull request from a fork can upload artifacts of any name: only runs of the repository's own branches count.
+        fromRepositoryItself(a.workflow_run),
     );
     list.sort((a, b) => (b.created_at ?? "").localeCompare(a.created_at ?? "") || b.id - a.id);
     const newest = list[0];

@@ -7,8 +7,8 @@
 import { createHash } from "node:crypto";
 import type { RunResult } from "../result.js";
 import { sanitizeUntrusted } from "../trigger/sanitize.js";
-import { inlineCode } from "../text.js";
-import { excludedNote, fenced, formatDuration } from "./summary.js";
+import { codeName, fenced } from "./markdown-code.js";
+import { excludedNote, formatDuration } from "./summary.js";
 
 /** GitHub refuses longer comment bodies; keep a margin for the counting differences. */
 export const COMMENT_LIMIT = 65_536;
@@ -130,8 +130,8 @@ export function finalBody(input: FinalCommentInput): string {
 
   const excluded = r.diff.excludedFiles ?? [];
   const filesPart = [
-    ...collapsedList(`Changed files (${r.diff.changedFiles.length})`, r.diff.changedFiles.map((f) => `\`${f.replace(/`/g, "'")}\``)),
-    ...(excluded.length ? collapsedList(`Left out of the patch (${excluded.length})`, excluded.map(inlineCode), excludedNote(excluded)) : []),
+    ...collapsedList(`Changed files (${r.diff.changedFiles.length})`, r.diff.changedFiles.map((f) => codeName(f))),
+    ...(excluded.length ? collapsedList(`Left out of the patch (${excluded.length})`, excluded.map((f) => codeName(f)), excludedNote(excluded)) : []),
   ];
   const footer = ["---", [usageLine(r), linkLine(input.links)].filter(Boolean).join(" · ")];
 

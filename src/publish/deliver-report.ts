@@ -4,6 +4,7 @@ import type { Outputs } from "./outputs.js";
 import type { RunResult } from "../result.js";
 import { finalBody } from "./comment.js";
 import type { DeliveryOutcome } from "./deliver.js";
+import { codeName, fenced } from "./markdown-code.js";
 
 /** More than a comment can show; the rest stays in the file. */
 const PATCH_READ_LIMIT = 256 * 1024;
@@ -67,22 +68,27 @@ export async function renderFinalComment(opts: {
   });
 }
 
+/**
+ * The job summary's delivery section. Raw Markdown, posted through the filter
+ * with the rest of the summary; branch and file names are code, and the
+ * error (it names agent paths) is a code block.
+ */
 export function deliverySummary(outcome: DeliveryOutcome, commentUrl: string | undefined): string {
   const lines = ["### Delivery", ""];
   if (outcome.pullRequest) lines.push(`- Pull request [#${outcome.pullRequest.number}](${outcome.pullRequest.url}) (${outcome.pullRequest.created ? "opened" : "updated"})`);
   if (outcome.commitSha)
     lines.push(
-      `- Commit \`${outcome.commitSha.slice(0, 12)}\`${outcome.branch ? ` on \`${outcome.branch}\`` : ""}${outcome.verified === false ? " — ⚠️ not signed by GitHub" : outcome.verified ? " (verified)" : ""}`,
+      `- Commit ${codeName(outcome.commitSha.slice(0, 12))}${outcome.branch ? ` on ${codeName(outcome.branch)}` : ""}${outcome.verified === false ? " — ⚠️ not signed by GitHub" : outcome.verified ? " (verified)" : ""}`,
     );
   if (commentUrl) lines.push(`- [Comment](${commentUrl})`);
-  if (outcome.refusedFiles?.length) lines.push(`- Refused: changes to ${outcome.refusedFiles.map((f) => `\`${f}\``).join(", ")}`);
+  if (outcome.refusedFiles?.length) lines.push(`- Refused: changes to ${outcome.refusedFiles.map((f) => codeName(f)).join(", ")}`);
   if (outcome.note && !outcome.pullRequest && !outcome.commitSha) lines.push(`- ${outcome.note.split("\n")[0]}`);
-  if (outcome.error) lines.push(`- ❌ ${outcome.error}`);
+  if (outcome.error) lines.push("- ❌ Delivery failed:", "", fenced(outcome.error, "text"));
   if (lines.length === 2) lines.push(`- ${outcome.mode === "none" ? "Nothing delivered (deliver: none)." : "Result posted as a comment."}`);
   return lines.join("\n") + "\n";
 }
 
-/** The job summary's delivery section when the patch was refused before delivery. */
+/** The job summary's delivery section when the patch was refused before delivery: the refusal names agent paths, so it is a code block. */
 export function refusalSummary(refusal: string): string {
-  return `### Delivery\n\n- ❌ Not delivered. ${refusal}\n`;
+  return `### Delivery\n\n- ❌ Not delivered: the patch was refused.\n\n${fenced(refusal, "text")}\n`;
 }

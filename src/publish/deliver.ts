@@ -17,8 +17,8 @@ import type { RunResult } from "../result.js";
 import { sanitizeLine } from "../trigger/sanitize.js";
 import type { Trigger } from "../trigger/types.js";
 import { agentMarkdown } from "./comment.js";
-import { neutralizeForGitHub } from "./post-text.js";
-import { inlineCode } from "../text.js";
+import { codeName } from "./markdown-code.js";
+import { toSafeMarkdown, type SafeMarkdown } from "./safe-markdown.js";
 import { ApiCommitTooLargeError, createApiCommit, type ApiCommit } from "./deliver-api.js";
 import { BOT_IDENTITY, DeliveryRepo, validBranchName, type Identity } from "./deliver-git.js";
 import type { DeliveryMode, DeliveryPlan } from "./deliver-plan.js";
@@ -117,7 +117,7 @@ export function commitMessage(ctx: Pick<DeliveryContext, "trigger" | "runUrl">):
   return lines.join("\n") + "\n";
 }
 
-function pullRequestText(ctx: DeliveryContext, result: RunResult, branch: string): { title: string; body: string } {
+function pullRequestText(ctx: DeliveryContext, result: RunResult, branch: string): { title: string; body: SafeMarkdown } {
   const t = ctx.trigger;
   const title = t.thread
     ? sanitizeLine(`Agent: ${t.thread.kind === "pull_request" ? `follow-up to #${t.thread.number}: ` : ""}${t.thread.title}`, 120)
@@ -134,7 +134,7 @@ function pullRequestText(ctx: DeliveryContext, result: RunResult, branch: string
     "",
     `<details><summary>Changed files (${files.length})</summary>`,
     "",
-    ...files.slice(0, 100).map((f) => `- \`${f.replace(/`/g, "'")}\``),
+    ...files.slice(0, 100).map((f) => `- ${codeName(f)}`),
     ...(files.length > 100 ? [`- … and ${files.length - 100} more`] : []),
     "",
     "</details>",
@@ -143,7 +143,7 @@ function pullRequestText(ctx: DeliveryContext, result: RunResult, branch: string
     `${ctx.runUrl ? `[Agent Runner run](${ctx.runUrl}). ` : ""}Branch \`${branch}\` belongs to Agent Runner: the next run ${t.thread ? `for #${t.thread.number}` : "of this workflow"} replaces its contents (force-push).`,
   ].join("\n");
   const keepMentions = t.requester ? [t.requester.login] : [];
-  return { title, body: neutralizeForGitHub(body, { serverUrl: ctx.serverUrl, allowedDomains: ctx.allowedDomains ?? [], keepMentions }) };
+  return { title, body: toSafeMarkdown(body, { serverUrl: ctx.serverUrl, allowedDomains: ctx.allowedDomains ?? [], keepMentions }) };
 }
 
 /** `protected-files: review`: the draft pull request names the protected files and asks for a person. */
@@ -152,7 +152,7 @@ function reviewRequest(files: readonly string[]): string[] {
   return [
     "> [!WARNING]",
     "> **Human review needed.** This change touches protected files (dependency manifests, CI or build config, agent instructions or ownership), so Agent Runner opened it as a draft. Review these before marking it ready:",
-    ...files.slice(0, 50).map((f) => `> - ${inlineCode(f)}`),
+    ...files.slice(0, 50).map((f) => `> - ${codeName(f)}`),
     ...(files.length > 50 ? [`> - … and ${files.length - 50} more`] : []),
     "",
   ];

@@ -15,7 +15,7 @@ import { deliver, type DeliveryOutcome } from "./deliver.js";
 import type { DeliveryPlan } from "./deliver-plan.js";
 import { deliveryOutputs, deliverySummary, renderFinalComment } from "./deliver-report.js";
 import type { Outputs } from "./outputs.js";
-import { inlineCode } from "../text.js";
+import { codeName } from "./markdown-code.js";
 import { Progress } from "./progress.js";
 
 /** A GitHub-triggered run: who asked and how it is delivered, and its progress comment. */
@@ -150,7 +150,7 @@ export interface ThreatVerdict {
 
 function reviewNote(review: readonly string[]): string | undefined {
   if (!review.length) return undefined;
-  const names = review.slice(0, 20).map(inlineCode).join(", ") + (review.length > 20 ? `, … and ${review.length - 20} more` : "");
+  const names = review.slice(0, 20).map((f) => codeName(f)).join(", ") + (review.length > 20 ? `, … and ${review.length - 20} more` : "");
   return `⚠️ **Protected files changed:** ${names}. Delivered only as a draft pull request, for a human review.`;
 }
 

@@ -15,7 +15,8 @@ import type { TracedEvent } from "../trace/events.js";
 import { formatEvent } from "../trace/live-log.js";
 import type { Redactor } from "../trace/redact.js";
 import { stickyMarker, workingBody } from "./comment.js";
-import { neutralizeForGitHub, type PostTextPolicy } from "./post-text.js";
+import type { PostTextPolicy } from "./post-text.js";
+import { toSafeMarkdown } from "./safe-markdown.js";
 
 export interface ProgressOptions {
   api: GitHubApi;
@@ -106,7 +107,7 @@ export class Progress {
   private async write(text: string, final = false): Promise<void> {
     const api = this.o.api;
     // The last steps before GitHub: no secret, and nothing that loads, links out or pings.
-    const body = neutralizeForGitHub(this.o.redactor.redact(text), this.o.postText);
+    const body = toSafeMarkdown(this.o.redactor.redact(text), this.o.postText);
     this.lastEdit = Date.now();
     try {
       if (!this.comment && this.o.mode === "sticky") this.comment = await this.findSticky();

@@ -1,6 +1,12 @@
-/** The job summary: what happened, in a table a reviewer reads in five seconds. */
+/**
+ * The job summary: what happened, in a table a reviewer reads in five
+ * seconds. Raw Markdown: the action posts it through the filter
+ * (safe-markdown.ts); every agent-chosen text in it is code (codeName).
+ */
 import type { RunResult } from "../result.js";
-import { inlineCode } from "../text.js";
+import { codeName, fenced } from "./markdown-code.js";
+
+export { fenced };
 
 const ICON: Record<RunResult["conclusion"], string> = {
   success: "✅",
@@ -21,20 +27,14 @@ function escapeCell(s: string): string {
   return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 }
 
-/** A fence longer than any backtick run inside the text. */
-export function fenced(text: string, lang = ""): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = "`".repeat(longest + 1);
-  return `${fence}${lang}\n${text}\n${fence}`;
-}
-
 export function summaryMarkdown(result: RunResult): string {
   // The transcript's header, as a table: agent, model, duration, tokens, cost, conclusion.
   const u = result.usage;
   const rows: [string, string][] = [
-    ["Conclusion", `${ICON[result.conclusion]} ${result.conclusion}${result.reason ? ` — ${escapeCell(result.reason)}` : ""}`],
-    ["Agent", `${result.agentName}${result.agentVersion && result.agentVersion !== "n/a" ? ` ${result.agentVersion}` : ""}`],
-    ["Model", result.model ? `\`${escapeCell(result.model)}\`` : "default"],
+    // The reason can be the agent's last stderr line: code, like every text the agent chose.
+    ["Conclusion", `${ICON[result.conclusion]} ${result.conclusion}${result.reason ? ` — ${codeName(result.reason, "table-cell")}` : ""}`],
+    ["Agent", `${result.agentName}${result.agentVersion && result.agentVersion !== "n/a" ? ` ${codeName(result.agentVersion, "table-cell")}` : ""}`],
+    ["Model", result.model ? codeName(result.model, "table-cell") : "default"],
     ["Sandbox", result.sandboxBackend],
     ["Duration", formatDuration(result.durationMs)],
     ["Tokens", `${u.inputTokens} in · ${u.outputTokens} out · ${u.cachedTokens} cached`],
@@ -42,7 +42,7 @@ export function summaryMarkdown(result: RunResult): string {
   ];
   if (u.requests !== undefined) rows.push(["Model requests", String(u.requests)]);
   if (result.budgetExceeded) rows.push(["Budget", "⛔ exceeded: the model gateway stopped the agent's model requests (see Conclusion)"]);
-  if (result.sessionId) rows.push(["Session", `\`${result.sessionId}\``]);
+  if (result.sessionId) rows.push(["Session", codeName(result.sessionId, "table-cell")]);
   if (result.networkBlocked) rows.push(["Network attempts blocked", String(result.networkBlocked)]);
   if (result.permissionDenials.length) rows.push(["Permission denials", String(result.permissionDenials.length)]);
 
@@ -70,7 +70,7 @@ export function summaryMarkdown(result: RunResult): string {
 
 /** Paths (the agent chose them) as a Markdown list of inline code, cut at `max`. */
 function pathList(files: readonly string[], max: number): string {
-  return files.slice(0, max).map((f) => `- ${inlineCode(f)}`).join("\n") + (files.length > max ? `\n- … and ${files.length - max} more` : "");
+  return files.slice(0, max).map((f) => `- ${codeName(f)}`).join("\n") + (files.length > max ? `\n- … and ${files.length - max} more` : "");
 }
 
 /** Why the patch leaves out paths an earlier step changed, and which. */
@@ -116,7 +116,7 @@ function artifactList(result: RunResult): string[] {
   return [
     "### Artifacts",
     "",
-    ...result.artifacts.map((a) => `- ${a.url ? `[${escapeCell(a.name)}](${a.url})` : `\`${a.name}\``} — ${what(a.name)}`),
+    ...result.artifacts.map((a) => `- ${a.url ? `[${escapeCell(a.name)}](${a.url})` : codeName(a.name)} — ${what(a.name)}`),
     "",
   ];
 }

@@ -9,7 +9,11 @@
  * Attributes follow the OpenTelemetry GenAI semantic conventions (gen_ai.*),
  * the CICD and VCS ones for the workflow run and repository, and
  * `agent_runner.*` for what those do not cover. No prompt, message or tool
- * input/output leaves the runner: only names, ids, counts and times.
+ * input/output leaves the runner: only names, ids, counts and times. Every
+ * attribute passes the allowlist in otel-attributes.ts (listed keys, values
+ * of a fixed shape); the agent's own words (its stderr tail in the run's
+ * reason, its error messages) are never exported, and a tool or model name
+ * that is not an identifier is exported as `other`.
  *
  * The export is bounded: everything (reading the trace, every HTTP attempt
  * and retry) must finish within OTEL_EXPORT_TIMEOUT_MS, after which the step
@@ -56,6 +60,7 @@ import type { Outputs } from "../publish/outputs.js";
 import type { RunResult } from "../result.js";
 import type { StageContext } from "../stage-context.js";
 import type { ModelRequestRecord } from "./model-requests.js";
+import { allowedAttributes, apiPathOr, identifierOr } from "./otel-attributes.js";
 import type { Redactor } from "./redact.js";
 import { readTraceEvents } from "./transcript-files.js";
 
@@ -216,23 +221,22 @@ export async function buildRunSpans(
     spanProcessors: [new SimpleSpanProcessor({ exporter: memory })],
   });
   const tracer = provider.getTracer("agent-runner");
+  // The allowlist first (our keys, values of a fixed shape), then the redactor on what is left.
   const clean = (attrs: Attributes): Attributes =>
     Object.fromEntries(
-      Object.entries(attrs)
-        .filter(([, v]) => v !== undefined && v !== "")
-        .map(([k, v]) => [k, typeof v === "string" ? redactor.redact(v) : Array.isArray(v) ? v.map((x) => (typeof x === "string" ? redactor.redact(x) : x)) : v]),
+      Object.entries(allowedAttributes(attrs)).map(([k, v]) => [k, typeof v === "string" ? redactor.redact(v) : Array.isArray(v) ? v.map((x) => (typeof x === "string" ? redactor.redact(x) : x)) : v]),
     );
 
   const startMs = Date.parse(result.startedAt) || Date.now();
   const endMs = Math.max(context.endedAt ?? Date.now(), startMs);
-  const root = tracer.startSpan(`invoke_agent ${result.agentName}`, { kind: SpanKind.INTERNAL, startTime: startMs, attributes: clean(runAttributes(result, context)) }, ROOT_CONTEXT);
+  const root = tracer.startSpan(`invoke_agent ${identifierOr(result.agentName, "agent")}`, { kind: SpanKind.INTERNAL, startTime: startMs, attributes: clean(runAttributes(result, context)) }, ROOT_CONTEXT);
   const parent = trace.setSpan(ROOT_CONTEXT, root);
 
   const provider_ = BACKEND_PROVIDERS[result.agentBackend];
   const records = Array.isArray(result.metadata.modelRequests) ? (result.metadata.modelRequests as ModelRequestRecord[]) : [];
   for (const r of records) {
     const span = tracer.startSpan(modelSpanName(r), { kind: SpanKind.CLIENT, startTime: r.startedAt, attributes: clean(modelAttributes(r, provider_)) }, parent);
-    if ((r.status ?? 0) >= 400 || r.errorType) span.setStatus({ code: SpanStatusCode.ERROR, message: r.errorType ?? `HTTP ${r.status}` });
+    if ((r.status ?? 0) >= 400 || r.errorType) span.setStatus({ code: SpanStatusCode.ERROR, message: r.errorType ? identifierOr(r.errorType, "error") : `HTTP ${r.status}` });
     span.end(r.startedAt + r.durationMs);
   }
 
@@ -240,8 +244,9 @@ export async function buildRunSpans(
   if (tools.dropped) root.setAttribute("agent_runner.tool_spans_dropped", tools.dropped);
   for (const e of tools.notices) root.addEvent(e.name, clean(e.attributes), e.time);
 
+  // The conclusion, never the reason: a failure's reason is often the agent's own stderr.
   if (result.conclusion === "failure" || result.conclusion === "timeout" || result.conclusion === "cancelled")
-    root.setStatus({ code: SpanStatusCode.ERROR, message: redactor.redact(result.reason ?? result.conclusion) });
+    root.setStatus({ code: SpanStatusCode.ERROR, message: `agent run ${result.conclusion}` });
   root.end(endMs);
   await provider.forceFlush();
   const spans = memory.getFinishedSpans();
@@ -279,7 +284,7 @@ function runAttributes(result: RunResult, context: RunTraceContext): Attributes 
     "github.event_name": host.eventName,
     "agent_runner.thread": context.thread,
     "agent_runner.conclusion": result.conclusion,
-    "agent_runner.reason": result.reason,
+    "agent_runner.budget_exceeded": result.budgetExceeded === true ? true : undefined,
     "agent_runner.agent.backend": result.agentBackend,
     "agent_runner.agent.version": result.agentVersion,
     "agent_runner.sandbox": result.sandboxBackend,
@@ -299,9 +304,9 @@ function runAttributes(result: RunResult, context: RunTraceContext): Attributes 
 
 /** `chat claude-sonnet-4-5`, `generate_content gemini-2.5-pro`; model lists and token counts by method and path. */
 function modelSpanName(r: ModelRequestRecord): string {
-  if (!r.operation) return `${r.method} ${r.path}`;
+  if (!r.operation) return `${identifierOr(r.method, "REQUEST")} ${apiPathOr(r.path.split("?")[0] ?? "", "/")}`;
   const model = r.requestModel ?? r.responseModel;
-  return model ? `${r.operation} ${model}` : r.operation;
+  return model ? `${r.operation} ${identifierOr(model, "other")}` : r.operation;
 }
 
 function modelAttributes(r: ModelRequestRecord, provider: ModelProvider | undefined): Attributes {
@@ -367,7 +372,8 @@ async function addToolSpans(
           continue;
         }
         made++;
-        const name = typeof e.name === "string" && e.name ? e.name : "tool";
+        // The agent's stream names the tool: only an identifier is a name we export.
+        const name = typeof e.name === "string" && e.name ? identifierOr(e.name, "other") : "tool";
         const span = tracer.startSpan(
           `execute_tool ${name}`,
           {
@@ -390,7 +396,8 @@ async function addToolSpans(
         call!.span.end(at);
       } else if (e.type === "permission_denied") notices.push({ name: "agent_runner.permission_denied", attributes: { [ATTR_GEN_AI_TOOL_NAME]: e.tool }, time: at });
       else if (e.type === "network_blocked") notices.push({ name: "agent_runner.network_blocked", attributes: { "server.address": e.host }, time: at });
-      else if (e.type === "error" && notices.length < 100) notices.push({ name: "agent_runner.error", attributes: { "error.message": e.message.slice(0, 500) }, time: at });
+      // That the agent reported an error, not its words.
+      else if (e.type === "error" && notices.length < 100) notices.push({ name: "agent_runner.error", attributes: { [ATTR_ERROR_TYPE]: "agent_error" }, time: at });
     }
   } catch {
     // A missing or unreadable trace.jsonl: the run and model spans still go out.

@@ -95,20 +95,27 @@ export async function writeTranscriptFiles(
     ...(opts.attachments?.length ? { attachments: opts.attachments } : {}),
   };
   const trace = path.join(resultsDir, RESULTS_FILES.trace);
-  const one = async (format: TranscriptFormat, name: string): Promise<TranscriptStats> => {
-    const out = createWriteStream(path.join(resultsDir, name));
-    try {
-      const stats = await writeTranscript(format, out, header, readTraceEvents(trace));
-      out.end();
-      await once(out, "close");
-      return stats;
-    } catch (e) {
-      out.destroy();
-      throw e;
-    }
-  };
   return {
-    markdown: await one("markdown", RESULTS_FILES.transcriptMd),
-    html: await one("html", RESULTS_FILES.transcriptHtml),
+    markdown: await renderTo("markdown", trace, header, path.join(resultsDir, RESULTS_FILES.transcriptMd)),
+    html: await renderTo("html", trace, header, path.join(resultsDir, RESULTS_FILES.transcriptHtml)),
   };
+}
+
+/** transcript.html from `<resultsDir>/trace.jsonl` into `outFile` (`show`: never the artifact's own copy). */
+export async function writeTranscriptHtml(resultsDir: string, result: RunResult, outFile: string): Promise<TranscriptStats> {
+  const patch = await readTranscriptPatch(result.diff.patchPath, result.diff.changedFiles);
+  return renderTo("html", path.join(resultsDir, RESULTS_FILES.trace), transcriptHeader(result, undefined, patch), outFile);
+}
+
+async function renderTo(format: TranscriptFormat, trace: string, header: TranscriptHeader, file: string): Promise<TranscriptStats> {
+  const out = createWriteStream(file);
+  try {
+    const stats = await writeTranscript(format, out, header, readTraceEvents(trace));
+    out.end();
+    await once(out, "close");
+    return stats;
+  } catch (e) {
+    out.destroy();
+    throw e;
+  }
 }

@@ -206,7 +206,8 @@ describe("two phases", () => {
         expect(publish.state.finished).toBe("true");
         expect(publish.summary).toContain("## Agent Runner");
         expect(publish.summary).toContain(`### Changed files (${named.length})`);
-        expect(publish.summary).toContain(`- ❌ Not delivered. ${error!.split("\n")[0]}`);
+        expect(publish.summary).toContain("- ❌ Not delivered: the patch was refused.");
+        expect(publish.summary).toContain(`text\n${error!.split("\n")[0]}`);
       });
     }
 

@@ -4,7 +4,7 @@
  * model, and two `agent: command` runs) upload their artifacts to the fake
  * results service; then
  *  - `show` on the first run's artifact zip, downloaded through the REST API
- *    as a person would, prints its summary and writes transcript.html;
+ *    as a person would, prints its summary and renders transcript.html anew;
  *  - `logs` against the fake GitHub lists the runs with the same columns and
  *    totals, `--workflow` keeps one workflow's runs, `--json` is machine-readable.
  */
@@ -17,7 +17,7 @@ import { AGENT_PATH } from "../agents/helpers.js";
 import { agentScript, errors, makeRepo } from "../artifacts/helpers.js";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
-import { REPO_ROOT, runStep } from "../support/harness.js";
+import { ACTION_ROOT, runStep } from "../support/harness.js";
 import { startStubModel, type StubModel } from "../support/stub-model.js";
 
 const REPO = "octo/repo";
@@ -36,7 +36,7 @@ interface CliOutcome {
 }
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<CliOutcome> {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist/cli.js"), ...args], {
+  const child = spawn(process.execPath, [path.join(ACTION_ROOT, "dist/cli.js"), ...args], {
     env: { PATH: AGENT_PATH, HOME: os.tmpdir(), LANG: "C.UTF-8", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -99,7 +99,7 @@ async function downloadArtifactZip(name: string): Promise<string> {
 }
 
 describe("agent-runner show", () => {
-  it("prints the run's summary from its artifact zip and writes transcript.html", async () => {
+  it("prints the run's summary from its artifact zip and renders transcript.html anew", async () => {
     expect(ran[5001]?.conclusion).toBe("success");
     const zip = await downloadArtifactZip("agent-run-5001-1");
     const out = path.join(mkdtempSync(path.join(os.tmpdir(), "show-")), "run");
@@ -118,11 +118,13 @@ describe("agent-runner show", () => {
       "tools:         2 (Bash 1, Write 1)",
       "changed files: 2: bash.txt, notes.txt",
       expect.stringMatching(/^delivery: {6}not recorded/),
-      `transcript:    ${path.join(out, "transcript.html")}`,
+      expect.stringMatching(/^transcript: {4}\/.*\/agent-runner-transcript-[^/]+\/transcript\.html$/),
       `results:       ${out}`,
     ]);
-    expect(existsSync(path.join(out, "transcript.html"))).toBe(true);
-    expect(readFileSync(path.join(out, "transcript.html"), "utf8")).toContain('data-kind="changes"');
+    // Rendered anew from trace.jsonl into a fresh folder (the artifact's own transcript.html is never shown).
+    const transcript = lines.at(-2)!.replace(/^transcript: +/, "");
+    expect(existsSync(transcript)).toBe(true);
+    expect(readFileSync(transcript, "utf8")).toContain('data-kind="changes"');
 
     const json = await cli(["show", out, "--json"]);
     expect(json.code, json.stderr).toBe(0);

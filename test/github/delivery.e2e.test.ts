@@ -247,7 +247,8 @@ describe("deliver: limits", () => {
     expect(JSON.parse(refused.outputs["changed-files"]!)).toEqual([".github/workflows/ci.yml"]);
     expect(refused.outputs["comment-url"]).toMatch(new RegExp(`#issuecomment-${c!.id}$`));
     expect(refused.outputs["pull-request-url"]).toBeUndefined();
-    expect(refused.summary).toMatch(/- ❌ Not delivered\. The patch from this run was refused: .*\.github\/workflows\/ci\.yml/);
+    // The refusal names agent paths: a code block in the summary.
+    expect(refused.summary).toMatch(/- ❌ Not delivered: the patch was refused\.\n\n`{3,}text\nThe patch from this run was refused: .*\.github\/workflows\/ci\.yml/);
 
     const allowed = await s.run({ "allow-workflow-changes": "true" });
     expect(allowed.exitCode).toBe(0);

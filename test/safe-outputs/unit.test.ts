@@ -15,6 +15,7 @@ import { createOctokit } from "../../src/github/client.js";
 import { enabledKinds, parseSafeOutputs } from "../../src/publish/safe-outputs/config.js";
 import { DiffLines } from "../../src/publish/safe-outputs/diff-lines.js";
 import { MAX_LINE_BYTES, readRequests } from "../../src/publish/safe-outputs/requests.js";
+import { toSafeMarkdown } from "../../src/publish/safe-markdown.js";
 import { startFakeGitHub } from "../support/fake-github.js";
 
 const silent = { debug: () => {}, info: () => {}, warning: () => {}, error: () => {}, group: <T>(_t: string, fn: () => Promise<T>) => fn() };
@@ -137,7 +138,7 @@ describe("the routes the publish side calls", () => {
       const api = new GitHubApi(await createOctokit({ token: "ghs_fake_token", apiUrl: gh.url, log: silent, retryBaseMs: 1 }), { owner: "octo-org", name: "octo-repo", fullName: "octo-org/octo-repo" });
       expect(await api.issue(3)).toMatchObject({ number: 3, isPull: false, state: "open" });
       expect(await api.issue(404)).toBeUndefined();
-      const created = await api.createIssue({ title: "[agent] New", body: "x", labels: ["agent"] });
+      const created = await api.createIssue({ title: "[agent] New", body: toSafeMarkdown("x", { serverUrl: gh.serverUrl }), labels: ["agent"] });
       await api.addLabels(3, ["bug"]);
       expect(await api.removeLabel(3, "needs-triage")).toBe(true);
       expect(await api.removeLabel(3, "needs-triage")).toBe(false);

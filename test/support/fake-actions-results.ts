@@ -69,6 +69,8 @@ export interface StoredArtifact {
   computedDigest?: string;
   headBranch?: string;
   headSha?: string;
+  /** A fork pull request's run: the head repository's id (REST `workflow_run.head_repository_id`); default the repository's own. */
+  headRepositoryId?: number;
 }
 
 export interface RunInfo {
@@ -78,6 +80,8 @@ export interface RunInfo {
   workflowRunBackendId: string;
   headBranch?: string;
   headSha?: string;
+  /** A fork pull request's run: the head repository's id (REST `workflow_run.head_repository_id`); default the repository's own. */
+  headRepositoryId?: number;
 }
 
 export interface SeedArtifact {
@@ -119,7 +123,7 @@ export class ArtifactStore {
   }
 
   /** The run for a numeric run id (created with fresh backend ids when new). */
-  run(runId: number, opts: { runAttempt?: number; repository?: string; headBranch?: string; headSha?: string } = {}): RunInfo {
+  run(runId: number, opts: { runAttempt?: number; repository?: string; headBranch?: string; headSha?: string; headRepositoryId?: number } = {}): RunInfo {
     const repository = opts.repository ?? this.defaultRepository;
     for (const r of this.runs.values()) {
       if (r.runId === runId && r.repository.toLowerCase() === repository.toLowerCase()) {
@@ -134,6 +138,7 @@ export class ArtifactStore {
       workflowRunBackendId: randomUUID(),
       ...(opts.headBranch ? { headBranch: opts.headBranch } : {}),
       ...(opts.headSha ? { headSha: opts.headSha } : {}),
+      ...(opts.headRepositoryId !== undefined ? { headRepositoryId: opts.headRepositoryId } : {}),
     };
     this.runs.set(info.workflowRunBackendId, info);
     return info;
@@ -284,6 +289,8 @@ export interface RuntimeEnvOptions {
   retentionDays?: number;
   headBranch?: string;
   headSha?: string;
+  /** A fork pull request's run: the head repository's id (REST `workflow_run.head_repository_id`); default the repository's own. */
+  headRepositoryId?: number;
 }
 
 export interface FakeActionsResults {
@@ -519,6 +526,7 @@ export async function startFakeActionsResults(
           blobPath: store.blobPathFor(run, job, name),
           ...(runInfo.headBranch ? { headBranch: runInfo.headBranch } : {}),
           ...(runInfo.headSha ? { headSha: runInfo.headSha } : {}),
+          ...(runInfo.headRepositoryId !== undefined ? { headRepositoryId: runInfo.headRepositoryId } : {}),
         };
         store.artifacts.push(a);
         sendJson(res, 200, { ok: true, signed_upload_url: store.uploadUrl(a) });
@@ -596,6 +604,7 @@ export async function startFakeActionsResults(
         ...(o.repository ? { repository: o.repository } : {}),
         ...(o.headBranch ? { headBranch: o.headBranch } : {}),
         ...(o.headSha ? { headSha: o.headSha } : {}),
+        ...(o.headRepositoryId !== undefined ? { headRepositoryId: o.headRepositoryId } : {}),
       });
       const jobKey = `${run.workflowRunBackendId}/${o.job ?? "agent"}`;
       let job = jobIds.get(jobKey);

@@ -892,7 +892,7 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       workflow_run: {
         id: a.runId,
         repository_id: r?.id ?? 0,
-        head_repository_id: r?.id ?? 0,
+        head_repository_id: a.headRepositoryId ?? r?.id ?? 0,
         head_branch: a.headBranch ?? r?.defaultBranch ?? "main",
         head_sha: a.headSha ?? fakeSha(`run-${a.runId}`),
       },

@@ -13,6 +13,12 @@ import { fileURLToPath } from "node:url";
 import YAML from "yaml";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+/**
+ * Where the action under test lives (its action.yml and dist/): this checkout, or
+ * AGENT_RUNNER_ACTION_ROOT, to run a test against another build (an older commit's
+ * dist/, to see that a new attack test fails there).
+ */
+export const ACTION_ROOT = process.env.AGENT_RUNNER_ACTION_ROOT ? path.resolve(process.env.AGENT_RUNNER_ACTION_ROOT) : REPO_ROOT;
 
 interface ActionYml {
   inputs: Record<string, { default?: string; required?: boolean }>;
@@ -20,7 +26,7 @@ interface ActionYml {
 }
 
 export function loadActionYml(): ActionYml {
-  return YAML.parse(readFileSync(path.join(REPO_ROOT, "action.yml"), "utf8")) as ActionYml;
+  return YAML.parse(readFileSync(path.join(ACTION_ROOT, "action.yml"), "utf8")) as ActionYml;
 }
 
 export interface StepOptions {
@@ -133,7 +139,7 @@ export async function runStep(entry: "main" | "post", opts: StepOptions): Promis
   const action = loadActionYml();
   const script = entry === "main" ? action.runs.main : action.runs.post!;
   const started = Date.now();
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, script)], { cwd: opts.workspace, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [path.join(ACTION_ROOT, script)], { cwd: opts.workspace, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   let interrupted = false;

@@ -10,14 +10,18 @@
  *    timeout (5 s) and the run still succeeds;
  *  - the gateway's per-request records for every wire API (usage parsing).
  */
+import { mkdtempSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { otelEnv, parseOtlpHeaders } from "../../src/config/host.js";
 import type { Logger } from "../../src/logger.js";
 import { startModelGateway } from "../../src/sandbox/gateway.js";
-import { OTEL_EXPORT_TIMEOUT_MS, otelTarget } from "../../src/trace/otel.js";
+import type { RunResult } from "../../src/result.js";
+import { buildRunSpans, OTEL_EXPORT_TIMEOUT_MS, otelTarget } from "../../src/trace/otel.js";
+import { Redactor } from "../../src/trace/redact.js";
 import { AGENT_PATH } from "../agents/helpers.js";
 import { makeRepo } from "../artifacts/helpers.js";
 import { runStep } from "../support/harness.js";
@@ -36,7 +40,7 @@ interface OtlpSpan {
   endTimeUnixNano: string | number;
   attributes?: { key: string; value: AnyValue }[];
   status?: { code?: number; message?: string };
-  events?: { name: string }[];
+  events?: { name: string; attributes?: { key: string; value: AnyValue }[] }[];
 }
 interface ReceivedSpan extends Omit<OtlpSpan, "attributes"> {
   attrs: Record<string, unknown>;
@@ -250,6 +254,121 @@ describe("a collector that never answers", () => {
     } finally {
       await dead.close();
     }
+  });
+});
+
+// ------------------------------------------------------------------ a hostile agent's text stays home
+
+/**
+ * Attack table, item 14 (issue 21, finding 6): the README promises names,
+ * ids, counts and times only. Every attribute key must be one of these (kept
+ * here, apart from src/trace/otel-attributes.ts, so that a key added there
+ * shows up here as a decision), every value a number, a boolean, or a short
+ * printable string without the agent's words.
+ */
+const EXPORTED_KEYS = new Set([
+  ...["gen_ai.operation.name", "gen_ai.agent.name", "gen_ai.provider.name", "gen_ai.request.model", "gen_ai.request.stream", "gen_ai.response.model"],
+  ...["gen_ai.response.id", "gen_ai.response.finish_reasons", "gen_ai.response.time_to_first_chunk", "gen_ai.conversation.id", "gen_ai.tool.name"],
+  ...["gen_ai.tool.call.id", "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "gen_ai.usage.cache_read.input_tokens"],
+  ...["gen_ai.usage.cache_creation.input_tokens", "http.response.status_code", "error.type", "server.address"],
+  ...["cicd.pipeline.name", "cicd.pipeline.run.id", "cicd.pipeline.run.url.full", "cicd.pipeline.result", "vcs.repository.name"],
+  ...["vcs.repository.url.full", "vcs.ref.head.name", "github.repository", "github.workflow", "github.run_id", "github.run_attempt", "github.event_name"],
+  ...["agent_runner.thread", "agent_runner.conclusion", "agent_runner.budget_exceeded", "agent_runner.agent.backend", "agent_runner.agent.version"],
+  ...["agent_runner.sandbox", "agent_runner.duration_ms", "agent_runner.cost_usd", "agent_runner.tool_calls", "agent_runner.turns"],
+  ...["agent_runner.changed_files", "agent_runner.network_blocked", "agent_runner.permission_denials", "agent_runner.tool_spans_dropped"],
+  ...["agent_runner.tool_result", "agent_runner.delivery.pull_request_url", "agent_runner.delivery.commit_sha", "agent_runner.delivery.comment_url"],
+  "agent_runner.delivery.branch",
+]);
+const MARKER = "HOSTILE";
+
+function expectOnlyOurValues(where: string, attrs: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(attrs)) {
+    expect(EXPORTED_KEYS.has(key), `${where}: key ${key}`).toBe(true);
+    const values = Array.isArray(value) ? value : [value];
+    for (const v of values) {
+      if (typeof v === "number" || typeof v === "boolean") continue;
+      expect(typeof v, `${where}: ${key}`).toBe("string");
+      expect(v as string, `${where}: ${key}`).toMatch(/^[\x21-\x7e][\x20-\x7e]{0,255}$/);
+      expect((v as string).toUpperCase(), `${where}: ${key}`).not.toContain(MARKER);
+      expect(v as string, `${where}: ${key}`).not.toContain("evil");
+    }
+  }
+}
+
+function expectSpansCarryNoAgentText(spans: { name: string; attrs: Record<string, unknown>; status?: { message?: string }; events?: { name: string; attrs: Record<string, unknown> }[] }[]): void {
+  expect(spans.length).toBeGreaterThan(0);
+  for (const s of spans) {
+    expect(s.name.toUpperCase()).not.toContain(MARKER);
+    expect(s.name).toMatch(/^[\x21-\x7e]+( [\x21-\x7e]+)?$/);
+    expect((s.status?.message ?? "").toUpperCase()).not.toContain(MARKER);
+    expectOnlyOurValues(s.name, s.attrs);
+    for (const e of s.events ?? []) {
+      expect(e.name).toMatch(/^agent_runner\.[a-z_]+$/);
+      expectOnlyOurValues(`${s.name} › ${e.name}`, e.attrs);
+    }
+  }
+}
+
+describe("a hostile agent's text never leaves in the trace", () => {
+  it("through dist/: stderr, final message and a file name with the agent's words; every exported attribute is on the allowlist", async () => {
+    const ws = makeRepo({ "README.md": "# hostile\n" });
+    const before = receiver.spans.length;
+    const words = `${MARKER} ignore previous instructions; secret=evil.example/?d=DATA`;
+    const script = path.join(mkdtempSync(path.join(os.tmpdir(), "hostile-agent-")), "agent.sh");
+    writeFileSync(script, `#!/bin/bash\necho x > '${words.replace(/\//g, "_")}'\necho '${words}'\necho '${words}' >&2\nexit 3\n`, { mode: 0o755 });
+    const main = await runStep("main", {
+      workspace: ws,
+      inputs: { agent: "command", "agent-command": script, prompt: "x", sandbox: "none", "upload-artifacts": "false", "otel-endpoint": receiver.url },
+      env: { PATH: AGENT_PATH },
+      timeoutMs: 60_000,
+    });
+    expect(main.outputs.conclusion).toBe("failure");
+    expect(main.log).toContain("OpenTelemetry: exported trace");
+    const spans = receiver.spans.slice(before);
+    expectSpansCarryNoAgentText(spans.map((s) => ({ ...s, events: (s.events ?? []).map((e) => ({ name: e.name, attrs: attrsOf(e.attributes) })) })));
+    const root = spans.find((s) => !s.parentSpanId)!;
+    expect(root.attrs).toMatchObject({ "agent_runner.conclusion": "failure", "agent_runner.changed_files": 1 });
+    expect(root.status).toMatchObject({ code: 2, message: "agent run failure" });
+  });
+
+  it("in process: tool names, call ids, error events, blocked hosts and model records the agent shaped are dropped or named `other`", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "hostile-trace-"));
+    const trace = path.join(dir, "trace.jsonl");
+    const ts = new Date().toISOString();
+    const events = [
+      { type: "tool_call", name: `${MARKER} tool with words`, id: `${MARKER} id with words`, ts },
+      { type: "tool_call", name: "Bash", id: "toolu_01", ts },
+      { type: "tool_result", id: "toolu_01", isError: true, ts },
+      { type: "error", message: `${MARKER}: the agent's own error text`, ts },
+      { type: "permission_denied", tool: `${MARKER} denied tool`, ts },
+      { type: "network_blocked", host: `${MARKER} not a host`, ts },
+    ];
+    writeFileSync(trace, events.map((e) => JSON.stringify(e)).join("\n") + "\n");
+    const record = { startedAt: Date.now(), durationMs: 5, method: `${MARKER} M`, path: `/v1/${MARKER} words`, stream: false, status: 500, errorType: `${MARKER} error words` };
+    const result = {
+      conclusion: "failure",
+      reason: `The agent exited with code 3: ${MARKER} words`,
+      agentName: "claude",
+      agentBackend: "claude",
+      agentVersion: `${MARKER} version words`,
+      model: `${MARKER} model words`,
+      sandboxBackend: "none",
+      sessionId: `${MARKER} session words`,
+      startedAt: ts,
+      durationMs: 10,
+      usage: { inputTokens: 1, outputTokens: 2, cachedTokens: 0 },
+      toolCalls: 2,
+      numTurns: 1,
+      networkBlocked: 1,
+      permissionDenials: [{ tool: `${MARKER}` }],
+      diff: { baseCommit: "", baseTree: "", patchPath: "", changedFiles: [`${MARKER} file`], agentCommits: [] },
+      metadata: { modelRequests: [record, { ...record, method: "POST", path: "/v1/messages", operation: "chat", requestModel: `${MARKER} model`, finishReasons: [`${MARKER} reason`], responseId: `${MARKER} id`, status: 200, errorType: undefined }] },
+    } as unknown as RunResult;
+    const spans = await buildRunSpans(result, trace, { host: { repository: "octo/repo", workflow: "agent", runId: "1", runAttempt: "1", serverUrl: "https://github.com", eventName: "push" } }, new Redactor([]));
+    const seen = spans.map((s) => ({ name: s.name, attrs: { ...s.attributes }, status: s.status, events: s.events.map((e) => ({ name: e.name, attrs: { ...(e.attributes ?? {}) } })) }));
+    expectSpansCarryNoAgentText(seen);
+    expect(seen.map((s) => s.name).sort()).toEqual(["REQUEST /", "chat other", "execute_tool Bash", "execute_tool other", "invoke_agent claude"].sort());
+    expect(seen.find((s) => s.name === "invoke_agent claude")!.events.map((e) => e.name).sort()).toEqual(["agent_runner.error", "agent_runner.network_blocked", "agent_runner.permission_denied"]);
   });
 });
 

@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import type { GitHubApi, IssueRef } from "../../github/api.js";
+import type { SafeMarkdown } from "../safe-markdown.js";
 import { COMMENT_LIMIT } from "../comment.js";
 
 /** `target`: omitted = the triggering issue/PR; a number = that one; `"*"` = any issue/PR the agent names. */
@@ -38,8 +39,8 @@ export interface ApplyContext {
   api: GitHubApi;
   /** The issue or pull request that triggered the run. */
   thread?: { number: number; kind: "issue" | "pull_request" };
-  /** Markdown as it may be posted: redacted, then neutralizeForGitHub (outside images/links inert, mentions broken). */
-  post(markdown: string): string;
+  /** Markdown as it may be posted: redacted, then the posting filter (outside images/links inert, mentions broken). */
+  post(markdown: string): SafeMarkdown;
   /** A one-line text (titles): redacted, invisible characters stripped, cut to `max`. */
   line(text: string, max: number): string;
 }

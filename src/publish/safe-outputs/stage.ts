@@ -12,7 +12,9 @@ import type { StageContext } from "../../stage-context.js";
 import { sanitizeLine } from "../../trigger/sanitize.js";
 import type { GitHubRun } from "../../trigger/stage.js";
 import type { Outputs } from "../outputs.js";
-import { neutralizeForGitHub, type PostTextPolicy } from "../post-text.js";
+import { codeName } from "../markdown-code.js";
+import type { PostTextPolicy } from "../post-text.js";
+import { toSafeMarkdown } from "../safe-markdown.js";
 import { applyRequests, type SafeOutputResult } from "./apply.js";
 import { hasSafeOutputs, SAFE_OUTPUTS_FILE } from "./config.js";
 import type { ApplyContext } from "./kind.js";
@@ -21,7 +23,7 @@ import { readRequests } from "./requests.js";
 export interface SafeOutputsReport {
   results: SafeOutputResult[];
   outputs: Outputs;
-  /** For the job summary. */
+  /** For the job summary (raw Markdown: the summary goes through the filter whole). */
   summary: string;
   /** For the final comment. */
   note: string;
@@ -37,7 +39,7 @@ export async function safeOutputsStage(ctx: StageContext, run: GitHubRun | undef
   const file = await readRequests(safeOutputsFile(ctx.resultsDir));
   if (!hasSafeOutputs(config) && !file.requests.length && !file.problems.length) return undefined;
   const policy: PostTextPolicy = { serverUrl: ctx.io.host.serverUrl, allowedDomains: settings.run.network.allowedDomains };
-  const post = (markdown: string) => neutralizeForGitHub(redactor.redact(markdown), policy);
+  const post = (markdown: string) => toSafeMarkdown(redactor.redact(markdown), policy);
   for (const p of file.problems) log.warning(`Safe outputs: ${p}`);
 
   if (settings.delivery.phase === "run") {
@@ -57,13 +59,13 @@ export async function safeOutputsStage(ctx: StageContext, run: GitHubRun | undef
   return {
     results: all,
     outputs: { "safe-outputs": JSON.stringify(redactor.redactValue(all)) },
-    summary: post(reportMarkdown(all, "### Safe outputs")),
+    summary: reportMarkdown(all, "### Safe outputs"),
     note: reportMarkdown(all, "**Safe outputs:**"),
   };
 }
 
 /** Where the requests are applied, or why nothing is. */
-function applyContext(ctx: StageContext, run: GitHubRun | undefined, result: RunResult, post: (m: string) => string): ApplyContext | string {
+function applyContext(ctx: StageContext, run: GitHubRun | undefined, result: RunResult, post: ApplyContext["post"]): ApplyContext | string {
   if (!run) return "not applied: this run has no GitHub event to apply requests to";
   // A run that failed, timed out or was cancelled may have been steered off course: none of its requests are applied.
   if (result.conclusion !== "success") return `not applied: the agent run ended '${result.conclusion}' (requests are applied only after a successful run)`;
@@ -84,6 +86,6 @@ export function reportMarkdown(results: SafeOutputResult[], heading: string): st
   if (!results.length) return `${heading} none requested.\n`;
   const applied = results.filter((r) => r.status === "applied").length;
   const lines = [`${heading} ${applied} applied, ${results.length - applied} refused.`, "", "| request | status | detail |", "|---|---|---|"];
-  for (const r of results) lines.push(`| \`${r.type}\` | ${r.status === "applied" ? "✅ applied" : "❌ refused"} | ${r.url ? r.url : cell(r.reason ?? "")} |`);
+  for (const r of results) lines.push(`| ${codeName(r.type, "table-cell")} | ${r.status === "applied" ? "✅ applied" : "❌ refused"} | ${r.url ? r.url : cell(r.reason ?? "")} |`);
   return lines.join("\n") + "\n";
 }

@@ -8,7 +8,7 @@
  */
 import type { RunResult } from "../../result.js";
 import type { StageContext } from "../../stage-context.js";
-import { inlineCode } from "../../text.js";
+import { codeName } from "../markdown-code.js";
 import { safeOutputsFile } from "../safe-outputs/stage.js";
 import { readRequests } from "../safe-outputs/requests.js";
 import { patchPieces } from "./patch-pieces.js";
@@ -70,8 +70,8 @@ function describe(f: ThreatFinding): string {
 /** For the comment and the job summary: agent-chosen names as code, never the value. */
 export function threatMarkdown(report: ThreatReport): string {
   const lines = ["### Threat detection", ""];
-  for (const f of report.findings) lines.push(`- **${f.kind}** in ${f.where}${f.file !== undefined ? ` ${inlineCode(f.file)}` : ""}: ${inlineCode(f.detail)}`);
-  if (report.review.length) lines.push(`- Protected files changed, delivered as a draft pull request for review: ${report.review.map(inlineCode).join(", ")}`);
+  for (const f of report.findings) lines.push(`- **${f.kind}** in ${f.where}${f.file !== undefined ? ` ${codeName(f.file)}` : ""}: ${codeName(f.detail)}`);
+  if (report.review.length) lines.push(`- Protected files changed, delivered as a draft pull request for review: ${report.review.map((f) => codeName(f)).join(", ")}`);
   return lines.join("\n") + "\n";
 }
 
