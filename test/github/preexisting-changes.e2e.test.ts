@@ -76,7 +76,8 @@ function expectNamed(r: StepResult): void {
   expect(JSON.parse(r.outputs["changed-files"]!)).toEqual(CHANGED);
   const warning = r.rawStdout.split("\n").find((l) => l.startsWith("::warning::Left out of the patch"));
   expect(warning).toBe(`::warning::Left out of the patch: context.md (the agent changed it too), notes.md (the agent changed it too), ${WEIRD}. ` +
-    "These paths were already changed relative to the base commit before the agent started (an earlier step of the job); the patch is made against the base commit and never carries them.");
+    "These paths were already changed relative to the base commit before the agent started (by an earlier step of the job, or the base branch's " +
+    "agent configuration put back on a pull request); the patch is made against the base commit and never carries them.");
   expect(r.summary).toContain("### Left out of the patch (3)");
   expect(r.summary).toContain("- ` context.md `\n- ` notes.md `\n- `` we`ird *bold* <b>.md ``");
   expect(r.rawStdout).not.toContain("::error::");
