@@ -34,7 +34,9 @@ export interface RunResult {
   startedAt: string;
   durationMs: number;
   diff: {
+    /** The commit the workspace had when the run started: the patch is made against it and applies to it. */
     baseCommit: string;
+    /** baseCommit's tree. */
     baseTree: string;
     patchPath: string;
     changedFiles: string[];

@@ -294,7 +294,8 @@ function warnExcluded({ excludedFiles, excludedTouched }: Collected, log: Logger
   const more = excludedFiles.length > shown.length ? `, and ${excludedFiles.length - shown.length} more` : "";
   log.warning(
     `Left out of the patch: ${shown.join(", ")}${more}. ${excludedFiles.length === 1 ? "This path was" : "These paths were"} already changed ` +
-      "relative to the base commit before the agent started (an earlier step of the job); the patch is made against the base commit and never carries them.",
+      "relative to the base commit before the agent started (by an earlier step of the job, or the base branch's agent configuration put back on a " +
+      "pull request); the patch is made against the base commit and never carries them.",
   );
 }
 

@@ -112,7 +112,7 @@ export async function collectChanges(repo: HostRepo, base: Baseline, scratchDir:
     stdoutFile: patchPath,
   });
   const excludedFiles = base.preexisting.map((p) => p.path);
-  const touched = new Set(await changedPaths(repo, base.tree, endTree));
+  const touched = new Set(excludedFiles.length ? await changedPaths(repo, base.tree, endTree) : []);
   return {
     patchPath,
     changedFiles: await changedPaths(repo, base.commitTree, delivered),

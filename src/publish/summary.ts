@@ -77,7 +77,8 @@ function pathList(files: readonly string[], max: number): string {
 export function excludedNote(files: readonly string[]): string {
   return (
     `⚠️ **Left out of the patch (${files.length}):** ${files.length === 1 ? "this path was" : "these paths were"} already changed relative to the base commit ` +
-    "before the agent started (by an earlier step of the job), so the patch, made against the base commit, does not carry them, whether or not the agent changed them too."
+    "before the agent started (by an earlier step of the job, or the base branch's agent configuration put back on a pull request), so the patch, " +
+    "made against the base commit, does not carry them, whether or not the agent changed them too."
   );
 }
 

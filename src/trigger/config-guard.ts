@@ -7,7 +7,8 @@
  * CLAUDE.md, GEMINI.md, at any depth) are replaced too.
  *
  * The swap happens before the runner's baseline snapshot, so it is never part
- * of the collected patch.
+ * of the collected patch (src/git/snapshot.ts leaves out every path that
+ * differs from the base commit when the agent starts, and names it).
  */
 import { createHash } from "node:crypto";
 import { chmod, lstat, mkdir, readFile, readdir, readlink, rm, symlink, writeFile } from "node:fs/promises";

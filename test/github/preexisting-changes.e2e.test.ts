@@ -7,7 +7,8 @@
  * changed before the agent started are left out, whether or not the agent
  * touched them, and named in a warning, the job summary, the comment and the
  * `excluded-files` output. Checked for every delivery through dist/main.js
- * and for the local CLI through dist/cli.js.
+ * (comment, commit, pull request, run job → publish job) and for the local
+ * CLI through dist/cli.js.
  */
 import { spawn, execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -76,7 +77,8 @@ function expectNamed(r: StepResult): void {
   expect(JSON.parse(r.outputs["changed-files"]!)).toEqual(CHANGED);
   const warning = r.rawStdout.split("\n").find((l) => l.startsWith("::warning::Left out of the patch"));
   expect(warning).toBe(`::warning::Left out of the patch: context.md (the agent changed it too), notes.md (the agent changed it too), ${WEIRD}. ` +
-    "These paths were already changed relative to the base commit before the agent started (an earlier step of the job); the patch is made against the base commit and never carries them.");
+    "These paths were already changed relative to the base commit before the agent started (by an earlier step of the job, or the base branch's " +
+    "agent configuration put back on a pull request); the patch is made against the base commit and never carries them.");
   expect(r.summary).toContain("### Left out of the patch (3)");
   expect(r.summary).toContain("- ` context.md `\n- ` notes.md `\n- `` we`ird *bold* <b>.md ``");
   expect(r.rawStdout).not.toContain("::error::");
@@ -132,6 +134,27 @@ describe("changes an earlier step made are left out of the patch", () => {
     expect(s.gh.pulls()).toHaveLength(1);
     expectDeliveredTree(s.repo.origin, r.outputs["commit-sha"]!, base);
     await expectAppliesToBase(s.repo.origin, base, artifactPatch(results, 5203));
+    expectComment(bot(s, 7)[0]!.body);
+  });
+
+  it("two jobs: the run job leaves them out, the publish job names them from the artifact (summary, comment, output) and opens the pull request", async () => {
+    results = await startFakeActionsResults({ repository: FIXTURE_REPO });
+    const r0 = results;
+    s = await scenario({ fixture: "issue_comment.issue", files: FILES, agent: AGENT, beforeStep: earlierStep });
+    const sc = s;
+    const base = (await revParse(s.repo.origin, "refs/heads/main"))!;
+    const env = (job: string) => r0.runtimeEnv({ runId: 5204, job, github: sc.gh, repository: FIXTURE_REPO });
+    const run = await s.run({ phase: "run" }, env("agent"));
+    expect(run.exitCode, run.log).toBe(0);
+    expectNamed(run);
+    const publish = await s.run({ phase: "publish", "agent-command": "" }, env("publish"));
+    expect(publish.exitCode, publish.log).toBe(0);
+    expect(publish.rawStdout).not.toContain("::error::");
+    expect(JSON.parse(publish.outputs["excluded-files"]!)).toEqual(EXCLUDED);
+    expect(JSON.parse(publish.outputs["changed-files"]!)).toEqual(CHANGED);
+    expect(publish.summary).toContain("### Left out of the patch (3)");
+    expectDeliveredTree(s.repo.origin, publish.outputs["commit-sha"]!, base);
+    await expectAppliesToBase(s.repo.origin, base, readFileSync(publish.outputs["patch-path"]!));
     expectComment(bot(s, 7)[0]!.body);
   });
 
