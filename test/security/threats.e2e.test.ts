@@ -9,13 +9,18 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
+import { FIXTURE_REPO } from "../support/events.js";
 import { listBranches, readBranchLog, revParse } from "../support/git-fixtures.js";
 import { scenario, type Scenario } from "../github/scenario.js";
 
 let s: Scenario | undefined;
+let results: FakeActionsResults | undefined;
 afterEach(async () => {
   await s?.close();
+  await results?.close();
   s = undefined;
+  results = undefined;
 });
 
 /** A Slack bot token of the real shape: secretlint's rules know it, the run's redactor does not (it is no secret of this run). */
@@ -81,6 +86,22 @@ describe("threat detection: secrets hold everything back", () => {
     expect(s.gh.pulls()).toEqual([]);
     expect(JSON.stringify(s.gh.issueComments(7))).not.toContain(value);
     expect(r.log).not.toContain(value);
+  });
+
+  it("two jobs: the publish job scans the run job's artifact before any write and holds it back", async () => {
+    results = await startFakeActionsResults({ repository: FIXTURE_REPO });
+    const r0 = results;
+    s = await scenario({ fixture: "issue_comment.issue", agent: `printf 'const token = "%s";\\n' "${LEAKED}" > src/config.js\necho done` });
+    const sc = s;
+    const env = (job: string) => r0.runtimeEnv({ runId: 6100, job, github: sc.gh, repository: FIXTURE_REPO });
+    const run = await s.run({ phase: "run" }, env("agent"));
+    expect(run.exitCode, run.log).toBe(0);
+    const publish = await s.run({ phase: "publish", "agent-command": "" }, env("publish"));
+    expect(publish.exitCode).not.toBe(0);
+    expect(threats(publish.outputs)).toEqual([expect.objectContaining({ kind: "secret", where: "patch", file: "src/config.js" })]);
+    expect(await listBranches(s.repo.origin)).toEqual(["main"]);
+    expect(s.gh.pulls()).toEqual([]);
+    expect(JSON.stringify(s.gh.issueComments(7))).not.toContain(LEAKED_TAIL);
   });
 
   it("threat-detection: none delivers as before", async () => {
