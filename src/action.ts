@@ -15,6 +15,7 @@ import { otelSecretValues, rawSecretValues } from "./config/host.js";
 import { readInputFiles } from "./config/input-files.js";
 import { inputStagingDir } from "./config/input-files.js";
 import { configFilePath, parseSettings } from "./config/parse.js";
+import { configOrigin as configOriginOf } from "./config/provenance.js";
 import { STATE, type OutputName } from "./constants.js";
 import { ConfigurationError, errorMessage, isConfigurationError } from "./errors.js";
 import { fanOutPhase } from "./fanout/inputs.js";
@@ -68,8 +69,15 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
   // The event first: whether it can supply the prompt decides if `prompt` is required (a thread named by `issue-number` has a default request).
   const event = await readEvent(io.host);
   const eventProvidesPrompt = eventMayProvidePrompt(event) || inputsNameThread(io.inputs);
+  // Whose config file this is decides what it may set (config/provenance.ts); each ignored key is named once.
+  const configOrigin = configOriginOf(io.inputs, io.host.repository);
+  const noticed = new Set<string>();
+  const notice = (m: string) => {
+    if (!noticed.has(m)) (log.notice ? log.notice(m) : log.info(m));
+    noticed.add(m);
+  };
   const parse = (configFile?: { text: string | undefined; source: string }) =>
-    parseSettings(io.inputs, { cwd: io.host.workspace, eventProvidesPrompt, ...(configFile ? { configFile } : {}) });
+    parseSettings(io.inputs, { cwd: io.host.workspace, eventProvidesPrompt, configOrigin, notice, ...(configFile ? { configFile } : {}) });
   // A config file an earlier agent step of this job could have written must not decide this step's settings.
   const configFile = configFilePath(io.inputs, io.host.workspace).full;
   const config = await configFingerprint(configFile);

@@ -25,7 +25,7 @@ import type { GitHubEvent } from "./event.js";
 import { defaultRequest, resolveTrigger, type ResolveOptions } from "./resolve.js";
 import { sanitizeLine, sanitizeUntrusted } from "./sanitize.js";
 import type { Actor, PullRequestInfo, RepoRef, Thread, TriggerDecision } from "./types.js";
-import { AUTOMATION_EVENTS, itemKey, itemRef, parseRepository, sameRepo } from "./item-ref.js";
+import { allowForeignItems, AUTOMATION_EVENTS, foreignOwner, itemKey, itemRef, parseRepository, sameRepo } from "./item-ref.js";
 
 /** What `issue-number` and `repository` name. */
 export interface ItemTarget {
@@ -71,6 +71,10 @@ export function itemTarget(raw: RawInputs, host: Pick<HostContext, "repository">
   if (!repo) throw new ConfigurationError("Input 'repository': is required here: GITHUB_REPOSITORY is not set, so name the item's repository as owner/repo.");
   const foreign = !sameRepo(host.repository, repo.fullName);
   if (number === undefined && !foreign) return undefined;
+  if (foreignOwner(repo, host.repository) && !allowForeignItems(raw))
+    throw new ConfigurationError(
+      `Input 'allow-foreign-items': ${repo.fullName} belongs to another owner than this workflow's repository ${host.repository}; items of other owners run only with 'allow-foreign-items: true' (a plan drops them unless it is set).`,
+    );
   return { repo, ...(number !== undefined ? { number } : {}), key: itemKey(repo, number, host.repository), ref: itemRef(repo, number), foreign };
 }
 
