@@ -116,8 +116,11 @@ export type ConfigOrigin = { kind: "workflow" } | { kind: "outside"; why: string
  */
 export function configOrigin(raw: RawInputs, workflowRepository: string | undefined): ConfigOrigin {
   const named = raw.repository?.trim();
-  const repo = named ? parseRepository(named) : undefined;
-  if (!repo || !workflowRepository || sameRepo(workflowRepository, repo.fullName)) return { kind: "workflow" };
+  if (!named) return { kind: "workflow" };
+  const repo = parseRepository(named);
+  // Not a repository name: the step fails on it later (trigger/item.ts); until then nothing of the file counts.
+  if (!repo) return { kind: "outside", why: "the step's 'repository' is not owner/repo" };
+  if (!workflowRepository || sameRepo(workflowRepository, repo.fullName)) return { kind: "workflow" };
   return { kind: "outside", why: `the checkout of ${repo.fullName}, not of this workflow's repository ${workflowRepository}` };
 }
 

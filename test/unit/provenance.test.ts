@@ -45,6 +45,7 @@ describe("settings provenance", () => {
     expect(configOrigin({ repository: "octo-org/widgets" }, "octo-org/octo-repo")).toEqual({ kind: "outside", why: OUTSIDE.why });
     expect(configOrigin({ repository: "Octo-Org/Octo-Repo" }, "octo-org/octo-repo")).toEqual({ kind: "workflow" });
     expect(configOrigin({}, "octo-org/octo-repo")).toEqual({ kind: "workflow" });
+    expect(configOrigin({ repository: "../x" }, "octo-org/octo-repo").kind).toBe("outside");
   });
 
   it("a file of the workflow's own sets workflow settings; step-only keys are errors, as before", () => {
