@@ -149,8 +149,11 @@ export function sortConfigKeys(doc: Record<string, unknown>, origin: ConfigOrigi
 
 /** The notice for keys ignored in a config file the workflow does not control. */
 export function ignoredNotice(file: string, origin: Extract<ConfigOrigin, { kind: "outside" }>, ignored: string[]): string {
+  // Keys only, never values; the file's own strings, so bounded.
+  const shown = ignored.slice(0, 100).map((k) => `'${k.slice(0, 60)}'`);
+  const more = ignored.length > shown.length ? ` and ${ignored.length - shown.length} more` : "";
   return (
-    `Ignored ${ignored.length === 1 ? "setting" : "settings"} in '${file}' (${origin.why}): ${ignored.map((k) => `'${k.slice(0, 60)}'`).join(", ")}. ` +
+    `Ignored ${ignored.length === 1 ? "setting" : "settings"} in '${file}' (${origin.why}): ${shown.join(", ")}${more}. ` +
     `A config file the workflow does not control may set only ${ANY_FILE_SETTINGS.map((k) => `'${k}'`).join(", ")}; ` +
     "secrets, the sandbox, the network, the model endpoint, what runs on the host and what is delivered come from the step's inputs or this workflow's own repository."
   );
