@@ -87,36 +87,41 @@ echo "REPORT done=1"
   return path.join(root, "bin");
 }
 
+/** The run job of fan-out.yml for one matrix entry, as the runner runs it on a fresh checkout of the item's repository. */
+async function runItemJob(issue: number, dnsLog: string) {
+  const wf = loadWorkflow();
+  const matrix = { item: `${ITEM_REPO}#${issue}`, key: `octo-org-widgets-${issue}`, repository: ITEM_REPO, "repository-owner": "octo-org", "repository-name": "widgets", "issue-number": issue };
+  const ctx = {
+    inputs: callInputs(wf, { agent: "claude", "agent-version": "preinstalled", "items-query": "is:open" }),
+    secrets: { ANTHROPIC_API_KEY: REAL_KEY },
+    github: { token: TOKEN, repository: WORKFLOW_REPO, repository_owner: "octo-org", run_id: String(RUN_ID) },
+    steps: { "app-token": { outputs: {} } },
+    matrix,
+  };
+  const inputs = actionInputs(wf.jobs["run"]!, ctx);
+  const ws = await cloneRepo(item.origin);
+  const step = await runStep("main", {
+    workspace: ws,
+    inputs,
+    githubToken: TOKEN,
+    env: {
+      ...eventEnv,
+      ...results.runtimeEnv({ runId: RUN_ID, runAttempt: 1, job: `run (${matrix.item})`, repository: WORKFLOW_REPO, github: { url: gh.url, serverUrl: gh.serverUrl }, workspace: ws }),
+      PATH: `${fakeClaude()}:/usr/local/bin:/usr/bin:/bin`,
+      NODE_OPTIONS: `--require ${PRELOAD}`,
+      AGENT_RUNNER_TEST_LOOPBACK_DOMAINS: "anthropic.com",
+      AGENT_RUNNER_TEST_DNS_LOG: dnsLog,
+    },
+  });
+  return { inputs, step };
+}
+
 describe("a cross-repository fan-out item's own config file (through dist/)", () => {
   it("decides nothing about the key, the sandbox, forwarded variables or telemetry: each ignored key is named in a notice", async () => {
-    const wf = loadWorkflow();
-    const matrix = { item: `${ITEM_REPO}#3`, key: "octo-org-widgets-3", repository: ITEM_REPO, "repository-owner": "octo-org", "repository-name": "widgets", "issue-number": 3 };
-    const ctx = {
-      inputs: callInputs(wf, { agent: "claude", "agent-version": "preinstalled", "items-query": "is:open" }),
-      secrets: { ANTHROPIC_API_KEY: REAL_KEY },
-      github: { token: TOKEN, repository: WORKFLOW_REPO, repository_owner: "octo-org", run_id: String(RUN_ID) },
-      steps: { "app-token": { outputs: {} } },
-      matrix,
-    };
-    const inputs = actionInputs(wf.jobs["run"]!, ctx);
+    const dnsLog = path.join(mkdtempSync(path.join(os.tmpdir(), "fanout-config-dns-")), "lookups.log");
+    const { inputs, step } = await runItemJob(3, dnsLog);
     // What the workflow passes for the settings the file names: the defaults, never empty for the sandbox.
     expect(inputs).toMatchObject({ sandbox: "auto", network: "model-only", "base-url": "", repository: ITEM_REPO, "issue-number": "3" });
-
-    const ws = await cloneRepo(item.origin);
-    const dnsLog = path.join(mkdtempSync(path.join(os.tmpdir(), "fanout-config-dns-")), "lookups.log");
-    const step = await runStep("main", {
-      workspace: ws,
-      inputs,
-      githubToken: TOKEN,
-      env: {
-        ...eventEnv,
-        ...results.runtimeEnv({ runId: RUN_ID, runAttempt: 1, job: "run (octo-org/widgets#3)", repository: WORKFLOW_REPO, github: { url: gh.url, serverUrl: gh.serverUrl }, workspace: ws }),
-        PATH: `${fakeClaude()}:/usr/local/bin:/usr/bin:/bin`,
-        NODE_OPTIONS: `--require ${PRELOAD}`,
-        AGENT_RUNNER_TEST_LOOPBACK_DOMAINS: "anthropic.com",
-        AGENT_RUNNER_TEST_DNS_LOG: dnsLog,
-      },
-    });
     const report = attackReport(step);
     expect(report["done"], step.log + step.stderr).toBe("1");
 
@@ -142,5 +147,26 @@ describe("a cross-repository fan-out item's own config file (through dist/)", ()
     const ignored = /\): (.*?)\. A config file/.exec(notices[0] ?? "")?.[1] ?? "";
     expect.soft(ignored.split(", ").sort()).toEqual(["'base-url'", "'forward-env'", "'otel-endpoint'", "'sandbox'"]);
     expect(gh.writes()).toEqual([]);
+  }, 120_000);
+
+  it("a pull request item there: the settings come from that repository's base commit, which is still not this workflow's", async () => {
+    const main = (await item.git(["rev-parse", "main"])).trim();
+    const head = await item.commit({ "FEATURE.md": "new\n" }, "Feature", { branch: "feature", push: true });
+    gh.addPull({ repo: ITEM_REPO, number: 5, title: "Add feature", head: { ref: "feature", sha: head }, base: { ref: "main", sha: main } });
+    const before = outside.requests.length;
+    const dnsLog = path.join(mkdtempSync(path.join(os.tmpdir(), "fanout-config-dns-")), "lookups.log");
+    const { step } = await runItemJob(5, dnsLog);
+    const report = attackReport(step);
+    expect(report["done"], step.log + step.stderr).toBe("1");
+    expect.soft(outside.requests.slice(before)).toEqual([]);
+    expect.soft(report["input_secrets"]).toBe("");
+    expect.soft(report["runtime_token"]).toBe("");
+    const result = JSON.parse(readFileSync(path.join(path.dirname(step.outputs["patch-path"]!), "result.json"), "utf8")) as { sandboxBackend?: string };
+    expect.soft(result.sandboxBackend).toBe("bwrap");
+    // It did run as the pull request (its head checked out, its settings read again from the base commit).
+    expect.soft(step.log).toContain("pr-checkout: the workspace is pull request #5's branch feature");
+    const notices = step.rawStdout.split("\n").filter((l) => l.startsWith("::notice"));
+    expect.soft(notices, step.log).toHaveLength(1);
+    expect.soft(notices[0]).toContain(`the checkout of ${ITEM_REPO}, not of this workflow's repository ${WORKFLOW_REPO}`);
   }, 120_000);
 });
