@@ -109,19 +109,27 @@ export const ANY_FILE_SETTINGS = (Object.keys(SETTING_SOURCES) as InputName[]).f
 export type ConfigOrigin = { kind: "workflow" } | { kind: "outside"; why: string };
 
 /**
- * The origin of the step's config file, from the step's own inputs: a step
+ * The origin of the step's config file. From the step's own inputs: a step
  * whose `repository` names another repository than the workflow's works on
  * that repository's checkout, so its config file is that repository's,
- * whatever commit it is read at (also a pull request's base there).
+ * whatever commit it is read at (also a pull request's base there). And,
+ * for the file as checked out, `checkout`: the repository the folder holding
+ * it is a checkout of (its origin on the GitHub host), when known.
  */
-export function configOrigin(raw: RawInputs, workflowRepository: string | undefined): ConfigOrigin {
+export function configOrigin(raw: RawInputs, workflowRepository: string | undefined, checkout?: string): ConfigOrigin {
   const named = raw.repository?.trim();
-  if (!named) return { kind: "workflow" };
+  if (!named) return fromCheckout(workflowRepository, checkout);
   const repo = parseRepository(named);
   // Not a repository name: the step fails on it later (trigger/item.ts); until then nothing of the file counts.
   if (!repo) return { kind: "outside", why: "the step's 'repository' is not owner/repo" };
-  if (!workflowRepository || sameRepo(workflowRepository, repo.fullName)) return { kind: "workflow" };
-  return { kind: "outside", why: `the checkout of ${repo.fullName}, not of this workflow's repository ${workflowRepository}` };
+  if (workflowRepository && !sameRepo(workflowRepository, repo.fullName))
+    return { kind: "outside", why: `the checkout of ${repo.fullName}, not of this workflow's repository ${workflowRepository}` };
+  return fromCheckout(workflowRepository, checkout);
+}
+
+function fromCheckout(workflowRepository: string | undefined, checkout: string | undefined): ConfigOrigin {
+  if (!checkout || !workflowRepository || sameRepo(workflowRepository, checkout)) return { kind: "workflow" };
+  return { kind: "outside", why: `a checkout of ${checkout.slice(0, 140)}, not of this workflow's repository ${workflowRepository}` };
 }
 
 /** What a config file's keys come to, by provenance. */

@@ -75,3 +75,20 @@ export function foreignOwner(repo: RepoRef, workflowRepository: string | undefin
   const own = ownerOf(workflowRepository);
   return own !== undefined && own !== repo.owner.toLowerCase();
 }
+
+/**
+ * The `owner/repo` a git remote URL names on the GitHub host, or undefined
+ * for any other remote (another host, a mirror, a local path, ssh).
+ */
+export function repositoryOfRemote(remoteUrl: string, serverUrl: string): string | undefined {
+  let remote: URL;
+  let server: URL;
+  try {
+    remote = new URL(remoteUrl);
+    server = new URL(serverUrl);
+  } catch {
+    return undefined;
+  }
+  if (!/^https?:$/.test(remote.protocol) || remote.host.toLowerCase() !== server.host.toLowerCase()) return undefined;
+  return remote.pathname.replace(/^\/+|\/+$/g, "").replace(/\.git$/i, "");
+}

@@ -25,7 +25,7 @@ import type { GitHubEvent } from "./event.js";
 import { defaultRequest, resolveTrigger, type ResolveOptions } from "./resolve.js";
 import { sanitizeLine, sanitizeUntrusted } from "./sanitize.js";
 import type { Actor, PullRequestInfo, RepoRef, Thread, TriggerDecision } from "./types.js";
-import { allowForeignItems, AUTOMATION_EVENTS, foreignOwner, itemKey, itemRef, parseRepository, sameRepo } from "./item-ref.js";
+import { allowForeignItems, AUTOMATION_EVENTS, foreignOwner, itemKey, itemRef, parseRepository, repositoryOfRemote, sameRepo } from "./item-ref.js";
 
 /** What `issue-number` and `repository` name. */
 export interface ItemTarget {
@@ -194,17 +194,8 @@ export function decideTrigger(event: GitHubEvent, opts: ResolveOptions, target: 
  */
 export function checkItemCheckout(target: ItemTarget, originUrl: string, serverUrl: string): void {
   if (!target.foreign) return;
-  let origin: URL;
-  let server: URL;
-  try {
-    origin = new URL(originUrl);
-    server = new URL(serverUrl);
-  } catch {
-    return;
-  }
-  if (!/^https?:$/.test(origin.protocol) || origin.host.toLowerCase() !== server.host.toLowerCase()) return;
-  const checkedOut = origin.pathname.replace(/^\/+|\/+$/g, "").replace(/\.git$/i, "");
-  if (sameRepo(checkedOut, target.repo.fullName)) return;
+  const checkedOut = repositoryOfRemote(originUrl, serverUrl);
+  if (checkedOut === undefined || sameRepo(checkedOut, target.repo.fullName)) return;
   throw new ConfigurationError(
     `Input 'repository': the workspace is a checkout of ${checkedOut}, not ${target.repo.fullName}; check the item's repository out first (actions/checkout with 'repository: ${target.repo.fullName}' and a token that reaches it).`,
   );

@@ -149,6 +149,36 @@ describe("a cross-repository fan-out item's own config file (through dist/)", ()
     expect(gh.writes()).toEqual([]);
   }, 120_000);
 
+  it("the same file in a checkout of another repository that the step does not name (a fork's, made with actions/checkout): ignored too", async () => {
+    const ws = await cloneRepo(item.origin);
+    await item.git(["-C", ws, "remote", "set-url", "origin", `${gh.serverUrl}/stranger/fork.git`]);
+    const before = outside.requests.length;
+    const dnsLog = path.join(mkdtempSync(path.join(os.tmpdir(), "fanout-config-dns-")), "lookups.log");
+    const step = await runStep("main", {
+      workspace: ws,
+      inputs: { agent: "claude", "agent-version": "preinstalled", prompt: "Tidy up.", comment: "none", deliver: "none", secrets: `ANTHROPIC_API_KEY=${REAL_KEY}` },
+      githubToken: TOKEN,
+      env: {
+        ...eventEnv,
+        ...results.runtimeEnv({ runId: RUN_ID, runAttempt: 1, job: "tidy", repository: WORKFLOW_REPO, github: { url: gh.url, serverUrl: gh.serverUrl }, workspace: ws }),
+        PATH: `${fakeClaude()}:/usr/local/bin:/usr/bin:/bin`,
+        NODE_OPTIONS: `--require ${PRELOAD}`,
+        AGENT_RUNNER_TEST_LOOPBACK_DOMAINS: "anthropic.com",
+        AGENT_RUNNER_TEST_DNS_LOG: dnsLog,
+      },
+    });
+    const report = attackReport(step);
+    expect(report["done"], step.log + step.stderr).toBe("1");
+    expect.soft(outside.requests.slice(before)).toEqual([]);
+    expect.soft(report["input_secrets"]).toBe("");
+    expect.soft(report["runtime_token"]).toBe("");
+    const result = JSON.parse(readFileSync(path.join(path.dirname(step.outputs["patch-path"]!), "result.json"), "utf8")) as { sandboxBackend?: string };
+    expect.soft(result.sandboxBackend).toBe("bwrap");
+    const notices = step.rawStdout.split("\n").filter((l) => l.startsWith("::notice"));
+    expect.soft(notices, step.log).toHaveLength(1);
+    expect.soft(notices[0]).toContain(`a checkout of stranger/fork, not of this workflow's repository ${WORKFLOW_REPO}`);
+  }, 120_000);
+
   it("a pull request item there: the settings come from that repository's base commit, which is still not this workflow's", async () => {
     const main = (await item.git(["rev-parse", "main"])).trim();
     const head = await item.commit({ "FEATURE.md": "new\n" }, "Feature", { branch: "feature", push: true });

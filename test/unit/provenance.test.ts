@@ -46,6 +46,10 @@ describe("settings provenance", () => {
     expect(configOrigin({ repository: "Octo-Org/Octo-Repo" }, "octo-org/octo-repo")).toEqual({ kind: "workflow" });
     expect(configOrigin({}, "octo-org/octo-repo")).toEqual({ kind: "workflow" });
     expect(configOrigin({ repository: "../x" }, "octo-org/octo-repo").kind).toBe("outside");
+    // As checked out, also the repository the folder is a checkout of; an unknown origin (a local path, another host) changes nothing.
+    expect(configOrigin({}, "octo-org/octo-repo", "stranger/fork")).toEqual({ kind: "outside", why: "a checkout of stranger/fork, not of this workflow's repository octo-org/octo-repo" });
+    expect(configOrigin({}, "octo-org/octo-repo", "Octo-Org/octo-repo")).toEqual({ kind: "workflow" });
+    expect(configOrigin({ repository: "octo-org/octo-repo" }, "octo-org/octo-repo", "stranger/fork").kind).toBe("outside");
   });
 
   it("a file of the workflow's own sets workflow settings; step-only keys are errors, as before", () => {
