@@ -9,6 +9,7 @@ export const coreLogger: Logger = {
   info: (m) => core.info(m),
   warning: (m) => core.warning(m),
   error: (m) => core.error(m),
+  notice: (m) => core.notice(m),
   group: (title, fn) => core.group(title, fn),
 };
 

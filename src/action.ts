@@ -15,12 +15,14 @@ import { otelSecretValues, rawSecretValues } from "./config/host.js";
 import { readInputFiles } from "./config/input-files.js";
 import { inputStagingDir } from "./config/input-files.js";
 import { configFilePath, parseSettings } from "./config/parse.js";
+import { configOrigin as configOriginOf, type ConfigOrigin } from "./config/provenance.js";
 import { STATE, type OutputName } from "./constants.js";
 import { ConfigurationError, errorMessage, isConfigurationError } from "./errors.js";
 import { fanOutPhase } from "./fanout/inputs.js";
 import { recordDelivery } from "./fanout/record.js";
 import { hostRepoDir } from "./git/host-repo.js";
-import { configFingerprint, TouchedWorkspaces } from "./git/touched.js";
+import { Git } from "./git/git.js";
+import { configFingerprint, TouchedWorkspaces, type TouchedRepo } from "./git/touched.js";
 import { filteredLogger, type Logger } from "./logger.js";
 import { artifactOutputs, downloadRunArtifact, uploadRunArtifact, type RunArtifactRef } from "./publish/artifact-stage.js";
 import type { GitHubStage } from "./publish/github-stage.js";
@@ -33,7 +35,7 @@ import { openSession, saveSession } from "./session/stage.js";
 import type { ActionIO, StageContext } from "./stage-context.js";
 import { Redactor } from "./trace/redact.js";
 import { eventMayProvidePrompt, readEvent } from "./trigger/event.js";
-import { inputsNameThread } from "./trigger/item-ref.js";
+import { inputsNameThread, repositoryOfRemote } from "./trigger/item-ref.js";
 
 export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
   // Mask before anything else can print them, even if parsing fails below.
@@ -68,18 +70,29 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
   // The event first: whether it can supply the prompt decides if `prompt` is required (a thread named by `issue-number` has a default request).
   const event = await readEvent(io.host);
   const eventProvidesPrompt = eventMayProvidePrompt(event) || inputsNameThread(io.inputs);
-  const parse = (configFile?: { text: string | undefined; source: string }) =>
-    parseSettings(io.inputs, { cwd: io.host.workspace, eventProvidesPrompt, ...(configFile ? { configFile } : {}) });
-  // A config file an earlier agent step of this job could have written must not decide this step's settings.
   const configFile = configFilePath(io.inputs, io.host.workspace).full;
   const config = await configFingerprint(configFile);
-  await refuseRewrittenConfig(io, configFile, config);
+  const origins = await configOrigins(io, configFile, config);
+  const noticed = new Set<string>();
+  const notice = (m: string) => {
+    if (!noticed.has(m)) (log.notice ? log.notice(m) : log.info(m));
+    noticed.add(m);
+  };
+  // The file as checked out, or (PR events) as on the base commit: whose it is decides what it may set.
+  const parse = (configFile?: { text: string | undefined; source: string }) =>
+    parseSettings(io.inputs, {
+      cwd: io.host.workspace,
+      eventProvidesPrompt,
+      configOrigin: configFile ? origins.base : origins.checkedOut,
+      notice,
+      ...(configFile ? { configFile } : {}),
+    });
   const settings = parse();
   const runDir = path.join(io.host.runnerTemp, "agent-runner", randomUUID());
   const resultsDir = io.resultsDir ?? path.join(runDir, "results");
   io.saveState(STATE.runTemp, runDir);
   io.saveState(STATE.resultsDir, resultsDir);
-  let ctx: StageContext = { io, settings, log, redactor, resultsDir, runDir, configFingerprint: config };
+  let ctx: StageContext = { io, settings, log, redactor, resultsDir, runDir, configFingerprint: config, ...(origins.checkout ? { configCheckout: origins.checkout } : {}) };
 
   // The GitHub stages (Markdown and HTML parsers, the API client) load only for runs with an event.
   let github: GitHubStage | undefined;
@@ -136,10 +149,34 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
   }
 }
 
-/** The step's config file must be what it was when an earlier agent step of this job started, if there was one. */
-async function refuseRewrittenConfig(io: ActionIO, configFile: string, fingerprint: string): Promise<void> {
+/**
+ * Whose config file this step reads (config/provenance.ts): the step's
+ * inputs decide for the file at any commit; as checked out, also the
+ * repository its folder is a checkout of. After an earlier agent step of
+ * this job the folder's remotes are that agent's to write: the repository
+ * that step recorded before its agent started stands, and the file must be
+ * the one it read.
+ */
+async function configOrigins(io: ActionIO, configFile: string, fingerprint: string): Promise<{ checkedOut: ConfigOrigin; base: ConfigOrigin; checkout?: string }> {
   const touched = await TouchedWorkspaces.forJob(io.host.runnerTemp).lookup(path.dirname(configFile));
-  if (!touched || touched.config === fingerprint) return;
+  if (touched) refuseRewrittenConfig(io, configFile, fingerprint, touched);
+  const checkout = touched ? touched.checkout : fingerprint === "absent" ? undefined : await checkoutOf(path.dirname(configFile), io.host);
+  return {
+    checkedOut: configOriginOf(io.inputs, io.host.repository, checkout),
+    base: configOriginOf(io.inputs, io.host.repository),
+    ...(checkout ? { checkout } : {}),
+  };
+}
+
+/** The repository on the GitHub host that `dir` is a checkout of (its origin), undefined when there is none or it is elsewhere. */
+async function checkoutOf(dir: string, host: ActionIO["host"]): Promise<string | undefined> {
+  const r = await new Git(dir, host.gitEnv).exec(["remote", "get-url", "origin"], { okCodes: [1, 2, 128] }).catch(() => undefined);
+  return r && r.exitCode === 0 ? repositoryOfRemote(r.stdout.trim(), host.serverUrl) : undefined;
+}
+
+/** The step's config file must be what it was when an earlier agent step of this job started, if there was one. */
+function refuseRewrittenConfig(io: ActionIO, configFile: string, fingerprint: string, touched: TouchedRepo): void {
+  if (touched.config === fingerprint) return;
   throw new ConfigurationError(
     `Input 'config-file': an agent already ran in '${touched.workTree}' earlier in this job, and '${path.relative(io.host.workspace, configFile)}' ${fingerprint === "absent" ? "is gone" : touched.config === "absent" ? "has appeared" : "has changed"} since. Settings such as sandbox or network cannot come from a file an agent could write: run this step in a job of its own (a fresh checkout), or give the settings as step inputs with a config-file outside the workspace.`,
   );
@@ -189,7 +226,7 @@ function runStage(ctx: StageContext, session: SessionHooks, github: GitHubStage 
     sandboxHost: ctx.io.host.sandbox,
     gitEnv: ctx.io.host.gitEnv,
     hostGitDir: hostRepoDir(ctx.runDir),
-    touched: TouchedWorkspaces.forJob(ctx.io.host.runnerTemp, ctx.configFingerprint),
+    touched: TouchedWorkspaces.forJob(ctx.io.host.runnerTemp, ctx.configFingerprint, ctx.configCheckout),
     install: hostInstallOptions(ctx.io.host),
     session,
     ...(github ? { onEvent: github.progress.onEvent } : {}),

@@ -143,11 +143,11 @@ export const INPUTS = {
   },
   repository: {
     description:
-      "`owner/repo` the run is for (default: this repository): with `issue-number`, the item's repository; in `phase: plan` the scope of `items-query`. The `github-token` must reach it (e.g. a GitHub App token from `actions/create-github-app-token`), and the workspace must be its checkout.",
+      "`owner/repo` the run is for (default: this repository): with `issue-number`, the item's repository; in `phase: plan` the scope of `items-query`. Another repository's checkout is not this workflow's: of its config file only `instructions` is read. The `github-token` must reach it (e.g. a GitHub App token from `actions/create-github-app-token`), and the workspace must be its checkout.",
   },
   "items-query": {
     description:
-      "`phase: plan`: a GitHub issue/pull request search query (REST search API), e.g. `is:issue is:open label:needs-triage`; limited to `repository` unless it names `repo:`, `org:` or `user:`.",
+      "`phase: plan`: a GitHub issue/pull request search query (REST search API), e.g. `is:issue is:open label:needs-triage`; limited to `repository` unless it names `repo:`, `org:` or `user:` (a negated `-repo:` does not). Only items of this workflow's owner are kept unless `allow-foreign-items` is `true`.",
   },
   items: {
     description:
@@ -155,6 +155,11 @@ export const INPUTS = {
   },
   repositories: { description: "`phase: plan`: newline-separated `owner/repo`, one item each (one prompt across repositories)." },
   "max-items": { description: "`phase: plan`: keep at most this many items (1–256, GitHub's limit of jobs per matrix).", default: "20" },
+  "allow-foreign-items": {
+    description:
+      "Fan-out items from repositories of other owners than this workflow's (user or organization). By default `phase: plan` drops them (the warning and the plan's summary name each), and a step whose `repository` has another owner is refused. Read from the step only.",
+    default: "false",
+  },
   "report-issue": {
     description: "`phase: gather`: an issue number, or `new`, whose one tracking comment holds the report table (updated, not duplicated, on later runs of the workflow).",
   },

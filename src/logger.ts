@@ -7,6 +7,8 @@ export interface Logger {
   info(message: string): void;
   warning(message: string): void;
   error(message: string): void;
+  /** A notice annotation (the action: core.notice); loggers without one log it as info. */
+  notice?(message: string): void;
   /** Run `fn` inside a collapsible group in the Actions log. */
   group<T>(title: string, fn: () => Promise<T>): Promise<T>;
 }
@@ -19,6 +21,7 @@ export function consoleLogger(opts: { verbose?: boolean; stream?: NodeJS.Writabl
     info: (m) => write(m),
     warning: (m) => write(`warning: ${m}`),
     error: (m) => write(`error: ${m}`),
+    notice: (m) => write(`notice: ${m}`),
     group: async (title, fn) => {
       write(`▸ ${title}`);
       return fn();
@@ -33,6 +36,7 @@ export function filteredLogger(inner: Logger, filter: (s: string) => string): Lo
     info: (m) => inner.info(filter(m)),
     warning: (m) => inner.warning(filter(m)),
     error: (m) => inner.error(filter(m)),
+    notice: (m) => (inner.notice ? inner.notice(filter(m)) : inner.info(filter(m))),
     group: (title, fn) => inner.group(filter(title), fn),
   };
 }

@@ -41,6 +41,8 @@ export interface StageContext {
   runDir: string;
   /** The config file as this step read it (git/touched.ts): recorded for later agent steps of the job. */
   configFingerprint?: string;
+  /** The repository the config file's folder is a checkout of (config/provenance.ts), recorded for a later agent step. */
+  configCheckout?: string;
   /**
    * A run whose thread or repository the `issue-number` / `repository` inputs named (a fan-out
    * item): `owner/repo#n` and the key that tells its run artifact, delivery record and session

@@ -14,6 +14,7 @@ import { artifactNameProblem } from "../publish/artifact-name.js";
 import { parseSafeOutputs, SAFE_OUTPUTS_SERVER, type SafeOutputsConfig } from "../publish/safe-outputs/config.js";
 import { attachmentPatterns } from "./attachments.js";
 import { inside, outputSchemaDocument, resolveInsideWorkspace } from "./input-files.js";
+import { ignoredNotice, sortConfigKeys, type ConfigOrigin } from "./provenance.js";
 import {
   AGENT_BACKENDS,
   Agent,
@@ -51,6 +52,14 @@ export interface ParseContext {
    * File-valued inputs are never read here: see config/input-files.ts.
    */
   configFile?: { text: string | undefined; source: string };
+  /**
+   * Whose config file it is (config/provenance.ts): one the workflow does not
+   * control may set only a few harmless keys. Absent: the workflow's own (the
+   * CLI on a laptop, tests); the action always decides (configOrigin).
+   */
+  configOrigin?: ConfigOrigin;
+  /** Told which keys of a config file the workflow does not control were ignored. */
+  notice?: (message: string) => void;
 }
 
 /** The config file's path relative to `cwd` (the `config-file` input or the default), and whether it was given. */
@@ -352,15 +361,14 @@ function loadConfigFile(raw: RawInputs, ctx: ParseContext, problems: Problems): 
     problems.add("config-file", `'${rel}' must be a mapping of input names to values.`);
     return {};
   }
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(doc)) {
-    if (!(k in INPUTS) || k === "config-file" || k === "github-token" || k === "secrets") {
-      problems.add("config-file", `'${rel}' has key '${k}', which is not an input the file may set${k === "github-token" || k === "secrets" ? " (secrets belong in the workflow, not the repository)" : ""}.`);
-      continue;
-    }
-    out[k] = v;
+  const origin = ctx.configOrigin ?? { kind: "workflow" };
+  const sorted = sortConfigKeys(doc as Record<string, unknown>, origin);
+  for (const k of sorted.refused) {
+    const why = k === "github-token" || k === "secrets" ? " (secrets belong in the workflow, not the repository)" : k in INPUTS ? " (give it as a step input)" : "";
+    problems.add("config-file", `'${rel}' has key '${k}', which is not an input the file may set${why}.`);
   }
-  return out;
+  if (origin.kind === "outside" && sorted.ignored.length) ctx.notice?.(ignoredNotice(rel, origin, sorted.ignored));
+  return sorted.kept;
 }
 
 /**

@@ -7,7 +7,7 @@
 import type { HostContext } from "../config/host.js";
 import type { RawInputs } from "../config/parse.js";
 import { ConfigurationError } from "../errors.js";
-import { parseRepository } from "../trigger/item-ref.js";
+import { allowForeignItems, parseRepository } from "../trigger/item-ref.js";
 import type { RepoRef } from "../trigger/types.js";
 import { MATRIX_LIMIT } from "./items.js";
 
@@ -25,7 +25,8 @@ export interface FanOutSettings {
   token: string;
   /** `repository`, default this one: the scope of a query, the repository of bare numbers, where the report goes. */
   repository: RepoRef;
-  plan?: { source: PlanSource; maxItems: number };
+  /** `allowForeign`: keep items of other owners than the workflow's (`allow-foreign-items`). */
+  plan?: { source: PlanSource; maxItems: number; allowForeign: boolean };
   gather?: { expected?: string; reportIssue?: number | "new" };
 }
 
@@ -63,7 +64,8 @@ export function parseFanOutSettings(raw: RawInputs, host: Pick<HostContext, "rep
           : sources[0] === "repositories"
             ? { kind: "repositories", text: given(raw, "repositories")! }
             : undefined;
-    if (source && sources.length === 1) plan = { source, maxItems };
+    const allowForeign = foreignItemsInput(raw, problems);
+    if (source && sources.length === 1) plan = { source, maxItems, allowForeign };
   } else {
     const reportText = given(raw, "report-issue");
     let reportIssue: number | "new" | undefined;
@@ -78,4 +80,13 @@ export function parseFanOutSettings(raw: RawInputs, host: Pick<HostContext, "rep
   }
   if (problems.length) throw new ConfigurationError(problems);
   return { phase, token, repository: repository!, ...(plan ? { plan } : {}), ...(gather ? { gather } : {}) };
+}
+
+function foreignItemsInput(raw: RawInputs, problems: string[]): boolean {
+  try {
+    return allowForeignItems(raw);
+  } catch (e) {
+    problems.push((e as Error).message);
+    return false;
+  }
 }

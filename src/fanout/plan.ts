@@ -12,7 +12,7 @@ import { ConfigurationError } from "../errors.js";
 import type { GitHubApi } from "../github/api.js";
 import { apiErrorMessage } from "../github/client.js";
 import type { Logger } from "../logger.js";
-import { parseRepository } from "../trigger/item-ref.js";
+import { ownerOf, parseRepository } from "../trigger/item-ref.js";
 import type { RepoRef } from "../trigger/types.js";
 import type { PlanSource } from "./inputs.js";
 import { dedupe, itemsFromList, itemsFromRepositories, makeItem, type FanOutItem } from "./items.js";
@@ -25,6 +25,23 @@ export interface Plan {
   source: string;
   /** GitHub's search timed out and said its results may be incomplete. */
   incomplete?: boolean;
+  /** Items of other owners than the workflow's, left out (`allow-foreign-items` not set). */
+  dropped: FanOutItem[];
+}
+
+/**
+ * Which items a plan may keep, judged by each item's own repository (never
+ * by the query's text): those of the workflow's owner, or any with
+ * `allow-foreign-items`.
+ */
+export interface ItemScope {
+  /** The workflow's owner (user or organization), lower-cased. */
+  owner: string;
+  allowForeign: boolean;
+}
+
+function inScope(item: FanOutItem, scope: ItemScope): boolean {
+  return scope.allowForeign || item["repository-owner"].toLowerCase() === scope.owner;
 }
 
 /** GitHub returns at most the first 1,000 results of a search. */
@@ -49,14 +66,19 @@ function repositoryOfUrl(url: string): RepoRef | undefined {
   return m ? parseRepository(decodeURIComponent(m[1]!)) : undefined;
 }
 
-/** A query names its own scope with `repo:`, `org:` or `user:`; otherwise it searches `repository`. */
+/**
+ * A query names its own scope with `repo:`, `org:` or `user:`; otherwise it
+ * searches `repository`. A negated qualifier (`-repo:x`) only narrows: it is
+ * no scope. (What is kept is still judged item by item: ItemScope.)
+ */
 export function scopedQuery(query: string, repository: RepoRef): string {
-  return /(^|\s)-?(repo|org|user|owner):\S/i.test(query) ? query.trim() : `${query.trim()} repo:${repository.fullName}`;
+  return /(^|\s)(repo|org|user|owner):\S/i.test(query) ? query.trim() : `${query.trim()} repo:${repository.fullName}`;
 }
 
-async function searchItems(api: GitHubApi, query: string, max: number, thisRepository: string | undefined, log: Logger): Promise<Omit<Plan, "source">> {
+async function searchItems(api: GitHubApi, query: string, max: number, thisRepository: string | undefined, scope: ItemScope, log: Logger): Promise<Omit<Plan, "source">> {
   const perPage = Math.min(100, max);
   const items: FanOutItem[] = [];
+  const dropped: FanOutItem[] = [];
   let matched = 0;
   let incomplete = false;
   for (let page = 1; items.length < max && (page - 1) * perPage < SEARCH_RESULT_LIMIT; page++) {
@@ -79,11 +101,12 @@ async function searchItems(api: GitHubApi, query: string, max: number, thisRepos
         log.warning(`Plan: a search result names no repository (${hit.repository_url.slice(0, 200)}); left out.`);
         continue;
       }
-      items.push(makeItem(repo, hit.number, thisRepository));
+      const item = makeItem(repo, hit.number, thisRepository);
+      (inScope(item, scope) ? items : dropped).push(item);
     }
     if (parsed.data.items.length < perPage) break;
   }
-  return { items: dedupe(items).slice(0, max), matched, ...(incomplete ? { incomplete } : {}) };
+  return { items: dedupe(items).slice(0, max), matched, dropped, ...(incomplete ? { incomplete } : {}) };
 }
 
 export async function planItems(o: {
@@ -91,18 +114,39 @@ export async function planItems(o: {
   maxItems: number;
   repository: RepoRef;
   thisRepository: string | undefined;
+  allowForeign: boolean;
   api: () => Promise<GitHubApi>;
   log: Logger;
 }): Promise<Plan> {
   const { source, maxItems, repository, thisRepository } = o;
+  // The workflow's owner; outside Actions (no GITHUB_REPOSITORY) the owner of `repository`.
+  const scope: ItemScope = { owner: ownerOf(thisRepository) ?? repository.owner.toLowerCase(), allowForeign: o.allowForeign };
   if (source.kind === "query") {
     const query = scopedQuery(source.query, repository);
-    const found = await searchItems(await o.api(), query, maxItems, thisRepository, o.log);
+    const found = await searchItems(await o.api(), query, maxItems, thisRepository, scope, o.log);
     return { ...found, source: `the search '${query}'` };
   }
   const all = source.kind === "items" ? itemsFromList(source.text, repository, thisRepository) : itemsFromRepositories(source.text, thisRepository);
-  return { items: all.slice(0, maxItems), matched: all.length, source: source.kind === "items" ? "'items'" : "'repositories'" };
+  const kept = all.filter((i) => inScope(i, scope));
+  return {
+    items: kept.slice(0, maxItems),
+    matched: all.length,
+    dropped: all.filter((i) => !inScope(i, scope)),
+    source: source.kind === "items" ? "'items'" : "'repositories'",
+  };
 }
+
+/** The warning for items of other owners left out; undefined when none was. */
+export function droppedLine(plan: Plan, owner: string): string | undefined {
+  const n = plan.dropped.length;
+  if (!n) return undefined;
+  const shown = plan.dropped.slice(0, DROPPED_SHOWN).map((i) => i.item);
+  const more = n > shown.length ? ` and ${n - shown.length} more` : "";
+  return `Plan: left out ${n} item${n === 1 ? "" : "s"} of other owners than ${owner}: ${shown.join(", ")}${more}. Set 'allow-foreign-items: true' to plan them.`;
+}
+
+/** How many left-out items the warning and the summary name. */
+const DROPPED_SHOWN = 20;
 
 /** `{include: [...]}`: what `strategy.matrix: ${{ fromJSON(needs.plan.outputs.matrix) }}` takes. */
 export function matrixJson(plan: Plan): string {
@@ -121,6 +165,12 @@ export function planSummary(plan: Plan, maxItems: number): string {
   if (plan.items.length) {
     lines.push("| # | item | key |", "|---|---|---|");
     plan.items.forEach((i, n) => lines.push(`| ${n + 1} | ${i.item} | \`${i.key}\` |`));
+    lines.push("");
+  }
+  if (plan.dropped.length) {
+    lines.push(`Left out (other owners; \`allow-foreign-items\` is not \`true\`): ${plan.dropped.length}`, "");
+    for (const i of plan.dropped.slice(0, DROPPED_SHOWN)) lines.push(`- ${i.item}`);
+    if (plan.dropped.length > DROPPED_SHOWN) lines.push(`- and ${plan.dropped.length - DROPPED_SHOWN} more`);
     lines.push("");
   }
   return lines.join("\n");

@@ -14,11 +14,12 @@ import { ActionsArtifactService } from "../publish/artifacts.js";
 import { workflowIdentity } from "../session/thread.js";
 import type { ActionIO } from "../stage-context.js";
 import type { Redactor } from "../trace/redact.js";
+import { ownerOf } from "../trigger/item-ref.js";
 import { runUrl } from "../trigger/stage.js";
 import { gatherReport, reportTable } from "./gather.js";
 import { parseFanOutSettings, type FanOutPhase, type FanOutSettings } from "./inputs.js";
 import { expectedItems } from "./items.js";
-import { matrixJson, planItems, planLine, planSummary } from "./plan.js";
+import { droppedLine, matrixJson, planItems, planLine, planSummary } from "./plan.js";
 import { postTrackingComment } from "./tracking.js";
 import { SUMMARY_LIMIT, toSafeMarkdown } from "../publish/safe-markdown.js";
 
@@ -32,9 +33,11 @@ export async function runFanOutPhase(io: ActionIO, log: Logger, redactor: Redact
 }
 
 async function planStage(io: ActionIO, log: Logger, settings: FanOutSettings, github: () => Promise<GitHubApi>): Promise<void> {
-  const { source, maxItems } = settings.plan!;
-  const plan = await planItems({ source, maxItems, repository: settings.repository, thisRepository: io.host.repository, api: github, log });
+  const { source, maxItems, allowForeign } = settings.plan!;
+  const plan = await planItems({ source, maxItems, repository: settings.repository, thisRepository: io.host.repository, allowForeign, api: github, log });
   log.info(planLine(plan, maxItems));
+  const dropped = droppedLine(plan, ownerOf(io.host.repository) ?? settings.repository.owner);
+  if (dropped) log.warning(dropped);
   for (const i of plan.items) log.info(`  ${i.item}`);
   io.setOutput("matrix", matrixJson(plan));
   io.setOutput("count", String(plan.items.length));

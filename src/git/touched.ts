@@ -17,7 +17,14 @@ import { z } from "zod";
 import { isSameOrUnder, realOrResolved } from "../sandbox/hostfs.js";
 import type { WorkspaceRepo } from "./host-repo.js";
 
-const Record = z.object({ workTree: z.string(), gitDir: z.string(), commonDir: z.string(), config: z.string().optional() });
+const Record = z.object({
+  workTree: z.string(),
+  gitDir: z.string(),
+  commonDir: z.string(),
+  config: z.string().optional(),
+  /** The repository the config file's folder was a checkout of, read before the agent started (config/provenance.ts). */
+  checkout: z.string().optional(),
+});
 export type TouchedRepo = z.infer<typeof Record>;
 
 export class TouchedWorkspaces {
@@ -25,11 +32,13 @@ export class TouchedWorkspaces {
     private readonly file: string,
     /** Fingerprint of the step's config file as this step read it (configFingerprint). */
     private readonly config?: string,
+    /** The repository the config file's folder was a checkout of, as this step read it. */
+    private readonly checkout?: string,
   ) {}
 
   /** The registry of this job: one file under the runner's temp folder. */
-  static forJob(runnerTemp: string, config?: string): TouchedWorkspaces {
-    return new TouchedWorkspaces(path.join(runnerTemp, "agent-runner", "agent-touched.jsonl"), config);
+  static forJob(runnerTemp: string, config?: string, checkout?: string): TouchedWorkspaces {
+    return new TouchedWorkspaces(path.join(runnerTemp, "agent-runner", "agent-touched.jsonl"), config, checkout);
   }
 
   /** Called before an agent starts in `repo`. */
@@ -40,6 +49,7 @@ export class TouchedWorkspaces {
       gitDir: repo.gitDir,
       commonDir: repo.commonDir,
       ...(this.config !== undefined ? { config: this.config } : {}),
+      ...(this.checkout !== undefined ? { checkout: this.checkout } : {}),
     };
     await appendFile(this.file, JSON.stringify(record) + "\n");
   }

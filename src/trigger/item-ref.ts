@@ -4,6 +4,7 @@
  * Markdown and HTML parsers, so that stages that only name items load neither.
  */
 import type { RawInputs } from "../config/parse.js";
+import { ConfigurationError } from "../errors.js";
 import type { RepoRef } from "./types.js";
 
 /** Started by the repository itself or by someone who already needed write access. */
@@ -51,4 +52,43 @@ export function itemRef(repo: RepoRef, number: number | undefined): string {
 /** Whether the inputs name a thread, whose fixed default request stands in for a missing `prompt`. */
 export function inputsNameThread(raw: RawInputs): boolean {
   return Boolean(raw["issue-number"]?.trim());
+}
+
+/** The owner (user or organization) of `owner/repo`, lower-cased; undefined when it is not a repository name. */
+export function ownerOf(fullName: string | undefined): string | undefined {
+  return fullName ? parseRepository(fullName)?.owner.toLowerCase() : undefined;
+}
+
+/**
+ * `allow-foreign-items`, from the step only: whether items of repositories
+ * another owner holds than the workflow's may be planned and run.
+ */
+export function allowForeignItems(raw: RawInputs): boolean {
+  const v = raw["allow-foreign-items"]?.trim().toLowerCase() ?? "";
+  if (["", "false", "no", "0", "off"].includes(v)) return false;
+  if (["true", "yes", "1", "on"].includes(v)) return true;
+  throw new ConfigurationError(`Input 'allow-foreign-items': '${v.slice(0, 20)}' is not a boolean; use true or false.`);
+}
+
+/** Whether `repo` belongs to another owner than the workflow's repository (unknown workflow: no). */
+export function foreignOwner(repo: RepoRef, workflowRepository: string | undefined): boolean {
+  const own = ownerOf(workflowRepository);
+  return own !== undefined && own !== repo.owner.toLowerCase();
+}
+
+/**
+ * The `owner/repo` a git remote URL names on the GitHub host, or undefined
+ * for any other remote (another host, a mirror, a local path, ssh).
+ */
+export function repositoryOfRemote(remoteUrl: string, serverUrl: string): string | undefined {
+  let remote: URL;
+  let server: URL;
+  try {
+    remote = new URL(remoteUrl);
+    server = new URL(serverUrl);
+  } catch {
+    return undefined;
+  }
+  if (!/^https?:$/.test(remote.protocol) || remote.host.toLowerCase() !== server.host.toLowerCase()) return undefined;
+  return remote.pathname.replace(/^\/+|\/+$/g, "").replace(/\.git$/i, "");
 }

@@ -25,7 +25,7 @@ import type { GitHubEvent } from "./event.js";
 import { defaultRequest, resolveTrigger, type ResolveOptions } from "./resolve.js";
 import { sanitizeLine, sanitizeUntrusted } from "./sanitize.js";
 import type { Actor, PullRequestInfo, RepoRef, Thread, TriggerDecision } from "./types.js";
-import { AUTOMATION_EVENTS, itemKey, itemRef, parseRepository, sameRepo } from "./item-ref.js";
+import { allowForeignItems, AUTOMATION_EVENTS, foreignOwner, itemKey, itemRef, parseRepository, repositoryOfRemote, sameRepo } from "./item-ref.js";
 
 /** What `issue-number` and `repository` name. */
 export interface ItemTarget {
@@ -71,6 +71,10 @@ export function itemTarget(raw: RawInputs, host: Pick<HostContext, "repository">
   if (!repo) throw new ConfigurationError("Input 'repository': is required here: GITHUB_REPOSITORY is not set, so name the item's repository as owner/repo.");
   const foreign = !sameRepo(host.repository, repo.fullName);
   if (number === undefined && !foreign) return undefined;
+  if (foreignOwner(repo, host.repository) && !allowForeignItems(raw))
+    throw new ConfigurationError(
+      `Input 'allow-foreign-items': ${repo.fullName} belongs to another owner than this workflow's repository ${host.repository}; items of other owners run only with 'allow-foreign-items: true' (a plan drops them unless it is set).`,
+    );
   return { repo, ...(number !== undefined ? { number } : {}), key: itemKey(repo, number, host.repository), ref: itemRef(repo, number), foreign };
 }
 
@@ -190,17 +194,8 @@ export function decideTrigger(event: GitHubEvent, opts: ResolveOptions, target: 
  */
 export function checkItemCheckout(target: ItemTarget, originUrl: string, serverUrl: string): void {
   if (!target.foreign) return;
-  let origin: URL;
-  let server: URL;
-  try {
-    origin = new URL(originUrl);
-    server = new URL(serverUrl);
-  } catch {
-    return;
-  }
-  if (!/^https?:$/.test(origin.protocol) || origin.host.toLowerCase() !== server.host.toLowerCase()) return;
-  const checkedOut = origin.pathname.replace(/^\/+|\/+$/g, "").replace(/\.git$/i, "");
-  if (sameRepo(checkedOut, target.repo.fullName)) return;
+  const checkedOut = repositoryOfRemote(originUrl, serverUrl);
+  if (checkedOut === undefined || sameRepo(checkedOut, target.repo.fullName)) return;
   throw new ConfigurationError(
     `Input 'repository': the workspace is a checkout of ${checkedOut}, not ${target.repo.fullName}; check the item's repository out first (actions/checkout with 'repository: ${target.repo.fullName}' and a token that reaches it).`,
   );

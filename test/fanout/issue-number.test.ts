@@ -64,6 +64,22 @@ describe("issue-number", () => {
     expect(s.agentRuns()).toBe(0);
   });
 
+  it("an item of another owner is refused before anything is read, naming allow-foreign-items; with it the run goes on to the checkout check", async () => {
+    s = await scenario({ fixture: "schedule" });
+    s.gh.addIssue({ repo: "stranger/app", number: 11, title: "Not yours" });
+    const r = await s.run({ "issue-number": "11", repository: "stranger/app" });
+    expect(r.exitCode).toBe(1);
+    expect(errors(r).join("\n")).toContain("Input 'allow-foreign-items': stranger/app belongs to another owner than this workflow's repository octo-org/octo-repo");
+    expect(s.agentRuns()).toBe(0);
+    expect(s.gh.requestsTo("GET /repos/stranger/**")).toEqual([]);
+    expect(s.gh.writes()).toEqual([]);
+    // Control: allowed, the item is read (and this checkout, of octo-org/octo-repo, is then refused for it).
+    await s.repo.git(["remote", "set-url", "origin", `${s.gh.serverUrl}/octo-org/octo-repo.git`]);
+    const allowed = await s.run({ "issue-number": "11", repository: "stranger/app", "allow-foreign-items": "true" });
+    expect(errors(allowed).join("\n")).toContain("Input 'repository': the workspace is a checkout of octo-org/octo-repo, not stranger/app");
+    expect(s.agentRuns()).toBe(0);
+  });
+
   it("another repository's item on a checkout of this one is refused before the agent runs", async () => {
     s = await scenario({ fixture: "schedule" });
     s.gh.addIssue({ repo: "octo-org/other", number: 3, title: "Elsewhere" });

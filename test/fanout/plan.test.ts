@@ -25,6 +25,10 @@ beforeAll(async () => {
   gh.addIssue({ number: 7, title: "Closed one", labels: ["needs-triage"], state: "closed" });
   gh.addPull({ number: 8, title: "A PR", labels: ["needs-triage"], head: { ref: "feature" } });
   gh.addIssue({ repo: "octo-org/other", number: 3, title: "Elsewhere", labels: ["needs-triage"] });
+  // Strangers' issues GitHub-wide, and an archive of the workflow's owner.
+  gh.addIssue({ repo: "stranger/app", number: 11, title: "Not yours", labels: ["needs-triage"] });
+  gh.addIssue({ repo: "Mallory/tool", number: 12, title: "Not yours either", labels: ["needs-triage"] });
+  gh.addIssue({ repo: "octo-org/archive", number: 4, title: "Archived", labels: ["needs-triage"] });
 });
 afterAll(async () => {
   await gh?.close();
@@ -77,6 +81,42 @@ describe("phase: plan", () => {
     const items = matrixOf(step).include;
     expect(items.map((i) => i["item"])).toContain("octo-org/other#3");
     expect(items.find((i) => i["item"] === "octo-org/other#3")).toMatchObject({ key: "octo-org-other-3", repository: "octo-org/other", "issue-number": 3 });
+  });
+
+  it("a query whose only repo qualifier is negated (-repo:) stays in this repository: no stranger's item becomes a matrix item", async () => {
+    gh.clearRequests();
+    const step = await plan({ "items-query": "is:issue is:open label:needs-triage -repo:octo-org/archive", "max-items": "20" });
+    expect(errors(step), step.log).toEqual([]);
+    const items = matrixOf(step).include;
+    expect(items.map((i) => i["repository"])).not.toContain("stranger/app");
+    expect(items.every((i) => i["repository"] === REPO), JSON.stringify(items)).toBe(true);
+    expect(step.log).toContain(`the search 'is:issue is:open label:needs-triage -repo:octo-org/archive repo:${REPO}'`);
+  });
+
+  it.each([
+    ["a search reaching other owners", { "items-query": "is:issue is:open label:needs-triage -repo:octo-org/archive repo:stranger/app repo:Mallory/tool repo:octo-org/other" }],
+    ["an items list naming other owners", { items: `["stranger/app#11", "octo-org/other#3", "Mallory/tool#12"]` }],
+  ])("%s: their items are dropped, and the warning and the summary name each", async (_, inputs) => {
+    const step = await plan({ ...inputs, "max-items": "20" });
+    expect(errors(step), step.log).toEqual([]);
+    expect(matrixOf(step).include.map((i) => i["item"])).toEqual(["octo-org/other#3"]);
+    expect(step.outputs.count).toBe("1");
+    const warning = step.rawStdout.split("\n").find((l) => l.startsWith("::warning::Plan: left out"));
+    expect(warning, step.log).toBeDefined();
+    expect(warning).toContain("left out 2 items of other owners than octo-org: ");
+    expect(warning).toContain("stranger/app#11");
+    expect(warning).toContain("Mallory/tool#12");
+    expect(warning).toContain("allow-foreign-items: true");
+    expect(step.summary).toContain("Left out (other owners; `allow-foreign-items` is not `true`): 2");
+    expect(step.summary).toContain("- stranger/app#11");
+    expect(step.summary).toContain("- Mallory/tool#12");
+  });
+
+  it("allow-foreign-items: true keeps other owners' items (control)", async () => {
+    const step = await plan({ items: `["stranger/app#11", "octo-org/other#3"]`, "allow-foreign-items": "true" });
+    expect(errors(step), step.log).toEqual([]);
+    expect(matrixOf(step).include.map((i) => i["item"])).toEqual(["stranger/app#11", "octo-org/other#3"]);
+    expect(step.log).not.toContain("left out");
   });
 
   it("items: numbers and owner/repo#n, deduplicated", async () => {

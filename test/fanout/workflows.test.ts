@@ -63,6 +63,17 @@ describe("fan-out.yml", () => {
     expect(Object.entries(appToken).filter(([k]) => k.startsWith("permission-")).every(([, v]) => v === "read")).toBe(true);
   });
 
+  it("gives every setting about the key, the sandbox, the network, telemetry and delivery as a step input (an item repository's config file may not decide them)", () => {
+    const withOf = (job: string) => wf.jobs[job]!.steps.find((s) => s.uses?.startsWith("agent-runner/agent-runner@"))!.with!;
+    const fromInput = (job: string, names: string[]) => {
+      for (const name of names) expect(withOf(job)[name], `${job}: ${name}`).toBe(`\${{ inputs.${name} }}`);
+    };
+    fromInput("plan", ["allow-foreign-items"]);
+    fromInput("run", ["agent", "agent-command", "model", "base-url", "mcp-servers", "permissions", "sandbox", "network", "allowed-domains", "docker-image", "otel-endpoint", "max-cost-usd", "max-tokens", "max-model-requests", "safe-outputs", "allow-foreign-items"]);
+    expect(withOf("run")).toMatchObject({ deliver: "none", comment: "none" });
+    fromInput("publish", ["deliver", "comment", "branch-prefix", "base-branch", "draft", "allow-workflow-changes", "safe-outputs", "allow-foreign-items"]);
+  });
+
   it.each(["examples/nightly-triage.yml", "examples/org-upkeep.yml"])("%s calls fan-out.yml with inputs it declares", (file) => {
     const doc = YAML.parse(readFileSync(path.join(REPO_ROOT, file), "utf8")) as { jobs: Record<string, { uses?: string; with?: Record<string, unknown>; secrets?: Record<string, unknown> }> };
     const calls = Object.values(doc.jobs).filter((j) => j.uses?.includes("/.github/workflows/fan-out.yml@"));

@@ -5,7 +5,7 @@
  * Supported: `is:issue|pr|pull-request|open|closed|draft`, `type:issue|pr`,
  * `state:open|closed`, `label:x` / `label:"x y"` (each one must match),
  * `-label:x`, `no:label`, `no:assignee`, `repo:o/r` (any of them), `org:` /
- * `user:` / `owner:`, `author:`, `assignee:`, `sort:<field>-<asc|desc>`, and
+ * `user:` / `owner:`, each negated (`-repo:o/r`: not that one), `author:`, `assignee:`, `sort:<field>-<asc|desc>`, and
  * free words (all must appear in the title or body, case-insensitive).
  * Without a sort the fake's "best match" is newest first. Like GitHub:
  * `q` is required (422), at most 100 per page, only the first 1,000 results.
@@ -31,6 +31,8 @@ export interface SearchQuery {
   noAssignee: boolean;
   repos: string[];
   owners: string[];
+  notRepos: string[];
+  notOwners: string[];
   author?: string;
   assignee?: string;
   words: string[];
@@ -43,7 +45,7 @@ function tokens(q: string): string[] {
 }
 
 export function parseSearchQuery(q: string): SearchQuery {
-  const out: SearchQuery = { labels: [], notLabels: [], noLabel: false, noAssignee: false, repos: [], owners: [], words: [] };
+  const out: SearchQuery = { labels: [], notLabels: [], noLabel: false, noAssignee: false, repos: [], owners: [], notRepos: [], notOwners: [], words: [] };
   for (const t of tokens(q)) {
     const m = /^(-?)([\w-]+):(?:"([^"]*)"|(.+))$/.exec(t);
     if (!m) {
@@ -60,8 +62,8 @@ export function parseSearchQuery(q: string): SearchQuery {
     else if (key === "label") (neg ? out.notLabels : out.labels).push(v);
     else if (key === "no" && v === "label") out.noLabel = true;
     else if (key === "no" && v === "assignee") out.noAssignee = true;
-    else if (key === "repo") out.repos.push(v);
-    else if (key === "org" || key === "user" || key === "owner") out.owners.push(v);
+    else if (key === "repo") (neg ? out.notRepos : out.repos).push(v);
+    else if (key === "org" || key === "user" || key === "owner") (neg ? out.notOwners : out.owners).push(v);
     else if (key === "author") out.author = v;
     else if (key === "assignee") out.assignee = v;
     else if (key === "sort") {
@@ -84,6 +86,7 @@ function matches(r: RepoState, i: IssueState, q: SearchQuery): boolean {
   if (q.noAssignee && i.assignees.length) return false;
   if (q.repos.length && !q.repos.includes(r.fullName.toLowerCase())) return false;
   if (q.owners.length && !q.owners.includes(r.owner.toLowerCase())) return false;
+  if (q.notRepos.includes(r.fullName.toLowerCase()) || q.notOwners.includes(r.owner.toLowerCase())) return false;
   if (q.author && i.user.toLowerCase() !== q.author) return false;
   if (q.assignee && !i.assignees.some((a) => a.toLowerCase() === q.assignee)) return false;
   const text = `${i.title}\n${i.body ?? ""}`.toLowerCase();
