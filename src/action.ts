@@ -31,7 +31,7 @@ import type { RunResult } from "./result.js";
 import { runAgent, type SessionHooks } from "./runner.js";
 import { openSession, saveSession } from "./session/stage.js";
 import type { ActionIO, StageContext } from "./stage-context.js";
-import { Redactor } from "./trace/redact.js";
+import { Redactor } from "./shared/redact.js";
 import { eventMayProvidePrompt, readEvent } from "./trigger/event.js";
 import { inputsNameThread } from "./trigger/item-ref.js";
 

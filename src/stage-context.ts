@@ -8,7 +8,7 @@ import type { RawInputs } from "./config/parse.js";
 import type { Settings } from "./config/schema.js";
 import type { OutputName } from "./constants.js";
 import type { Logger } from "./logger.js";
-import type { Redactor } from "./trace/redact.js";
+import type { Redactor } from "./shared/redact.js";
 
 export interface ActionIO {
   inputs: RawInputs;

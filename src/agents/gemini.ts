@@ -13,7 +13,7 @@ import { SAFE_OUTPUTS_SERVER } from "../publish/safe-outputs/config.js";
 import { closeSync, openSync, readSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Agent } from "../config/schema.js";
-import type { AgentEvent, Usage } from "../trace/events.js";
+import type { AgentEvent, Usage } from "../shared/events.js";
 import {
   BoundedMap,
   FINAL_TEXT_LIMIT,

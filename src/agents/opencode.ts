@@ -13,7 +13,7 @@ import { SAFE_OUTPUTS_SERVER } from "../publish/safe-outputs/config.js";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { Agent } from "../config/schema.js";
-import { addUsage, type AgentEvent, type Usage } from "../trace/events.js";
+import { addUsage, type AgentEvent, type Usage } from "../shared/events.js";
 import {
   FINAL_TEXT_LIMIT,
   askedRules,

@@ -13,7 +13,7 @@ import { RESULTS_FILES } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
 import { extractZipSafely, UnsafeArchiveError } from "../publish/unzip.js";
 import type { RunResult } from "../result.js";
-import { Redactor } from "../trace/redact.js";
+import { Redactor } from "../shared/redact.js";
 import { writeTranscriptFiles } from "../trace/transcript-files.js";
 import { readResult, readRunRow, showLines, type RunRow } from "./run-row.js";
 

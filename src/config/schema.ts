@@ -3,7 +3,7 @@
  * input parser); inside, the types are trusted.
  */
 import { z } from "zod";
-import { AGENT_BACKENDS, type AgentBackendName } from "../agents/registry.js";
+import { AGENT_BACKENDS, type AgentBackendName } from "../shared/agents.js";
 
 export { AGENT_BACKENDS, type AgentBackendName };
 

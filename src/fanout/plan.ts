@@ -13,7 +13,7 @@ import type { GitHubApi } from "../github/api.js";
 import { apiErrorMessage } from "../github/client.js";
 import type { Logger } from "../logger.js";
 import { parseRepository } from "../trigger/item-ref.js";
-import type { RepoRef } from "../trigger/types.js";
+import type { RepoRef } from "../shared/trigger.js";
 import type { PlanSource } from "./inputs.js";
 import { dedupe, itemsFromList, itemsFromRepositories, makeItem, type FanOutItem } from "./items.js";
 

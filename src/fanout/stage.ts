@@ -13,7 +13,7 @@ import type { Logger } from "../logger.js";
 import { ActionsArtifactService } from "../publish/artifacts.js";
 import { workflowIdentity } from "../session/thread.js";
 import type { ActionIO } from "../stage-context.js";
-import type { Redactor } from "../trace/redact.js";
+import type { Redactor } from "../shared/redact.js";
 import { runUrl } from "../trigger/stage.js";
 import { gatherReport, reportTable } from "./gather.js";
 import { parseFanOutSettings, type FanOutPhase, type FanOutSettings } from "./inputs.js";

@@ -3,7 +3,7 @@
  * typed wrappers, so stages read as what they do and tests can see every
  * route in one place.
  */
-import type { PullRequestInfo, RepoRef } from "../trigger/types.js";
+import type { PullRequestInfo, RepoRef } from "../shared/trigger.js";
 import { isNotFound, type Octokit } from "./client.js";
 
 export interface IssueComment {

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import type { RunResult } from "../result.js";
-import { sanitizeUntrusted } from "../trigger/sanitize.js";
+import { sanitizeUntrusted } from "../shared/sanitize.js";
 import { fenced, formatDuration } from "./summary.js";
 
 /** GitHub refuses longer comment bodies; keep a margin for the counting differences. */

@@ -7,7 +7,7 @@
  */
 import type { DeliverySettings } from "../config/schema.js";
 import { ConfigurationError } from "../errors.js";
-import type { Trigger } from "../trigger/types.js";
+import type { Trigger } from "../shared/trigger.js";
 
 export type DeliveryMode = "comment" | "commit" | "pull-request" | "none";
 

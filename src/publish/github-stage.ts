@@ -9,7 +9,7 @@ import type { ReactionTarget } from "../github/api.js";
 import type { RunResult } from "../result.js";
 import type { StageContext } from "../stage-context.js";
 import type { GitHubRun } from "../trigger/stage.js";
-import type { Trigger } from "../trigger/types.js";
+import type { Trigger } from "../shared/trigger.js";
 import { errorBody } from "./comment.js";
 import { deliver, type DeliveryOutcome } from "./deliver.js";
 import { deliveryOutputs, deliverySummary, renderFinalComment } from "./deliver-report.js";

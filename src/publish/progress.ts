@@ -11,9 +11,9 @@ import type { z } from "zod";
 import type { GitHubApi, IssueComment, ReactionTarget } from "../github/api.js";
 import { apiErrorMessage } from "../github/client.js";
 import type { Logger } from "../logger.js";
-import type { TracedEvent } from "../trace/events.js";
+import type { TracedEvent } from "../shared/events.js";
 import { formatEvent } from "../trace/live-log.js";
-import type { Redactor } from "../trace/redact.js";
+import type { Redactor } from "../shared/redact.js";
 import { stickyMarker, workingBody } from "./comment.js";
 import { neutralizeForGitHub, type PostTextPolicy } from "./post-text.js";
 

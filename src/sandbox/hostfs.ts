@@ -9,28 +9,10 @@ import os from "node:os";
 import path from "node:path";
 import { ConfigurationError } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { isSameOrUnder, isStrictlyUnder, realOrResolved } from "../shared/paths.js";
 import type { SandboxHost, SandboxLayout } from "./types.js";
 
-/** `child` is `dir` or inside it (both absolute, normalised). */
-export function isSameOrUnder(child: string, dir: string): boolean {
-  if (dir === "/") return true;
-  return child === dir || child.startsWith(dir.endsWith("/") ? dir : dir + "/");
-}
-
-/** `child` is strictly inside `dir`. */
-export function isStrictlyUnder(child: string, dir: string): boolean {
-  return child !== dir && isSameOrUnder(child, dir);
-}
-
-/** realpath when the path exists, else the resolved absolute path. */
-export function realOrResolved(p: string): string {
-  const abs = path.resolve(p);
-  try {
-    return fs.realpathSync(abs);
-  } catch {
-    return abs;
-  }
-}
+export { isSameOrUnder, isStrictlyUnder, realOrResolved };
 
 function existsDir(p: string): boolean {
   try {

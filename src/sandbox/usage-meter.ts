@@ -15,7 +15,7 @@
  * of a run, the same for every agent: the `usage` output, the summary, the
  * comment and the transcript show it; the CLI's own report stays in result.json.
  */
-import type { Usage } from "../trace/events.js";
+import type { Usage } from "../shared/events.js";
 import type { ModelRequestRecord } from "../trace/model-requests.js";
 import type { PriceBook } from "./prices.js";
 

@@ -34,7 +34,7 @@ import { apiErrorMessage } from "../github/client.js";
 import type { GitHubApi } from "../github/api.js";
 import { errorMessage } from "../errors.js";
 import type { GitHubRun } from "./stage.js";
-import type { Trigger } from "./types.js";
+import type { Trigger } from "../shared/trigger.js";
 
 /** GitHub's storage hosts for pasted files: fetched without the token. */
 export const STORAGE_HOSTS = ["private-user-images.githubusercontent.com", "user-images.githubusercontent.com", "objects.githubusercontent.com"] as const;

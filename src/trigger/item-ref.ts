@@ -4,7 +4,7 @@
  * Markdown and HTML parsers, so that stages that only name items load neither.
  */
 import type { RawInputs } from "../config/parse.js";
-import type { RepoRef } from "./types.js";
+import type { RepoRef } from "../shared/trigger.js";
 
 /** Started by the repository itself or by someone who already needed write access. */
 export const AUTOMATION_EVENTS = ["schedule", "workflow_dispatch", "repository_dispatch"];

@@ -23,8 +23,8 @@ import type { GitHubApi } from "../github/api.js";
 import { GitHubApiError, isNotFound } from "../github/client.js";
 import type { GitHubEvent } from "./event.js";
 import { defaultRequest, resolveTrigger, type ResolveOptions } from "./resolve.js";
-import { sanitizeLine, sanitizeUntrusted } from "./sanitize.js";
-import type { Actor, PullRequestInfo, RepoRef, Thread, TriggerDecision } from "./types.js";
+import { sanitizeLine, sanitizeUntrusted } from "../shared/sanitize.js";
+import type { Actor, PullRequestInfo, RepoRef, Thread, TriggerDecision } from "../shared/trigger.js";
 import { AUTOMATION_EVENTS, itemKey, itemRef, parseRepository, sameRepo } from "./item-ref.js";
 
 /** What `issue-number` and `repository` name. */

@@ -24,7 +24,7 @@ import { checkItemCheckout, checkItemEvent, decideTrigger, itemTarget, readItemT
 import { AUTOMATION_EVENTS } from "./item-ref.js";
 import { checkoutPullRequest } from "./pr-checkout.js";
 import { buildTask, type ChangedFile, type WorkspaceHead } from "./task.js";
-import type { PullRequestInfo, Trigger } from "./types.js";
+import type { PullRequestInfo, Trigger } from "../shared/trigger.js";
 
 export interface GitHubRun {
   trigger: Trigger;

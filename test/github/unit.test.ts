@@ -9,14 +9,14 @@ import { planDelivery } from "../../src/publish/deliver-plan.js";
 import { neutralizeForGitHub } from "../../src/publish/post-text.js";
 import { Progress } from "../../src/publish/progress.js";
 import type { RunResult } from "../../src/result.js";
-import { Redactor } from "../../src/trace/redact.js";
+import { Redactor } from "../../src/shared/redact.js";
 import { protectedEntry } from "../../src/trigger/config-guard.js";
 import { parseEvent, type GitHubEvent } from "../../src/trigger/event.js";
 import { matchTrigger } from "../../src/trigger/phrase.js";
 import { resolveTrigger } from "../../src/trigger/resolve.js";
-import { sanitizeLine, sanitizeUntrusted } from "../../src/trigger/sanitize.js";
+import { sanitizeLine, sanitizeUntrusted } from "../../src/shared/sanitize.js";
 import { buildTask } from "../../src/trigger/task.js";
-import type { Trigger } from "../../src/trigger/types.js";
+import type { Trigger } from "../../src/shared/trigger.js";
 import type { Logger } from "../../src/logger.js";
 import { buildEvent, type EventFixture, type EventTweaks } from "../support/events.js";
 

@@ -9,7 +9,7 @@ import path from "node:path";
 import { RESULTS_FILES } from "../../constants.js";
 import type { RunResult } from "../../result.js";
 import type { StageContext } from "../../stage-context.js";
-import { sanitizeLine } from "../../trigger/sanitize.js";
+import { sanitizeLine } from "../../shared/sanitize.js";
 import type { GitHubRun } from "../../trigger/stage.js";
 import type { Outputs } from "../outputs.js";
 import { neutralizeForGitHub, type PostTextPolicy } from "../post-text.js";
