@@ -24,7 +24,7 @@ import { glob, isDynamicPattern } from "tinyglobby";
 import type { AttachmentFile, Attachments, TranscriptAttachment } from "../shared/attachments.js";
 import { ConfigurationError, errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
-import { describeBytes } from "../publish/limits.js";
+import { describeBytes } from "../shared/bytes.js";
 import type { Redactor } from "../shared/redact.js";
 import { inside, resolveInsideWorkspace } from "./input-files.js";
 

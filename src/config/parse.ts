@@ -10,7 +10,7 @@ import YAML from "yaml";
 import { z } from "zod";
 import { INPUTS, type InputName, type InputSpec } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
-import { artifactNameProblem } from "../publish/artifact-name.js";
+import { artifactNameProblem } from "../shared/artifact-name.js";
 import { parseSafeOutputs, SAFE_OUTPUTS_SERVER, type SafeOutputsConfig } from "../publish/safe-outputs/config.js";
 import { attachmentPatterns } from "./attachments.js";
 import { inside, outputSchemaDocument, resolveInsideWorkspace } from "./input-files.js";

@@ -6,7 +6,7 @@
  * step, job or run.
  */
 import path from "node:path";
-import { artifactUrl } from "../publish/artifact-name.js";
+import { artifactUrl } from "../shared/artifact-name.js";
 import { ActionsArtifactService, repositoryAccess } from "../publish/artifacts.js";
 import type { RunResult } from "../result.js";
 import type { StageContext } from "../stage-context.js";

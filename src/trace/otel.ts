@@ -52,7 +52,7 @@ import type { Settings } from "../config/schema.js";
 import { RESULTS_FILES } from "../constants.js";
 import { errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
-import type { Outputs } from "../publish/outputs.js";
+import type { Outputs } from "../shared/outputs.js";
 import type { RunResult } from "../result.js";
 import type { StageContext } from "../stage-context.js";
 import type { ModelRequestRecord } from "./model-requests.js";

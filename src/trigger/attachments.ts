@@ -26,7 +26,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Nodes } from "mdast";
 import { ATTACHMENT_LIMITS, attachmentHostOverrides, type AttachmentCandidate } from "../config/attachments.js";
-import { describeBytes } from "../publish/limits.js";
+import { describeBytes } from "../shared/bytes.js";
 import type { Logger } from "../logger.js";
 import { childrenOf, parseHtml, parseMarkdown, walkHtml, type HtmlNode } from "../markdown.js";
 import type { StageContext } from "../stage-context.js";

@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import type { GitHubApi, IssueRef } from "../../github/api.js";
-import { COMMENT_LIMIT } from "../comment.js";
+import { COMMENT_LIMIT } from "../../github/limits.js";
 
 /** `target`: omitted = the triggering issue/PR; a number = that one; `"*"` = any issue/PR the agent names. */
 export const Target = z.union([z.literal("*"), z.number().int().positive()]);
