@@ -9,7 +9,7 @@
  * under ~/.local/share/opencode. OpenCode's own updates, model catalogue
  * fetches, sharing and background plugin install are switched off.
  */
-import { SAFE_OUTPUTS_SERVER } from "../publish/safe-outputs/config.js";
+import { SAFE_OUTPUTS_SERVER } from "../safe-outputs/config.js";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { Agent } from "../config/schema.js";

@@ -19,7 +19,7 @@ import type { Trigger } from "../shared/trigger.js";
 import { agentMarkdown } from "./comment.js";
 import { neutralizeForGitHub } from "./post-text.js";
 import { BOT_IDENTITY, DeliveryRepo, validBranchName, type Identity } from "./deliver-git.js";
-import type { DeliveryMode, DeliveryPlan } from "./deliver-plan.js";
+import type { DeliveryMode, DeliveryPlan } from "../config/deliver-plan.js";
 import { describeProblems } from "./patch-rules.js";
 
 export interface DeliveryContext {

@@ -1,11 +1,11 @@
 /** Unit tests: trigger parsing and sanitizing, authorization, delivery planning, comment sizing, retries. */
 import { describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../src/errors.js";
-import { authorize } from "../../src/github/authorize.js";
+import { authorize } from "../../src/trigger/authorize.js";
 import { rateLimitWaitMs } from "../../src/github/client.js";
 import { COMMENT_LIMIT, finalBody, stickyMarker, agentMarkdown } from "../../src/publish/comment.js";
 import { commitMessage, deliveryBranch, slugify } from "../../src/publish/deliver.js";
-import { planDelivery } from "../../src/publish/deliver-plan.js";
+import { planDelivery } from "../../src/config/deliver-plan.js";
 import { neutralizeForGitHub } from "../../src/publish/post-text.js";
 import { Progress } from "../../src/publish/progress.js";
 import type { RunResult } from "../../src/result.js";

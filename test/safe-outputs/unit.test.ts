@@ -12,8 +12,8 @@ import { describe, expect, it } from "vitest";
 import { parseSettings } from "../../src/config/parse.js";
 import { GitHubApi } from "../../src/github/api.js";
 import { createOctokit } from "../../src/github/client.js";
-import { enabledKinds, parseSafeOutputs } from "../../src/publish/safe-outputs/config.js";
-import { DiffLines } from "../../src/publish/safe-outputs/diff-lines.js";
+import { enabledKinds, parseSafeOutputs } from "../../src/safe-outputs/config.js";
+import { DiffLines } from "../../src/safe-outputs/diff-lines.js";
 import { MAX_LINE_BYTES, readRequests } from "../../src/publish/safe-outputs/requests.js";
 import { startFakeGitHub } from "../support/fake-github.js";
 

@@ -8,8 +8,8 @@
  * Adding a kind is one file in this folder plus one line in registry.ts.
  */
 import { z } from "zod";
-import type { GitHubApi, IssueRef } from "../../github/api.js";
-import { COMMENT_LIMIT } from "../../github/limits.js";
+import type { GitHubApi, IssueRef } from "../github/api.js";
+import { COMMENT_LIMIT } from "../github/limits.js";
 
 /** `target`: omitted = the triggering issue/PR; a number = that one; `"*"` = any issue/PR the agent names. */
 export const Target = z.union([z.literal("*"), z.number().int().positive()]);

@@ -7,7 +7,7 @@
  */
 import type { GitHubSettings } from "../config/schema.js";
 import type { Actor } from "../shared/trigger.js";
-import type { GitHubApi } from "./api.js";
+import type { GitHubApi } from "../github/api.js";
 
 const WRITE_PERMISSIONS = ["admin", "maintain", "write"];
 
