@@ -68,8 +68,8 @@ export interface InstalledAgent {
 }
 
 /**
- * One file per backend implements this. Adding an agent = one file plus one
- * line in registry.ts.
+ * One file per backend implements this. Adding an agent = its name in
+ * shared/agents.ts, one file, and one line in registry.ts.
  */
 export interface AgentBackend {
   readonly name: AgentBackendName;

@@ -402,7 +402,7 @@ function parseMcpServers(v: ConfigValue | undefined, problems: Problems): Record
   return out;
 }
 
-/** `safe-outputs`: kind → limits (publish/safe-outputs/config.ts); undefined when no kind is enabled. */
+/** `safe-outputs`: kind → limits (safe-outputs/config.ts); undefined when no kind is enabled. */
 function parseSafeOutputsInput(v: ConfigValue | undefined, problems: Problems): SafeOutputsConfig | undefined {
   const doc = structured("safe-outputs", v, problems);
   const parsed = parseSafeOutputs(doc);

@@ -63,7 +63,7 @@ export const Agent = z.object({
   env: stringMap.default({}),
   metadata: z.record(z.string(), z.unknown()).default({}),
   strict: z.boolean().default(true),
-  /** `safe-outputs`, checked and normalized (publish/safe-outputs/config.ts): kind key → limits. Absent: none enabled. */
+  /** `safe-outputs`, checked and normalized (safe-outputs/config.ts): kind key → limits. Absent: none enabled. */
   safeOutputs: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
 });
 export type Agent = z.infer<typeof Agent>;
