@@ -10,7 +10,6 @@
  */
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { hostInstallOptions } from "./agents/install.js";
 import { otelSecretValues, rawSecretValues } from "./config/host.js";
 import { readInputFiles } from "./config/input-files.js";
 import { inputStagingDir } from "./config/input-files.js";
@@ -19,20 +18,15 @@ import type { Settings } from "./config/schema.js";
 import { STATE, type OutputName } from "./constants.js";
 import { ConfigurationError, errorMessage, isConfigurationError } from "./errors.js";
 import { fanOutPhase } from "./fanout/inputs.js";
-import { recordDelivery } from "./fanout/record.js";
-import { hostRepoDir } from "./git/host-repo.js";
 import { configFingerprint, TouchedWorkspaces } from "./git/touched.js";
 import { filteredLogger, type Logger } from "./logger.js";
 import { artifactOutputs, downloadRunArtifact, uploadRunArtifact, type RunArtifactRef } from "./publish/artifact-stage.js";
 import type { Delivered, GitHubStage } from "./publish/github-stage.js";
 import { resultOutputs, type Outputs } from "./publish/outputs.js";
-import { checkPatch } from "./publish/patch-stage.js";
 import type { SafeOutputsReport } from "./publish/safe-outputs/stage.js";
 import { summaryMarkdown } from "./publish/summary.js";
 import type { RunResult } from "./result.js";
-import { runAgent } from "./runner.js";
 import type { SessionCarry } from "./session/carry.js";
-import { openSession, saveSession } from "./session/stage.js";
 import type { ActionIO, StageContext } from "./stage-context.js";
 import { Redactor } from "./shared/redact.js";
 import type { GitHubEvent } from "./trigger/event.js";
@@ -60,7 +54,10 @@ export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
   }
 }
 
-/** Each phase: its stages, in order. A stage that does not apply to this run (no event, no item) does nothing. */
+/**
+ * Each phase: its stages, in order. A stage that does not apply to this run (no event, no item) does nothing.
+ * A stage loads its own code when it runs: the publish phase never loads the runner, the sandbox or the agents.
+ */
 const PHASES: Record<Settings["delivery"]["phase"], readonly Stage[]> = {
   run: [prepareWorkspace, startSession, runTheAgent, uploadArtifact, endSession, applySafeOutputs, deliver, report, exportTrace, conclude],
   publish: [downloadArtifact, checkThePatch, applySafeOutputs, deliver, report, recordForGather, conclude],
@@ -151,13 +148,18 @@ async function prepareWorkspace(step: Step): Promise<void> {
 }
 
 async function startSession(step: Step): Promise<void> {
-  step.session = await openSession(step.ctx);
+  step.session = await (await import("./session/stage.js")).openSession(step.ctx);
 }
 
 /** The agent itself, its events feeding the progress comment. */
 async function runTheAgent(step: Step): Promise<void> {
   const { github } = step;
   const ctx = step.session ? { ...step.ctx, settings: { ...step.ctx.settings, run: step.session.run } } : step.ctx;
+  const [{ runAgent }, { hostInstallOptions }, { hostRepoDir }] = await Promise.all([
+    import("./runner.js"),
+    import("./agents/install.js"),
+    import("./git/host-repo.js"),
+  ]);
   const runId = randomUUID();
   ctx.io.saveState(STATE.agentRunId, runId);
   step.result = await runAgent(ctx.settings, {
@@ -183,7 +185,7 @@ async function uploadArtifact(step: Step): Promise<void> {
 }
 
 async function endSession(step: Step): Promise<void> {
-  if (step.session) await saveSession(step.ctx, resultOf(step), step.session);
+  if (step.session) await (await import("./session/stage.js")).saveSession(step.ctx, resultOf(step), step.session);
 }
 
 async function downloadArtifact(step: Step): Promise<void> {
@@ -191,7 +193,7 @@ async function downloadArtifact(step: Step): Promise<void> {
 }
 
 async function checkThePatch(step: Step): Promise<void> {
-  step.refusal = await checkPatch(step.ctx, resultOf(step), step.artifact);
+  step.refusal = await (await import("./publish/patch-stage.js")).checkPatch(step.ctx, resultOf(step), step.artifact);
 }
 
 /** The agent's GitHub requests, checked again and applied here with the host's token (before the final comment, which lists them). */
@@ -226,7 +228,7 @@ async function exportTrace(step: Step): Promise<void> {
 
 /** A fan-out item's publish step says what it delivered, for gather (the run artifact predates delivery). */
 async function recordForGather(step: Step): Promise<void> {
-  if (step.ctx.item) await recordDelivery(step.ctx, resultOf(step), step.outputs ?? {}, failure(step));
+  if (step.ctx.item) await (await import("./fanout/record.js")).recordDelivery(step.ctx, resultOf(step), step.outputs ?? {}, failure(step));
 }
 
 /** The result is saved and the outputs are set; a refused patch or a failed delivery still fails the step. */

@@ -6,7 +6,7 @@
  * so it covers new, deleted, renamed, binary and mode-changed files and
  * whatever commits the agent made itself.
  */
-import { copyFile, rm } from "node:fs/promises";
+import { copyFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { agentCommits } from "./agent-head.js";
 import type { HostRepo } from "./host-repo.js";
@@ -51,10 +51,15 @@ export async function takeBaseline(repo: HostRepo, scratchDir: string): Promise<
 
 export async function collectChanges(repo: HostRepo, base: Baseline, scratchDir: string, patchPath: string): Promise<Collected> {
   const endTree = await snapshotTree(repo, scratchDir, "end");
-  await repo.git.exec(["diff", "--binary", "--full-index", "-M", "--no-color", "--no-ext-diff", "--no-textconv", base.tree, endTree], {
-    stdoutFile: patchPath,
-  });
-  const names = await repo.git.exec(["diff", "--name-only", "--no-renames", "--no-ext-diff", "--no-textconv", "-z", base.tree, endTree]);
+  // The same tree: an empty patch, without asking git twice for the difference of nothing.
+  if (endTree === base.tree) {
+    await writeFile(patchPath, "");
+    return { patchPath, changedFiles: [], agentCommits: await agentCommits(repo, base.commit), endTree };
+  }
+  const [, names] = await Promise.all([
+    repo.git.exec(["diff", "--binary", "--full-index", "-M", "--no-color", "--no-ext-diff", "--no-textconv", base.tree, endTree], { stdoutFile: patchPath }),
+    repo.git.exec(["diff", "--name-only", "--no-renames", "--no-ext-diff", "--no-textconv", "-z", base.tree, endTree]),
+  ]);
   const changedFiles = names.stdout.split("\0").filter(Boolean);
   return { patchPath, changedFiles, agentCommits: await agentCommits(repo, base.commit), endTree };
 }

@@ -261,10 +261,10 @@ export function scanWorkspaceGit(workspace: string, opts: { extraConfigs?: strin
       break;
     }
     for (const e of dirEntries(dir)) {
-      const p = path.join(dir, e.name);
-      if (e.name === ".git") scan.addDotGit(p);
+      // Paths only for what is kept: a workspace of many files costs a name comparison per file.
+      if (e.name === ".git") scan.addDotGit(path.join(dir, e.name));
       else if (e.isDirectory()) {
-        if (depth + 1 <= limits.maxDepth) queue.push({ dir: p, depth: depth + 1 });
+        if (depth + 1 <= limits.maxDepth) queue.push({ dir: path.join(dir, e.name), depth: depth + 1 });
         else stopped ??= { limit: "depth", detail: `did not look deeper than ${limits.maxDepth} folders` };
       }
     }
