@@ -1,41 +1,40 @@
 /**
- * The action's main step, as a sequence of stages:
- *   inputs → settings → trigger (who, what) → progress comment →
- *   [phase run/all]     task → session → agent run → artifact upload → session save
- *   [phase publish]     the run's artifact downloaded
- *   [phase publish/all] patch checked → delivery
- *   → outputs, job summary, final comment.
- * [phase plan/gather] fan-out: the items as a matrix, or one report of them (fanout/).
+ * The action's main step. Plan and gather (fan-out) run no agent: their own
+ * short stage (fanout/stage.ts). Every other step opens the same way
+ * (inputs → settings → trigger and progress comment when there is an event)
+ * and then runs its phase's stages, in order (PHASES below):
+ *   run     the agent runs; the run artifact carries its result to a publish job
+ *   publish no agent: the run job's artifact, its patch checked, then delivery
+ *   all     both in one job
  * Talks to the runner only through ActionIO; each stage lives in the folder of its step.
  */
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { hostInstallOptions } from "./agents/install.js";
 import { otelSecretValues, rawSecretValues } from "./config/host.js";
 import { readInputFiles } from "./config/input-files.js";
 import { inputStagingDir } from "./config/input-files.js";
 import { configFilePath, parseSettings } from "./config/parse.js";
 import { configOrigin as configOriginOf, type ConfigOrigin } from "./config/provenance.js";
+import type { Settings } from "./config/schema.js";
 import { STATE, type OutputName } from "./constants.js";
 import { ConfigurationError, errorMessage, isConfigurationError } from "./errors.js";
 import { fanOutPhase } from "./fanout/inputs.js";
-import { recordDelivery } from "./fanout/record.js";
-import { hostRepoDir } from "./git/host-repo.js";
 import { Git } from "./git/git.js";
 import { configFingerprint, TouchedWorkspaces, type TouchedRepo } from "./git/touched.js";
 import { filteredLogger, type Logger } from "./logger.js";
 import { artifactOutputs, downloadRunArtifact, uploadRunArtifact, type RunArtifactRef } from "./publish/artifact-stage.js";
-import type { GitHubStage } from "./publish/github-stage.js";
+import type { Delivered, GitHubStage } from "./publish/github-stage.js";
 import { resultOutputs, type Outputs } from "./publish/outputs.js";
-import { checkPatch } from "./publish/patch-stage.js";
+import type { SafeOutputsReport } from "./publish/safe-outputs/stage.js";
+import type { ThreatReport } from "./publish/threats/stage.js";
 import { summaryMarkdown } from "./publish/summary.js";
 import type { RunResult } from "./result.js";
-import { runAgent, type SessionHooks } from "./runner.js";
-import { openSession, saveSession } from "./session/stage.js";
+import type { SessionCarry } from "./session/carry.js";
 import type { ActionIO, StageContext } from "./stage-context.js";
-import { Redactor } from "./trace/redact.js";
+import { Redactor } from "./shared/redact.js";
+import type { GitHubEvent } from "./trigger/event.js";
 import { eventMayProvidePrompt, readEvent } from "./trigger/event.js";
-import { inputsNameThread, repositoryOfRemote } from "./trigger/item-ref.js";
+import { inputsNameThread, repositoryOfRemote } from "./shared/item-ref.js";
 
 export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
   // Mask before anything else can print them, even if parsing fails below.
@@ -58,15 +57,62 @@ export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
   }
 }
 
+/**
+ * Each phase: its stages, in order. A stage that does not apply to this run (no event, no item) does nothing.
+ * A stage loads its own code when it runs: the publish phase never loads the runner, the sandbox or the agents.
+ */
+const PHASES: Record<Settings["delivery"]["phase"], readonly Stage[]> = {
+  run: [prepareWorkspace, startSession, runTheAgent, uploadArtifact, endSession, applySafeOutputs, deliver, report, exportTrace, conclude],
+  publish: [downloadArtifact, checkThePatch, detectThreats, applySafeOutputs, deliver, report, recordForGather, conclude],
+  all: [prepareWorkspace, startSession, runTheAgent, uploadArtifact, endSession, checkThePatch, detectThreats, applySafeOutputs, deliver, report, exportTrace, recordForGather, conclude],
+};
+
 async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<RunResult | undefined> {
-  // Fan-out's plan and gather run no agent: their own small stage (fanout/stage.ts).
   const fanOut = fanOutPhase(io.inputs);
   if (fanOut) {
-    const { runFanOutPhase } = await import("./fanout/stage.js");
-    await runFanOutPhase(io, log, redactor, fanOut);
+    await (await import("./fanout/stage.js")).runFanOutPhase(io, log, redactor, fanOut);
     io.saveState(STATE.finished, "true");
     return undefined;
   }
+  const step = await openStep(io, log, redactor);
+  if (!step) return undefined;
+  try {
+    for (const stage of PHASES[step.ctx.settings.delivery.phase]) await stage(step);
+    return step.result;
+  } catch (e) {
+    await step.github?.stages.reportFailure(step.ctx, step.github.stage, e, step.result);
+    throw e;
+  }
+}
+
+/** One step of the action: its context, and what its stages have produced so far. */
+interface Step {
+  ctx: StageContext;
+  /** The GitHub side of a run with an event: the trigger, the progress comment, delivery. */
+  github?: { stage: GitHubStage; stages: GitHubStages };
+  session?: SessionCarry;
+  result?: RunResult;
+  artifact?: RunArtifactRef;
+  refusal?: string;
+  threats?: ThreatReport;
+  safeOutputs?: SafeOutputsReport;
+  delivered?: Delivered;
+  outputs?: Outputs;
+}
+
+type Stage = (step: Step) => Promise<void>;
+
+function resultOf(step: Step): RunResult {
+  if (!step.result) throw new Error("no run result yet: a phase lists its stages out of order");
+  return step.result;
+}
+
+/**
+ * Every phase opens the same way: settings from the inputs, then, with an
+ * event, the trigger stage (who, what; it may skip the run) and the progress
+ * comment; without one, the file inputs. Undefined: the run was skipped.
+ */
+async function openStep(io: ActionIO, log: Logger, redactor: Redactor): Promise<Step | undefined> {
   // The event first: whether it can supply the prompt decides if `prompt` is required (a thread named by `issue-number` has a default request).
   const event = await readEvent(io.host);
   const eventProvidesPrompt = eventMayProvidePrompt(event) || inputsNameThread(io.inputs);
@@ -92,61 +138,159 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
   const resultsDir = io.resultsDir ?? path.join(runDir, "results");
   io.saveState(STATE.runTemp, runDir);
   io.saveState(STATE.resultsDir, resultsDir);
-  let ctx: StageContext = { io, settings, log, redactor, resultsDir, runDir, configFingerprint: config, ...(origins.checkout ? { configCheckout: origins.checkout } : {}) };
+  const ctx: StageContext = { io, settings, log, redactor, resultsDir, runDir, configFingerprint: config, ...(origins.checkout ? { configCheckout: origins.checkout } : {}) };
+  return event ? openGitHubStep(ctx, event, parse) : { ctx: { ...ctx, settings: await readInputFiles(settings, { cwd: io.host.workspace, stagingDir: inputStagingDir(runDir) }) } };
+}
 
-  // The GitHub stages (Markdown and HTML parsers, the API client) load only for runs with an event.
-  let github: GitHubStage | undefined;
-  let gh: GitHubStages | undefined;
-  if (event) {
-    gh = await loadGitHubStages();
-    const trigger = await gh.prepareTrigger({ event, settings, raw: io.inputs, host: io.host, log, reparse: parse, runDir });
-    if (trigger.kind === "skip") return skipped(ctx, trigger.reason);
-    ctx = { ...ctx, settings: trigger.settings, ...(trigger.run.trigger.item ? { item: trigger.run.trigger.item } : {}) };
-    github = await gh.startProgress(ctx, trigger.run);
-  } else ctx = { ...ctx, settings: await readInputFiles(settings, { cwd: io.host.workspace, stagingDir: inputStagingDir(runDir) }) };
+/** The GitHub stages (Markdown and HTML parsers, the API client) load only for runs with an event. */
+async function openGitHubStep(ctx: StageContext, event: GitHubEvent, reparse: Parameters<GitHubStages["prepareTrigger"]>[0]["reparse"]): Promise<Step | undefined> {
+  const { io, log } = ctx;
+  const stages = await loadGitHubStages();
+  const trigger = await stages.prepareTrigger({ event, settings: ctx.settings, raw: io.inputs, host: io.host, log, reparse, runDir: ctx.runDir });
+  if (trigger.kind === "skip") return skipped(ctx, trigger.reason);
+  const triggered = { ...ctx, settings: trigger.settings, ...(trigger.run.trigger.item ? { item: trigger.run.trigger.item } : {}) };
+  return { ctx: triggered, github: { stage: await stages.startProgress(triggered, trigger.run), stages } };
+}
 
-  let result: RunResult | undefined;
-  try {
-    let artifact: RunArtifactRef | undefined;
-    if (ctx.settings.delivery.phase === "publish") ({ result, artifact } = await downloadRunArtifact(ctx));
-    else {
-      if (github && gh) {
-        ctx = withPrompt(ctx, await gh.prepareWorkspace(github.run, ctx.settings, resultsDir, io.host, log));
-        ctx = await gh.withCommentAttachments(ctx, github.run);
-      }
-      const session = await openSession(ctx);
-      result = await runStage({ ...ctx, settings: { ...ctx.settings, run: session.run } }, session.hooks, github);
-      artifact = await uploadRunArtifact(ctx, result);
-      await saveSession(ctx, result, session);
-    }
-    const patchRefusal = ctx.settings.delivery.phase !== "run" ? await checkPatch(ctx, result, artifact) : undefined;
-    // Before anything is published: a secret holds everything back (publish/threats/).
-    const threats = await (await import("./publish/threats/stage.js")).detectThreats(ctx, result);
-    if (threats?.held) result = (await import("./publish/threats/stage.js")).heldResult(result);
-    const refusal = threats?.message ?? patchRefusal;
-    // The agent's GitHub requests, checked again and applied here with the host's token (before the final comment, which lists them).
-    const safeOutputs =
-      !threats?.held && (github || ctx.settings.agent.safeOutputs) ? await (await import("./publish/safe-outputs/stage.js")).safeOutputsStage(ctx, github?.run, result) : undefined;
-    const delivered = github && gh ? await gh.deliverToGitHub(ctx, github, result, refusal, safeOutputs?.note, threats) : undefined;
+// --- The stages, in the order the phases run them.
 
-    const outputs = { ...resultOutputs(result), ...artifactOutputs(artifact), ...delivered?.outputs, ...safeOutputs?.outputs, ...(threats ? { threats: JSON.stringify(threats.findings) } : {}) };
-    await finish(ctx, result, outputs);
-    const refusalSection = refusal ? (await import("./publish/deliver-report.js")).refusalSummary(refusal) : undefined;
-    const threatSection = threats && (threats.findings.length || threats.review.length) ? (await import("./publish/threats/stage.js")).threatMarkdown(threats) : undefined;
-    await writeJobSummary(ctx, [summaryMarkdown(result), threatSection, safeOutputs?.summary, delivered?.summary, refusalSection]);
-    // After delivery, bounded (trace/otel.ts): a dead collector never fails or stalls the step.
-    if (ctx.settings.delivery.phase !== "publish" && (ctx.settings.otel || io.host.otel))
-      await (await import("./trace/otel.js")).exportTraceStage(ctx, result, github?.run.trigger.thread?.number, delivered?.outputs);
-    // The result is saved and the outputs are set; a refused patch or a failed delivery still fails the step.
-    const failure = refusal ?? delivered?.error;
-    // A fan-out item's publish step says what it delivered, for gather (the run artifact predates delivery).
-    if (ctx.item && ctx.settings.delivery.phase !== "run") await recordDelivery(ctx, result, outputs, failure);
-    if (failure) io.setFailed(redactor.redact(failure));
-    return result;
-  } catch (e) {
-    if (github && gh) await gh.reportFailure(ctx, github, e, result);
-    throw e;
-  }
+/** The task written from the thread, the PR checked out, pasted files attached (events only). */
+async function prepareWorkspace(step: Step): Promise<void> {
+  if (!step.github) return;
+  const { ctx, github } = step;
+  const prompt = await github.stages.prepareWorkspace(github.stage.run, ctx.settings, ctx.resultsDir, ctx.io.host, ctx.log);
+  step.ctx = await github.stages.withCommentAttachments(withPrompt(ctx, prompt), github.stage.run);
+}
+
+async function startSession(step: Step): Promise<void> {
+  step.session = await (await import("./session/stage.js")).openSession(step.ctx);
+}
+
+/** The agent itself, its events feeding the progress comment. */
+async function runTheAgent(step: Step): Promise<void> {
+  const { github } = step;
+  const ctx = step.session ? { ...step.ctx, settings: { ...step.ctx.settings, run: step.session.run } } : step.ctx;
+  const [{ runAgent }, { hostInstallOptions }, { hostRepoDir }] = await Promise.all([
+    import("./runner.js"),
+    import("./agents/install.js"),
+    import("./git/host-repo.js"),
+  ]);
+  const runId = randomUUID();
+  ctx.io.saveState(STATE.agentRunId, runId);
+  step.result = await runAgent(ctx.settings, {
+    runId,
+    log: ctx.log,
+    redactor: ctx.redactor,
+    resultsDir: ctx.resultsDir,
+    scratchDir: path.join(ctx.runDir, "scratch"),
+    searchPath: ctx.io.host.path,
+    sandboxHost: ctx.io.host.sandbox,
+    gitEnv: ctx.io.host.gitEnv,
+    hostGitDir: hostRepoDir(ctx.runDir),
+    touched: TouchedWorkspaces.forJob(ctx.io.host.runnerTemp, ctx.configFingerprint, ctx.configCheckout),
+    install: hostInstallOptions(ctx.io.host),
+    ...(step.session ? { session: step.session.hooks } : {}),
+    ...(github ? { onEvent: github.stage.progress.onEvent } : {}),
+    ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),
+  });
+}
+
+async function uploadArtifact(step: Step): Promise<void> {
+  step.artifact = await uploadRunArtifact(step.ctx, resultOf(step));
+}
+
+async function endSession(step: Step): Promise<void> {
+  if (step.session) await (await import("./session/stage.js")).saveSession(step.ctx, resultOf(step), step.session);
+}
+
+async function downloadArtifact(step: Step): Promise<void> {
+  ({ result: step.result, artifact: step.artifact } = await downloadRunArtifact(step.ctx));
+}
+
+async function checkThePatch(step: Step): Promise<void> {
+  step.refusal = await (await import("./publish/patch-stage.js")).checkPatch(step.ctx, resultOf(step), step.artifact);
+}
+
+/** Before anything is published: a secret holds everything back, protected files go for review (publish/threats/). */
+async function detectThreats(step: Step): Promise<void> {
+  const threats = await import("./publish/threats/stage.js");
+  step.threats = await threats.detectThreats(step.ctx, resultOf(step));
+  if (!step.threats?.held) return;
+  step.result = threats.heldResult(resultOf(step));
+  step.refusal = step.threats.message;
+}
+
+/** The agent's GitHub requests, checked again and applied here with the host's token (before the final comment, which lists them). */
+async function applySafeOutputs(step: Step): Promise<void> {
+  if (step.threats?.held || (!step.github && !step.ctx.settings.agent.safeOutputs)) return;
+  step.safeOutputs = await (await import("./publish/safe-outputs/stage.js")).safeOutputsStage(step.ctx, step.github?.stage.run, resultOf(step));
+}
+
+/** Commit, pull request or comment, and the final comment (events only). */
+async function deliver(step: Step): Promise<void> {
+  if (!step.github) return;
+  step.delivered = await step.github.stages.deliverToGitHub(step.ctx, step.github.stage, resultOf(step), step.refusal, step.safeOutputs?.note, step.threats);
+}
+
+/** Outputs, job summary and the step's own conclusion. */
+async function report(step: Step): Promise<void> {
+  const { ctx, artifact, delivered, safeOutputs, refusal, threats } = step;
+  const result = resultOf(step);
+  step.outputs = {
+    ...resultOutputs(result),
+    ...artifactOutputs(artifact),
+    ...delivered?.outputs,
+    ...safeOutputs?.outputs,
+    ...(threats ? { threats: JSON.stringify(threats.findings) } : {}),
+  };
+  await finish(ctx, result, step.outputs);
+  const refusalSection = refusal ? (await import("./publish/deliver-report.js")).refusalSummary(refusal) : undefined;
+  const threatSection = threats && (threats.findings.length || threats.review.length) ? (await import("./publish/threats/stage.js")).threatMarkdown(threats) : undefined;
+  await writeJobSummary(ctx, [summaryMarkdown(result), threatSection, safeOutputs?.summary, delivered?.summary, refusalSection]);
+}
+
+/** After delivery, bounded (trace/otel.ts): a dead collector never fails or stalls the step. */
+async function exportTrace(step: Step): Promise<void> {
+  const { ctx } = step;
+  if (!ctx.settings.otel && !ctx.io.host.otel) return;
+  await (await import("./trace/otel.js")).exportTraceStage(ctx, resultOf(step), step.github?.stage.run.trigger.thread?.number, step.delivered?.outputs);
+}
+
+/** A fan-out item's publish step says what it delivered, for gather (the run artifact predates delivery). */
+async function recordForGather(step: Step): Promise<void> {
+  if (step.ctx.item) await (await import("./fanout/record.js")).recordDelivery(step.ctx, resultOf(step), step.outputs ?? {}, failure(step));
+}
+
+/** The result is saved and the outputs are set; a refused patch or a failed delivery still fails the step. */
+async function conclude(step: Step): Promise<void> {
+  const message = failure(step);
+  if (message) step.ctx.io.setFailed(step.ctx.redactor.redact(message));
+}
+
+function failure(step: Step): string | undefined {
+  return step.refusal ?? step.delivered?.error;
+}
+
+/** Outputs and the step's own conclusion (the job summary follows, once every section is known). */
+async function finish(ctx: StageContext, result: RunResult, outputs: Outputs): Promise<void> {
+  const { io, redactor, log } = ctx;
+  for (const [name, value] of Object.entries(outputs) as [OutputName, string][]) io.setOutput(name, redactor.redact(value));
+  io.saveState(STATE.finished, "true");
+  log.info(`Results: ${ctx.resultsDir}`);
+  if (result.conclusion === "success" || result.conclusion === "skipped") log.info(`Conclusion: ${result.conclusion}`);
+  else io.setFailed(redactor.redact(`Agent run ${result.conclusion}: ${result.reason ?? ""}`));
+}
+
+/**
+ * The step's job summary: one document (an open HTML block in one section
+ * must not reach into the next), redacted, then through the posting filter
+ * (GitHub renders it as Markdown), appended once.
+ */
+async function writeJobSummary(ctx: StageContext, sections: (string | undefined)[]): Promise<void> {
+  const { toSafeMarkdown, SUMMARY_LIMIT } = await import("./publish/safe-markdown.js");
+  const markdown = ctx.redactor.redact(sections.filter((s): s is string => Boolean(s)).join("\n"));
+  const policy = { serverUrl: ctx.io.host.serverUrl, allowedDomains: ctx.settings.run.network.allowedDomains };
+  await ctx.io.appendSummary(toSafeMarkdown(markdown, policy, SUMMARY_LIMIT));
 }
 
 /**
@@ -210,48 +354,4 @@ function skipped(ctx: StageContext, reason: string): undefined {
 /** The task written from the thread replaces the prompt (PR-supplied agent config already swapped out). */
 function withPrompt(ctx: StageContext, prompt: string): StageContext {
   return { ...ctx, settings: { ...ctx.settings, run: { ...ctx.settings.run, prompt } } };
-}
-
-/** phase run/all: the agent itself, its events feeding the progress comment. */
-function runStage(ctx: StageContext, session: SessionHooks, github: GitHubStage | undefined): Promise<RunResult> {
-  const runId = randomUUID();
-  ctx.io.saveState(STATE.agentRunId, runId);
-  return runAgent(ctx.settings, {
-    runId,
-    log: ctx.log,
-    redactor: ctx.redactor,
-    resultsDir: ctx.resultsDir,
-    scratchDir: path.join(ctx.runDir, "scratch"),
-    searchPath: ctx.io.host.path,
-    sandboxHost: ctx.io.host.sandbox,
-    gitEnv: ctx.io.host.gitEnv,
-    hostGitDir: hostRepoDir(ctx.runDir),
-    touched: TouchedWorkspaces.forJob(ctx.io.host.runnerTemp, ctx.configFingerprint, ctx.configCheckout),
-    install: hostInstallOptions(ctx.io.host),
-    session,
-    ...(github ? { onEvent: github.progress.onEvent } : {}),
-    ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),
-  });
-}
-
-/** Outputs and the step's own conclusion (the job summary follows, once every section is known). */
-async function finish(ctx: StageContext, result: RunResult, outputs: Outputs): Promise<void> {
-  const { io, redactor, log } = ctx;
-  for (const [name, value] of Object.entries(outputs) as [OutputName, string][]) io.setOutput(name, redactor.redact(value));
-  io.saveState(STATE.finished, "true");
-  log.info(`Results: ${ctx.resultsDir}`);
-  if (result.conclusion === "success" || result.conclusion === "skipped") log.info(`Conclusion: ${result.conclusion}`);
-  else io.setFailed(redactor.redact(`Agent run ${result.conclusion}: ${result.reason ?? ""}`));
-}
-
-/**
- * The step's job summary: one document (an open HTML block in one section
- * must not reach into the next), redacted, then through the posting filter
- * (GitHub renders it as Markdown), appended once.
- */
-async function writeJobSummary(ctx: StageContext, sections: (string | undefined)[]): Promise<void> {
-  const { toSafeMarkdown, SUMMARY_LIMIT } = await import("./publish/safe-markdown.js");
-  const markdown = ctx.redactor.redact(sections.filter((s): s is string => Boolean(s)).join("\n"));
-  const policy = { serverUrl: ctx.io.host.serverUrl, allowedDomains: ctx.settings.run.network.allowedDomains };
-  await ctx.io.appendSummary(toSafeMarkdown(markdown, policy, SUMMARY_LIMIT));
 }

@@ -8,12 +8,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { runAction } from "./action.js";
-import { listRuns } from "./cli/logs.js";
-import { tableLines, totalsLine } from "./cli/run-row.js";
-import { showLinesOf, showRun } from "./cli/show.js";
 import { terminalJson, writeBlock, writeLines } from "./cli/terminal.js";
-import { cliGitHubToken, readHostContext } from "./config/host.js";
 import type { RawInputs } from "./config/parse.js";
 import { INPUTS, type InputName, type InputSpec, type OutputName } from "./constants.js";
 import { errorMessage, isConfigurationError } from "./errors.js";
@@ -145,6 +140,7 @@ async function show(args: string[]): Promise<number> {
     return 2;
   }
   try {
+    const { showRun, showLinesOf } = await import("./cli/show.js");
     const shown = await showRun({
       target: parsed.positionals[0]!,
       ...(typeof parsed.values.out === "string" ? { out: parsed.values.out } : {}),
@@ -189,6 +185,12 @@ async function logs(args: string[]): Promise<number> {
     process.stderr.write(`--limit: '${String(v.limit)}' is not a whole number from 1 to ${MAX_LOGS_LIMIT}.\nUse: agent-runner logs --help\n`);
     return 2;
   }
+  // Each command loads only its own code: `--help` and `show` never load the pipeline or the API client.
+  const [{ listRuns }, { tableLines, totalsLine }, { cliGitHubToken, readHostContext }] = await Promise.all([
+    import("./cli/logs.js"),
+    import("./cli/run-row.js"),
+    import("./config/host.js"),
+  ]);
   const token = cliGitHubToken();
   if (!token) {
     process.stderr.write("No token: set GH_TOKEN (for example GH_TOKEN=$(gh auth token)) or GITHUB_TOKEN to a token that can read the repository's Actions.\n");
@@ -249,6 +251,7 @@ async function main(argv: string[]): Promise<number> {
 
   // The CLI runs the pipeline on its own: inside a workflow it does not act on the
   // workflow's event (no trigger check, no comments, no delivery).
+  const [{ runAction }, { readHostContext }] = await Promise.all([import("./action.js"), import("./config/host.js")]);
   const { eventName: _eventName, eventPath: _eventPath, ...host } = readHostContext();
   const resultsDir = path.resolve(
     typeof values["results-dir"] === "string"

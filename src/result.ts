@@ -1,5 +1,5 @@
 /** What one run produced: written to result.json and turned into outputs. */
-import type { Usage } from "./trace/events.js";
+import type { Usage } from "./shared/events.js";
 
 export type Conclusion = "success" | "failure" | "timeout" | "cancelled" | "skipped";
 

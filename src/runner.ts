@@ -25,9 +25,9 @@ import { runProcessTree, type ProcessOutcome } from "./sandbox/process.js";
 import { chooseSandbox } from "./sandbox/registry.js";
 import { baseUrlFor, startModelGateway, type ModelGateway } from "./sandbox/gateway.js";
 import type { PreparedSandbox, SandboxBackend, SandboxHost, SandboxLayout, SpawnSpec } from "./sandbox/types.js";
-import type { TracedEvent } from "./trace/events.js";
+import type { TracedEvent } from "./shared/events.js";
 import { formatEvent } from "./trace/live-log.js";
-import { redactPatchInPlace, type Redactor } from "./trace/redact.js";
+import { redactPatchInPlace, type Redactor } from "./shared/redact.js";
 import { SummaryBuilder, type EventSummary } from "./trace/summary.js";
 import { TraceWriter } from "./trace/writer.js";
 

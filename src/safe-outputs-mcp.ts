@@ -13,8 +13,8 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { enabledKinds, SAFE_OUTPUTS_SERVER, type SafeOutputsConfig } from "./publish/safe-outputs/config.js";
-import type { EnabledKind } from "./publish/safe-outputs/kind.js";
+import { enabledKinds, SAFE_OUTPUTS_SERVER, type SafeOutputsConfig } from "./safe-outputs/config.js";
+import type { EnabledKind } from "./safe-outputs/kind.js";
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);

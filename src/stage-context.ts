@@ -1,15 +1,20 @@
 /**
  * What the action's stages share: the runner surface (ActionIO: the real
  * runner's file commands in the action, plain callbacks in the CLI) and the
- * context every stage receives once the settings are parsed.
+ * context every stage receives once the settings are parsed, and what the
+ * trigger stage hands the stages after the run (GitHubRun).
  */
+import type { DeliveryPlan } from "./config/deliver-plan.js";
 import type { HostContext } from "./config/host.js";
+import type { BaseCommitFiles } from "./config/input-files.js";
 import type { RawInputs } from "./config/parse.js";
 import type { Settings } from "./config/schema.js";
 import type { OutputName } from "./constants.js";
+import type { GitHubApi } from "./github/api.js";
 import type { Logger } from "./logger.js";
-import type { SafeMarkdown } from "./publish/safe-markdown.js";
-import type { Redactor } from "./trace/redact.js";
+import type { SafeMarkdown } from "./shared/safe-markdown.js";
+import type { Redactor } from "./shared/redact.js";
+import type { Trigger } from "./shared/trigger.js";
 
 export interface ActionIO {
   inputs: RawInputs;
@@ -49,4 +54,18 @@ export interface StageContext {
    * state apart from the other items' of the same workflow run (trigger/item.ts).
    */
   item?: { ref: string; key: string };
+}
+
+/** The GitHub side of a run, as the trigger stage decided it (trigger/stage.ts): what comments, delivery and safe outputs act on. */
+export interface GitHubRun {
+  trigger: Trigger;
+  api: GitHubApi;
+  plan: DeliveryPlan;
+  /** Where delivery pushes: the workspace's origin as it was before the agent ran. */
+  remoteUrl: string;
+  /** PR events: repository files `agent-command` runs (the program, scripts it is given), swapped for the base's before the agent starts. */
+  commandFiles?: string[];
+  /** PR events: the base commit the settings and file inputs came from (the agent-command check runs again after pr-checkout). */
+  base?: BaseCommitFiles;
+  runUrl?: string;
 }

@@ -11,8 +11,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Agent } from "../config/schema.js";
-import { SAFE_OUTPUTS_SERVER } from "../publish/safe-outputs/config.js";
-import type { AgentEvent, Usage } from "../trace/events.js";
+import { SAFE_OUTPUTS_SERVER } from "../safe-outputs/config.js";
+import type { AgentEvent, Usage } from "../shared/events.js";
 import {
   BoundedMap,
   FINAL_TEXT_LIMIT,

@@ -10,8 +10,8 @@
  */
 import path from "node:path";
 import type { Agent } from "../config/schema.js";
-import type { AgentEvent, Usage } from "../trace/events.js";
-import { SAFE_OUTPUTS_SERVER } from "../publish/safe-outputs/config.js";
+import type { AgentEvent, Usage } from "../shared/events.js";
+import { SAFE_OUTPUTS_SERVER } from "../safe-outputs/config.js";
 import {
   BoundedMap,
   FINAL_TEXT_LIMIT,

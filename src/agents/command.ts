@@ -5,7 +5,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { SAFE_OUTPUTS_ENV, SAFE_OUTPUTS_FILE } from "../publish/safe-outputs/config.js";
+import { SAFE_OUTPUTS_ENV, SAFE_OUTPUTS_FILE } from "../safe-outputs/config.js";
 import { safeOutputTools } from "./common.js";
 import type { AgentBackend, EventParser } from "./types.js";
 

@@ -9,8 +9,8 @@ import { cp, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Agent, AgentBackendName, McpServer, PermissionPolicy, RunConfig, Skill } from "../config/schema.js";
-import { enabledKinds, SAFE_OUTPUTS_FILE, SAFE_OUTPUTS_SERVER } from "../publish/safe-outputs/config.js";
-import type { Usage } from "../trace/events.js";
+import { enabledKinds, SAFE_OUTPUTS_FILE, SAFE_OUTPUTS_SERVER } from "../safe-outputs/config.js";
+import type { Usage } from "../shared/events.js";
 import type { AgentContext, ModelEndpoint } from "./types.js";
 import { escapeRegExp, oneLine } from "../text.js";
 

@@ -9,11 +9,11 @@
  * policy-engine rules). The CLI runs in `yolo` approval mode and the policy
  * rules, which outrank yolo's allow-all, do the refusing.
  */
-import { SAFE_OUTPUTS_SERVER } from "../publish/safe-outputs/config.js";
+import { SAFE_OUTPUTS_SERVER } from "../safe-outputs/config.js";
 import { closeSync, openSync, readSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Agent } from "../config/schema.js";
-import type { AgentEvent, Usage } from "../trace/events.js";
+import type { AgentEvent, Usage } from "../shared/events.js";
 import {
   BoundedMap,
   FINAL_TEXT_LIMIT,

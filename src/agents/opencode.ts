@@ -9,11 +9,11 @@
  * under ~/.local/share/opencode. OpenCode's own updates, model catalogue
  * fetches, sharing and background plugin install are switched off.
  */
-import { SAFE_OUTPUTS_SERVER } from "../publish/safe-outputs/config.js";
+import { SAFE_OUTPUTS_SERVER } from "../safe-outputs/config.js";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { Agent } from "../config/schema.js";
-import { addUsage, type AgentEvent, type Usage } from "../trace/events.js";
+import { addUsage, type AgentEvent, type Usage } from "../shared/events.js";
 import {
   FINAL_TEXT_LIMIT,
   askedRules,

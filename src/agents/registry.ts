@@ -1,7 +1,9 @@
 /**
- * Every agent backend, by the name users type in `agent`: the one list of
- * agents. Adding one = its file plus one line here.
+ * Every agent backend, registered under its name (shared/agents.ts: the one
+ * list of names, which the settings read). Adding one = its name there, its
+ * file and one line here.
  */
+import type { AgentBackendName } from "../shared/agents.js";
 import { claudeAgent } from "./claude.js";
 import { codexAgent } from "./codex.js";
 import { commandAgent } from "./command.js";
@@ -9,16 +11,13 @@ import { geminiAgent } from "./gemini.js";
 import { opencodeAgent } from "./opencode.js";
 import type { AgentBackend } from "./types.js";
 
-const BACKENDS = {
+const BACKENDS: Record<AgentBackendName, AgentBackend> = {
   claude: claudeAgent,
   codex: codexAgent,
   opencode: opencodeAgent,
   gemini: geminiAgent,
   command: commandAgent,
-} satisfies Record<string, AgentBackend>;
-
-export type AgentBackendName = keyof typeof BACKENDS;
-export const AGENT_BACKENDS = Object.keys(BACKENDS) as [AgentBackendName, ...AgentBackendName[]];
+};
 
 export function agentBackend(name: AgentBackendName): AgentBackend {
   return BACKENDS[name];

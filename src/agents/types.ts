@@ -1,10 +1,11 @@
 import type { Logger } from "../logger.js";
 import type { Agent, AgentBackendName, RunConfig } from "../config/schema.js";
-import type { AgentEvent } from "../trace/events.js";
+import type { AgentEvent } from "../shared/events.js";
 import type { SandboxLayout } from "../sandbox/types.js";
+import type { ModelProvider } from "../shared/agents.js";
+import type { Attachments } from "../shared/attachments.js";
 
-/** Which wire API a CLI speaks: decides the gateway's allowed paths and key header. */
-export type ModelProvider = "anthropic" | "openai" | "gemini";
+export type { ModelProvider } from "../shared/agents.js";
 
 /** Where the agent sends model requests, as seen from inside the sandbox. */
 export interface ModelEndpoint {
@@ -27,23 +28,7 @@ export interface AgentContext {
   attachments?: Attachments;
 }
 
-/** One attachment as the agent sees it. */
-export interface AttachmentFile {
-  /** Absolute path inside the sandbox (in the read-only attachments folder). */
-  path: string;
-  /** The copy's file name (our own, e.g. `01-screen.png`). */
-  name: string;
-  /** By content: images and PDFs go to the CLI natively where it can take them; text is listed in the prompt. */
-  kind: "image" | "pdf" | "text";
-  mediaType: string;
-  bytes: number;
-}
-
-/** The attachments folder (AGENT_ATTACHMENTS_DIR) and its files, in the order the prompt lists them. */
-export interface Attachments {
-  dir: string;
-  files: AttachmentFile[];
-}
+export type { AttachmentFile, Attachments } from "../shared/attachments.js";
 
 export interface Materialised {
   /** Extra environment the CLI needs (config dirs, endpoint variables, telemetry switches). */
@@ -83,8 +68,8 @@ export interface InstalledAgent {
 }
 
 /**
- * One file per backend implements this. Adding an agent = one file plus one
- * line in registry.ts.
+ * One file per backend implements this. Adding an agent = its name in
+ * shared/agents.ts, one file, and one line in registry.ts.
  */
 export interface AgentBackend {
   readonly name: AgentBackendName;

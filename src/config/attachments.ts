@@ -21,12 +21,11 @@ import { lstat, mkdir, readFile, writeFile } from "node:fs/promises";
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { glob, isDynamicPattern } from "tinyglobby";
-import type { AttachmentFile, Attachments } from "../agents/types.js";
+import type { AttachmentFile, Attachments, TranscriptAttachment } from "../shared/attachments.js";
 import { ConfigurationError, errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
-import { describeBytes } from "../publish/limits.js";
-import type { Redactor } from "../trace/redact.js";
-import type { TranscriptAttachment } from "../trace/transcript-format.js";
+import { describeBytes } from "../shared/bytes.js";
+import type { Redactor } from "../shared/redact.js";
 import { inside, resolveInsideWorkspace } from "./input-files.js";
 
 export const ATTACHMENT_LIMITS = {

@@ -6,7 +6,7 @@
  */
 import os from "node:os";
 import { INPUTS, type InputName } from "../constants.js";
-import type { SandboxHost } from "../sandbox/types.js";
+import type { SandboxHost } from "../shared/host.js";
 import type { RawInputs } from "./parse.js";
 
 export interface HostContext {

@@ -10,8 +10,8 @@ import YAML from "yaml";
 import { z } from "zod";
 import { INPUTS, type InputName, type InputSpec } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
-import { artifactNameProblem } from "../publish/artifact-name.js";
-import { parseSafeOutputs, SAFE_OUTPUTS_SERVER, type SafeOutputsConfig } from "../publish/safe-outputs/config.js";
+import { artifactNameProblem } from "../shared/artifact-name.js";
+import { parseSafeOutputs, SAFE_OUTPUTS_SERVER, type SafeOutputsConfig } from "../safe-outputs/config.js";
 import { attachmentPatterns } from "./attachments.js";
 import { inside, outputSchemaDocument, resolveInsideWorkspace } from "./input-files.js";
 import { ignoredNotice, sortConfigKeys, type ConfigOrigin } from "./provenance.js";
@@ -421,7 +421,7 @@ function parseMcpServers(v: ConfigValue | undefined, problems: Problems): Record
   return out;
 }
 
-/** `safe-outputs`: kind → limits (publish/safe-outputs/config.ts); undefined when no kind is enabled. */
+/** `safe-outputs`: kind → limits (safe-outputs/config.ts); undefined when no kind is enabled. */
 function parseSafeOutputsInput(v: ConfigValue | undefined, problems: Problems): SafeOutputsConfig | undefined {
   const doc = structured("safe-outputs", v, problems);
   const parsed = parseSafeOutputs(doc);

@@ -16,8 +16,9 @@
  * table against the inputs and the parser's idea of a config file).
  */
 import type { InputName } from "../constants.js";
-import { parseRepository, sameRepo } from "../trigger/item-ref.js";
-import type { RawInputs } from "./parse.js";
+import { parseRepository, sameRepo } from "../shared/item-ref.js";
+/** The step's inputs as given (parse.ts's RawInputs; named here so that the parser can import this table). */
+type RawInputs = Partial<Record<InputName, string>>;
 
 /**
  * - `step`: only a step input. Which thread, repository and items a step works

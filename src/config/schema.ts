@@ -3,7 +3,7 @@
  * input parser); inside, the types are trusted.
  */
 import { z } from "zod";
-import { AGENT_BACKENDS, type AgentBackendName } from "../agents/registry.js";
+import { AGENT_BACKENDS, type AgentBackendName } from "../shared/agents.js";
 
 export { AGENT_BACKENDS, type AgentBackendName };
 
@@ -63,7 +63,7 @@ export const Agent = z.object({
   env: stringMap.default({}),
   metadata: z.record(z.string(), z.unknown()).default({}),
   strict: z.boolean().default(true),
-  /** `safe-outputs`, checked and normalized (publish/safe-outputs/config.ts): kind key → limits. Absent: none enabled. */
+  /** `safe-outputs`, checked and normalized (safe-outputs/config.ts): kind key → limits. Absent: none enabled. */
   safeOutputs: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
 });
 export type Agent = z.infer<typeof Agent>;

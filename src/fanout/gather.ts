@@ -19,8 +19,8 @@ import type { Logger } from "../logger.js";
 import type { ArtifactService } from "../publish/artifacts.js";
 import { inlineCode } from "../text.js";
 import { formatDuration } from "../publish/summary.js";
-import { itemRef, parseRepository } from "../trigger/item-ref.js";
-import type { RepoRef } from "../trigger/types.js";
+import { itemRef, parseRepository } from "../shared/item-ref.js";
+import type { RepoRef } from "../shared/trigger.js";
 import { MATRIX_LIMIT, type FanOutItem } from "./items.js";
 import { DeliveryRecord, RECORD_FILE } from "./record.js";
 

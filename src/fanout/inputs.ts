@@ -7,8 +7,8 @@
 import type { HostContext } from "../config/host.js";
 import type { RawInputs } from "../config/parse.js";
 import { ConfigurationError } from "../errors.js";
-import { allowForeignItems, parseRepository } from "../trigger/item-ref.js";
-import type { RepoRef } from "../trigger/types.js";
+import { allowForeignItems, parseRepository } from "../shared/item-ref.js";
+import type { RepoRef } from "../shared/trigger.js";
 import { MATRIX_LIMIT } from "./items.js";
 
 export type FanOutPhase = "plan" | "gather";

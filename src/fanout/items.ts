@@ -10,8 +10,8 @@
 import YAML from "yaml";
 import { z } from "zod";
 import { ConfigurationError } from "../errors.js";
-import { itemKey, itemRef, parseRepository } from "../trigger/item-ref.js";
-import type { RepoRef } from "../trigger/types.js";
+import { itemKey, itemRef, parseRepository } from "../shared/item-ref.js";
+import type { RepoRef } from "../shared/trigger.js";
 
 /** GitHub's limit of jobs one matrix may generate. */
 export const MATRIX_LIMIT = 256;

@@ -12,8 +12,8 @@ import { ConfigurationError } from "../errors.js";
 import type { GitHubApi } from "../github/api.js";
 import { apiErrorMessage } from "../github/client.js";
 import type { Logger } from "../logger.js";
-import { ownerOf, parseRepository } from "../trigger/item-ref.js";
-import type { RepoRef } from "../trigger/types.js";
+import { ownerOf, parseRepository } from "../shared/item-ref.js";
+import type { RepoRef } from "../shared/trigger.js";
 import type { PlanSource } from "./inputs.js";
 import { dedupe, itemsFromList, itemsFromRepositories, makeItem, type FanOutItem } from "./items.js";
 

@@ -14,7 +14,7 @@ import { apiErrorMessage } from "../github/client.js";
 import type { Logger } from "../logger.js";
 import { toSafeMarkdown } from "../publish/safe-markdown.js";
 import { Progress } from "../publish/progress.js";
-import type { Redactor } from "../trace/redact.js";
+import type { Redactor } from "../shared/redact.js";
 import { ConfigurationError } from "../errors.js";
 
 export interface TrackingOptions {

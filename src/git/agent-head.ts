@@ -12,7 +12,7 @@ import { constants } from "node:fs";
 import { lstat, mkdir, open, readdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import { isRealDirectory, linkOrCopy } from "./files.js";
-import type { HostRepo } from "./host-repo.js";
+import type { Git } from "./git.js";
 
 const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const BRANCH_REF = /^refs\/heads\/(?!.*(?:\.\.|\/\/|@\{|\/\.|\.lock(?:\/|$)))[A-Za-z0-9._/-]+$/;
@@ -25,7 +25,7 @@ const MAX_REF_FILE = 4096;
 const MAX_PACKED_REFS = 16 * 1024 * 1024;
 
 /** The commits the agent added on top of `base` (oldest first); [] when HEAD did not move or cannot be read safely. */
-export async function agentCommits(repo: HostRepo, base: string): Promise<string[]> {
+export async function agentCommits(repo: { git: Git; objectsDir: string; workspace: { gitDir: string; commonDir: string } }, base: string): Promise<string[]> {
   const head = await readAgentHead(repo.workspace.gitDir, repo.workspace.commonDir);
   if (!head || head === base) return [];
   if (!(await importObjects(path.join(repo.workspace.commonDir, "objects"), repo.objectsDir))) return [];

@@ -30,7 +30,7 @@
 import { appendFile, copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ConfigurationError } from "../errors.js";
-import { isSameOrUnder } from "../sandbox/hostfs.js";
+import { isSameOrUnder } from "../shared/paths.js";
 import { importObjects, readAgentHead } from "./agent-head.js";
 import { linkOrCopy } from "./files.js";
 import { Git } from "./git.js";

@@ -10,7 +10,7 @@
  * the agent did to them: they are not the agent's work, and a patch that
  * carried them would not apply to the base commit.
  */
-import { copyFile, rm } from "node:fs/promises";
+import { copyFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { agentCommits } from "./agent-head.js";
 import type { HostRepo } from "./host-repo.js";
@@ -108,17 +108,17 @@ async function withoutPreexisting(repo: HostRepo, base: Baseline, tree: string, 
 export async function collectChanges(repo: HostRepo, base: Baseline, scratchDir: string, patchPath: string): Promise<Collected> {
   const endTree = await snapshotTree(repo, scratchDir, "end");
   const delivered = await withoutPreexisting(repo, base, endTree, scratchDir);
-  await repo.git.exec(["diff", "--binary", "--full-index", "-M", "--no-color", "--no-ext-diff", "--no-textconv", base.commitTree, delivered], {
-    stdoutFile: patchPath,
-  });
   const excludedFiles = base.preexisting.map((p) => p.path);
   const touched = new Set(excludedFiles.length ? await changedPaths(repo, base.tree, endTree) : []);
-  return {
-    patchPath,
-    changedFiles: await changedPaths(repo, base.commitTree, delivered),
-    agentCommits: await agentCommits(repo, base.commit),
-    endTree,
-    excludedFiles,
-    excludedTouched: excludedFiles.filter((f) => touched.has(f)),
-  };
+  const excludedTouched = excludedFiles.filter((f) => touched.has(f));
+  // The same tree: an empty patch, without asking git twice for the difference of nothing.
+  if (delivered === base.commitTree) {
+    await writeFile(patchPath, "");
+    return { patchPath, changedFiles: [], agentCommits: await agentCommits(repo, base.commit), endTree, excludedFiles, excludedTouched };
+  }
+  const [, changedFiles] = await Promise.all([
+    repo.git.exec(["diff", "--binary", "--full-index", "-M", "--no-color", "--no-ext-diff", "--no-textconv", base.commitTree, delivered], { stdoutFile: patchPath }),
+    changedPaths(repo, base.commitTree, delivered),
+  ]);
+  return { patchPath, changedFiles, agentCommits: await agentCommits(repo, base.commit), endTree, excludedFiles, excludedTouched };
 }

@@ -14,8 +14,7 @@ import { createHash } from "node:crypto";
 import { appendFile, mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { isSameOrUnder, realOrResolved } from "../sandbox/hostfs.js";
-import type { WorkspaceRepo } from "./host-repo.js";
+import { isSameOrUnder, realOrResolved } from "../shared/paths.js";
 
 const Record = z.object({
   workTree: z.string(),
@@ -42,7 +41,7 @@ export class TouchedWorkspaces {
   }
 
   /** Called before an agent starts in `repo`. */
-  async mark(repo: WorkspaceRepo): Promise<void> {
+  async mark(repo: Pick<TouchedRepo, "workTree" | "gitDir" | "commonDir">): Promise<void> {
     await mkdir(path.dirname(this.file), { recursive: true });
     const record: TouchedRepo = {
       workTree: repo.workTree,

@@ -4,8 +4,8 @@
  * route in one place. Every body GitHub renders as Markdown is SafeMarkdown:
  * it went through the posting filter (publish/safe-markdown.ts).
  */
-import type { SafeMarkdown } from "../publish/safe-markdown.js";
-import type { PullRequestInfo, RepoRef } from "../trigger/types.js";
+import type { SafeMarkdown } from "../shared/safe-markdown.js";
+import type { PullRequestInfo, RepoRef } from "../shared/trigger.js";
 import { isNotFound, type Octokit } from "./client.js";
 
 export interface IssueComment {

@@ -6,7 +6,7 @@
 import { ConfigurationError, errorMessage } from "../errors.js";
 import type { RunResult } from "../result.js";
 import type { StageContext } from "../stage-context.js";
-import { artifactUrl } from "./artifact-name.js";
+import { artifactUrl } from "../shared/artifact-name.js";
 import { ActionsArtifactService } from "./artifacts.js";
 import type { Outputs } from "./outputs.js";
 import { prepareRunUpload, readDownloadedRun, runArtifactName } from "./run-artifact.js";

@@ -9,8 +9,7 @@
  */
 import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import path from "node:path";
-import { DefaultArtifactClient } from "@actions/artifact";
-import * as github from "@actions/github";
+import type { DefaultArtifactClient } from "@actions/artifact";
 import { z } from "zod";
 import type { HostContext } from "../config/host.js";
 import { ConfigurationError, errorMessage } from "../errors.js";
@@ -101,10 +100,15 @@ const RestArtifact = z.object({
 const RestArtifactList = z.object({ total_count: z.number().optional(), artifacts: z.array(RestArtifact) });
 
 export class ActionsArtifactService implements ArtifactService {
-  private readonly client = new DefaultArtifactClient();
+  private loaded?: Promise<DefaultArtifactClient>;
+
+  /** The artifact client (and the Azure and HTTP stack under it) loads on first use: a step that moves no artifact never loads it. */
+  private client(): Promise<DefaultArtifactClient> {
+    return (this.loaded ??= import("@actions/artifact").then((m) => new m.DefaultArtifactClient()));
+  }
 
   async upload(name: string, rootDir: string, files: string[], opts: { retentionDays?: number }): Promise<UploadedArtifact> {
-    const res = await this.client.uploadArtifact(name, files, rootDir, {
+    const res = await (await this.client()).uploadArtifact(name, files, rootDir, {
       ...(opts.retentionDays !== undefined ? { retentionDays: opts.retentionDays } : {}),
     });
     if (res.id === undefined) throw new Error(`the artifact service did not return an id for '${name}'`);
@@ -112,16 +116,16 @@ export class ActionsArtifactService implements ArtifactService {
   }
 
   async listThisRun(): Promise<{ id: number; name: string }[]> {
-    const { artifacts } = await this.client.listArtifacts({ latest: true });
+    const { artifacts } = await (await this.client()).listArtifacts({ latest: true });
     return artifacts.map((a) => ({ id: a.id, name: a.name })).sort((a, b) => b.id - a.id);
   }
 
   async downloadThisRun(artifact: { id: number; name: string }, dir: string): Promise<void> {
-    await downloadSafely(artifact.name, dir, (tmp) => this.client.downloadArtifact(artifact.id, { path: tmp, skipDecompress: true }));
+    await downloadSafely(artifact.name, dir, async (tmp) => (await this.client()).downloadArtifact(artifact.id, { path: tmp, skipDecompress: true }));
   }
 
   async findNewest(name: string, access: RepositoryAccess): Promise<FoundArtifact | undefined> {
-    const octokit = github.getOctokit(access.token, { baseUrl: access.apiUrl });
+    const octokit = (await import("@actions/github")).getOctokit(access.token, { baseUrl: access.apiUrl });
     let res;
     try {
       res = await octokit.request("GET /repos/{owner}/{repo}/actions/artifacts", {
@@ -153,8 +157,8 @@ export class ActionsArtifactService implements ArtifactService {
   }
 
   async downloadFromRun(artifact: FoundArtifact, dir: string, access: RepositoryAccess): Promise<void> {
-    await downloadSafely(artifact.name, dir, (tmp) =>
-      this.client.downloadArtifact(artifact.id, {
+    await downloadSafely(artifact.name, dir, async (tmp) =>
+      (await this.client()).downloadArtifact(artifact.id, {
         path: tmp,
         skipDecompress: true,
         findBy: { token: access.token, workflowRunId: artifact.runId, repositoryOwner: access.owner, repositoryName: access.repo },
@@ -163,6 +167,6 @@ export class ActionsArtifactService implements ArtifactService {
   }
 
   async deleteThisRun(name: string): Promise<void> {
-    await this.client.deleteArtifact(name);
+    await (await this.client()).deleteArtifact(name);
   }
 }

@@ -6,12 +6,13 @@
  */
 import { createHash } from "node:crypto";
 import type { RunResult } from "../result.js";
-import { sanitizeUntrusted } from "../trigger/sanitize.js";
+import { COMMENT_LIMIT } from "../github/limits.js";
+import { sanitizeUntrusted } from "../shared/sanitize.js";
 import { codeName, fenced } from "./markdown-code.js";
 import { excludedNote, formatDuration } from "./summary.js";
 
-/** GitHub refuses longer comment bodies; keep a margin for the counting differences. */
-export const COMMENT_LIMIT = 65_536;
+export { COMMENT_LIMIT };
+/** Keep a margin for the counting differences. */
 const SAFE_LIMIT = COMMENT_LIMIT - 1_000;
 const MAX_FINAL_MESSAGE = 20_000;
 const MAX_FILES_LISTED = 50;

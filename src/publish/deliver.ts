@@ -14,14 +14,14 @@ import { apiErrorMessage } from "../github/client.js";
 import { gitAuthEnv } from "../github/git-auth.js";
 import type { Logger } from "../logger.js";
 import type { RunResult } from "../result.js";
-import { sanitizeLine } from "../trigger/sanitize.js";
-import type { Trigger } from "../trigger/types.js";
+import { sanitizeLine } from "../shared/sanitize.js";
+import type { Trigger } from "../shared/trigger.js";
 import { agentMarkdown } from "./comment.js";
 import { codeName } from "./markdown-code.js";
 import { toSafeMarkdown, type SafeMarkdown } from "./safe-markdown.js";
 import { ApiCommitTooLargeError, createApiCommit, type ApiCommit } from "./deliver-api.js";
 import { BOT_IDENTITY, DeliveryRepo, validBranchName, type Identity } from "./deliver-git.js";
-import type { DeliveryMode, DeliveryPlan } from "./deliver-plan.js";
+import type { DeliveryMode, DeliveryPlan } from "../config/deliver-plan.js";
 import { describeProblems } from "./patch-rules.js";
 
 export interface DeliveryContext {

@@ -7,6 +7,7 @@
  */
 import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
+import { describeBytes, GiB } from "../shared/bytes.js";
 
 export interface TreeLimits {
   /** Files and folders, counted together. */
@@ -15,7 +16,6 @@ export interface TreeLimits {
   maxTotalBytes: number;
 }
 
-const GiB = 1024 ** 3;
 
 /** An artifact we unzip (run artifact, session state): 2 GiB unpacked, 10,000 entries. */
 export const ARTIFACT_LIMITS: TreeLimits = { maxEntries: 10_000, maxTotalBytes: 2 * GiB };
@@ -23,12 +23,7 @@ export const ARTIFACT_LIMITS: TreeLimits = { maxEntries: 10_000, maxTotalBytes: 
 /** The agent's outputs/ folder, uploaded with the run: 1 GiB, 5,000 entries (it shares the artifact's limits with the trace and patch). */
 export const OUTPUTS_LIMITS: TreeLimits = { maxEntries: 5_000, maxTotalBytes: 1 * GiB };
 
-/** `2 GiB`, `512 MiB`, `10,000 entries`: how the limits appear in messages. */
-export function describeBytes(n: number): string {
-  if (n >= GiB) return `${(n / GiB).toFixed(1).replace(/\.0$/, "")} GiB`;
-  if (n >= 1024 ** 2) return `${Math.round(n / 1024 ** 2)} MiB`;
-  return `${n} bytes`;
-}
+export { describeBytes };
 
 export function describeLimits(l: TreeLimits): string {
   return `${describeBytes(l.maxTotalBytes)} / ${l.maxEntries.toLocaleString("en-US")} entries`;

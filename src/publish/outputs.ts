@@ -1,8 +1,8 @@
 /** RunResult → the action's outputs (strings), redacted. */
-import type { OutputName } from "../constants.js";
 import type { RunResult } from "../result.js";
+import type { Outputs } from "../shared/outputs.js";
 
-export type Outputs = Partial<Record<OutputName, string>>;
+export type { Outputs };
 
 export function resultOutputs(result: RunResult): Outputs {
   const out: Outputs = {

@@ -29,7 +29,7 @@
  */
 import type { Html, Nodes, Parent, Text } from "mdast";
 import { applyEdits, childrenOf, definitionsOf, parseHtml, parseMarkdown, rangeOf, walkHtml, type Edit, type HtmlElement } from "../markdown.js";
-import { hostAllowed, parseDomainRules, type DomainRule } from "../sandbox/proxy.js";
+import { hostAllowed, parseDomainRules, type DomainRule } from "../shared/domains.js";
 import { inlineCode } from "../text.js";
 import { COMMENT_LIMIT } from "./comment.js";
 import { fenced } from "./summary.js";

@@ -14,11 +14,11 @@ import { z } from "zod";
 import type { HostContext } from "../config/host.js";
 import { RESULTS_FILES } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
-import { unuploadablePath } from "./artifact-name.js";
+import { unuploadablePath } from "../shared/artifact-name.js";
 import { OUTPUTS_LIMITS, describeLimits, treeOverLimits } from "./limits.js";
 import type { RunResult } from "../result.js";
 import { redactTreeInPlace, regularFiles } from "../trace/redact-files.js";
-import type { Redactor } from "../trace/redact.js";
+import type { Redactor } from "../shared/redact.js";
 
 /** Files of an earlier version of a file being redacted: never uploaded. */
 const TEMP_FILE = /\.redacting(-\d+)?$/;

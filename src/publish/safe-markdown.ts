@@ -16,10 +16,9 @@
  */
 import { neutralizeForGitHub, type PostTextPolicy } from "./post-text.js";
 
-declare const safeMarkdownBrand: unique symbol;
+import type { SafeMarkdown } from "../shared/safe-markdown.js";
 
-/** Markdown that has been through the posting filter (and was redacted before it). */
-export type SafeMarkdown = string & { readonly [safeMarkdownBrand]: "SafeMarkdown" };
+export type { SafeMarkdown };
 
 /** The job summary holds at most 1 MiB per step; stay well under it. */
 export const SUMMARY_LIMIT = 512 * 1024;

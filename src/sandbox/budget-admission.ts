@@ -18,7 +18,7 @@
  * token or cost budget is set.
  */
 import { z } from "zod";
-import type { ModelProvider } from "../agents/types.js";
+import type { ModelProvider } from "../shared/agents.js";
 
 /**
  * Request body bytes per reserved input token. Byte-level BPE tokenizers

@@ -4,12 +4,12 @@
  * price for the model the workflow names. Enforcement is the gateway's
  * (usage-meter.ts).
  */
-import type { AgentBackend } from "../agents/types.js";
 import type { Settings } from "../config/schema.js";
 import { ConfigurationError } from "../errors.js";
+import type { ModelProvider } from "../shared/agents.js";
 import { PriceBook } from "./prices.js";
 
-export async function checkBudget(settings: Pick<Settings, "budget" | "agent">, backend: Pick<AgentBackend, "provider">): Promise<void> {
+export async function checkBudget(settings: Pick<Settings, "budget" | "agent">, backend: { provider?: ModelProvider }): Promise<void> {
   const b = settings.budget;
   if (!b) return;
   const given: [string, number | undefined][] = [

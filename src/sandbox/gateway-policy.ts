@@ -12,7 +12,7 @@
  * responses or deletions.
  */
 import zlib from "node:zlib";
-import type { ModelProvider } from "../agents/types.js";
+import type { ModelProvider } from "../shared/agents.js";
 
 export type RouteDecision = { ok: true } | { ok: false; status: 404 | 405; allow?: string };
 

@@ -21,7 +21,7 @@ import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Socket } from "node:net";
-import type { ModelProvider } from "../agents/types.js";
+import type { ModelProvider } from "../shared/agents.js";
 import type { ModelPriceSpec } from "../config/schema.js";
 import { ConfigurationError, errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";

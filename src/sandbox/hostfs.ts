@@ -9,28 +9,10 @@ import os from "node:os";
 import path from "node:path";
 import { ConfigurationError } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { isSameOrUnder, isStrictlyUnder, realOrResolved } from "../shared/paths.js";
 import type { SandboxHost, SandboxLayout } from "./types.js";
 
-/** `child` is `dir` or inside it (both absolute, normalised). */
-export function isSameOrUnder(child: string, dir: string): boolean {
-  if (dir === "/") return true;
-  return child === dir || child.startsWith(dir.endsWith("/") ? dir : dir + "/");
-}
-
-/** `child` is strictly inside `dir`. */
-export function isStrictlyUnder(child: string, dir: string): boolean {
-  return child !== dir && isSameOrUnder(child, dir);
-}
-
-/** realpath when the path exists, else the resolved absolute path. */
-export function realOrResolved(p: string): string {
-  const abs = path.resolve(p);
-  try {
-    return fs.realpathSync(abs);
-  } catch {
-    return abs;
-  }
-}
+export { isSameOrUnder, isStrictlyUnder, realOrResolved };
 
 function existsDir(p: string): boolean {
   try {
@@ -279,10 +261,10 @@ export function scanWorkspaceGit(workspace: string, opts: { extraConfigs?: strin
       break;
     }
     for (const e of dirEntries(dir)) {
-      const p = path.join(dir, e.name);
-      if (e.name === ".git") scan.addDotGit(p);
+      // Paths only for what is kept: a workspace of many files costs a name comparison per file.
+      if (e.name === ".git") scan.addDotGit(path.join(dir, e.name));
       else if (e.isDirectory()) {
-        if (depth + 1 <= limits.maxDepth) queue.push({ dir: p, depth: depth + 1 });
+        if (depth + 1 <= limits.maxDepth) queue.push({ dir: path.join(dir, e.name), depth: depth + 1 });
         else stopped ??= { limit: "depth", detail: `did not look deeper than ${limits.maxDepth} folders` };
       }
     }

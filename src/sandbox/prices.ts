@@ -9,7 +9,7 @@
  * Prices are per request, as providers bill: tiered prices (long-context
  * rates) apply to the request that crossed the tier.
  */
-import type { ModelProvider } from "../agents/types.js";
+import type { ModelProvider } from "../shared/agents.js";
 import type { ModelPriceSpec } from "../config/schema.js";
 import type { ModelRequestUsage } from "../trace/model-requests.js";
 

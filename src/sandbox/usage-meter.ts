@@ -22,7 +22,7 @@
  * output, the summary, the comment and the transcript show it; the CLI's own
  * report stays in result.json.
  */
-import type { Usage } from "../trace/events.js";
+import type { Usage } from "../shared/events.js";
 import type { ModelRequestRecord, ModelRequestUsage } from "../trace/model-requests.js";
 import { DEFAULT_OUTPUT_CAP, MIN_THINKING_OUTPUT, type BudgetedRequest } from "./budget-admission.js";
 import type { PriceBook } from "./prices.js";

@@ -30,7 +30,7 @@ import type { RunConfig, Settings } from "../config/schema.js";
 import { ConfigurationError, errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { SessionHooks } from "../runner.js";
-import type { Redactor } from "../trace/redact.js";
+import type { Redactor } from "../shared/redact.js";
 import { captureSession, readSessionManifest, restoreSession, type SessionManifest } from "./state.js";
 import type { SavedState, SessionStore } from "./store.js";
 import { sessionIdKey } from "./thread.js";

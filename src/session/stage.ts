@@ -6,14 +6,14 @@
  * step, job or run.
  */
 import path from "node:path";
-import { artifactUrl } from "../publish/artifact-name.js";
+import { artifactUrl } from "../shared/artifact-name.js";
 import { ActionsArtifactService, repositoryAccess } from "../publish/artifacts.js";
 import type { RunResult } from "../result.js";
 import type { StageContext } from "../stage-context.js";
 import { prepareSessionCarry, type SessionCarry, type SessionCarryOptions } from "./carry.js";
 import { ArtifactSessionStore, DirSessionStore } from "./store.js";
 import { sessionKey, threadNumber, workflowIdentity, workflowSessionKey } from "./thread.js";
-import { itemSessionKey } from "../trigger/item-ref.js";
+import { itemSessionKey } from "../shared/item-ref.js";
 
 type Places = Pick<SessionCarryOptions, "store" | "storeLabel" | "key" | "scope" | "jobStore">;
 

@@ -23,9 +23,9 @@ import { z } from "zod";
 import type { AgentBackend, AgentContext } from "../agents/types.js";
 import { AGENT_BACKENDS } from "../config/schema.js";
 import type { Logger } from "../logger.js";
-import { unuploadablePath } from "../publish/artifact-name.js";
+import { unuploadablePath } from "../shared/artifact-name.js";
 import { redactFileTo, regularFiles } from "../trace/redact-files.js";
-import type { Redactor } from "../trace/redact.js";
+import type { Redactor } from "../shared/redact.js";
 
 export const SESSION_MANIFEST = "session.json";
 const HOME_DIR = "home";

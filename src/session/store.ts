@@ -5,7 +5,7 @@
  */
 import { cp, mkdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import { unuploadablePath } from "../publish/artifact-name.js";
+import { unuploadablePath } from "../shared/artifact-name.js";
 import type { ArtifactService, RepositoryAccess } from "../publish/artifacts.js";
 import { regularFiles } from "../trace/redact-files.js";
 

@@ -1,6 +1,6 @@
 /** One readable line per event for the Actions log: tool calls on one line each. */
 import { oneLine } from "../text.js";
-import type { AgentEvent } from "./events.js";
+import type { AgentEvent } from "../shared/events.js";
 
 const WIDTH = 200;
 

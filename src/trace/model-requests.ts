@@ -14,7 +14,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Transform } from "node:stream";
 import zlib from "node:zlib";
-import type { ModelProvider } from "../agents/types.js";
+import type { ModelProvider } from "../shared/agents.js";
 
 export interface ModelRequestUsage {
   inputTokens: number;

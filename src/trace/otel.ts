@@ -50,18 +50,18 @@ import {
   ATTR_VCS_REPOSITORY_NAME,
   ATTR_VCS_REPOSITORY_URL_FULL,
 } from "@opentelemetry/semantic-conventions/incubating";
-import type { ModelProvider } from "../agents/types.js";
+import type { ModelProvider } from "../shared/agents.js";
 import type { HostContext, OtelEnv } from "../config/host.js";
 import type { Settings } from "../config/schema.js";
 import { RESULTS_FILES } from "../constants.js";
 import { errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
-import type { Outputs } from "../publish/outputs.js";
+import type { Outputs } from "../shared/outputs.js";
 import type { RunResult } from "../result.js";
 import type { StageContext } from "../stage-context.js";
 import type { ModelRequestRecord } from "./model-requests.js";
 import { allowedAttributes, apiPathOr, identifierOr } from "./otel-attributes.js";
-import type { Redactor } from "./redact.js";
+import type { Redactor } from "../shared/redact.js";
 import { readTraceEvents } from "./transcript-files.js";
 
 /** The whole export (trace read, HTTP attempts, retries) ends within this; the step then goes on. */

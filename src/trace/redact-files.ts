@@ -14,7 +14,7 @@ import { createReadStream, createWriteStream } from "node:fs";
 import { lstat, mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { once } from "node:events";
 import path from "node:path";
-import type { Redactor } from "./redact.js";
+import type { Redactor } from "../shared/redact.js";
 
 /** A text line longer than this switches the file to same-length masking. */
 const MAX_PENDING = 1 << 20;

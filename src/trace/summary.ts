@@ -2,7 +2,7 @@
  * Folds the event stream into what the RunResult needs, in bounded memory:
  * no event is kept, only the running totals and the tail of assistant text.
  */
-import { addUsage, emptyUsage, type AgentEvent, type Usage } from "./events.js";
+import { addUsage, emptyUsage, type AgentEvent, type Usage } from "../shared/events.js";
 
 const FINAL_TEXT_LIMIT = 64 * 1024;
 

@@ -11,8 +11,8 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { RESULTS_FILES } from "../constants.js";
 import type { RunResult } from "../result.js";
-import type { TracedEvent } from "./events.js";
-import type { Redactor } from "./redact.js";
+import type { TracedEvent } from "../shared/events.js";
+import type { Redactor } from "../shared/redact.js";
 import type { TranscriptAttachment, TranscriptPatch } from "./transcript-format.js";
 import { writeTranscript, type TranscriptFormat, type TranscriptHeader, type TranscriptStats } from "./transcript.js";
 

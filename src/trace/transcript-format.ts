@@ -3,7 +3,8 @@
  * model the assembler hands to a formatter, text clipping, cleaning and
  * escaping, and the small number/duration formatters both outputs use.
  */
-import type { AgentEvent, Usage } from "./events.js";
+import type { TranscriptAttachment } from "../shared/attachments.js";
+import type { AgentEvent, Usage } from "../shared/events.js";
 
 /** What the run looked like from outside: written at the top of a transcript. */
 export interface TranscriptHeader {
@@ -25,18 +26,7 @@ export interface TranscriptHeader {
   attachments?: TranscriptAttachment[];
 }
 
-/** An attachment as the transcripts show it; the file itself is in the artifact's attachments/. */
-export interface TranscriptAttachment {
-  /** The copy's name, our own (`01-screen.png`). */
-  name: string;
-  kind: "image" | "pdf" | "text";
-  mediaType: string;
-  bytes: number;
-  /** Where it came from, one line. */
-  source: string;
-  /** A `data:` URI of the image, within the transcript's inline budget. */
-  dataUri?: string;
-}
+export type { TranscriptAttachment };
 
 /** patch.diff as the transcripts show it: cut at a size past which a browser page would be unreadable anyway. */
 export interface TranscriptPatch {

@@ -18,7 +18,7 @@
  */
 import { once } from "node:events";
 import type { Writable } from "node:stream";
-import { addUsage, emptyUsage, type TracedEvent, type Usage } from "./events.js";
+import { addUsage, emptyUsage, type TracedEvent, type Usage } from "../shared/events.js";
 import {
   clip,
   safeJson,

@@ -6,8 +6,8 @@ import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import path from "node:path";
 import { once } from "node:events";
 import { RESULTS_FILES } from "../constants.js";
-import type { AgentEvent, TracedEvent } from "./events.js";
-import type { Redactor } from "./redact.js";
+import type { AgentEvent, TracedEvent } from "../shared/events.js";
+import type { Redactor } from "../shared/redact.js";
 
 /** A raw line longer than this is cut in the trace (the CLI's stdout file keeps it whole). */
 const RAW_IN_EVENT_LIMIT = 16 * 1024;

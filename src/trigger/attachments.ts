@@ -26,15 +26,14 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Nodes } from "mdast";
 import { ATTACHMENT_LIMITS, attachmentHostOverrides, type AttachmentCandidate } from "../config/attachments.js";
-import { describeBytes } from "../publish/limits.js";
+import { describeBytes } from "../shared/bytes.js";
 import type { Logger } from "../logger.js";
 import { childrenOf, parseHtml, parseMarkdown, walkHtml, type HtmlNode } from "../markdown.js";
-import type { StageContext } from "../stage-context.js";
+import type { GitHubRun, StageContext } from "../stage-context.js";
 import { apiErrorMessage } from "../github/client.js";
 import type { GitHubApi } from "../github/api.js";
 import { errorMessage } from "../errors.js";
-import type { GitHubRun } from "./stage.js";
-import type { Trigger } from "./types.js";
+import type { Trigger } from "../shared/trigger.js";
 
 /** GitHub's storage hosts for pasted files: fetched without the token. */
 export const STORAGE_HOSTS = ["private-user-images.githubusercontent.com", "user-images.githubusercontent.com", "objects.githubusercontent.com"] as const;

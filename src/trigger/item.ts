@@ -23,9 +23,9 @@ import type { GitHubApi } from "../github/api.js";
 import { GitHubApiError, isNotFound } from "../github/client.js";
 import type { GitHubEvent } from "./event.js";
 import { defaultRequest, resolveTrigger, type ResolveOptions } from "./resolve.js";
-import { sanitizeLine, sanitizeUntrusted } from "./sanitize.js";
-import type { Actor, PullRequestInfo, RepoRef, Thread, TriggerDecision } from "./types.js";
-import { allowForeignItems, AUTOMATION_EVENTS, foreignOwner, itemKey, itemRef, parseRepository, repositoryOfRemote, sameRepo } from "./item-ref.js";
+import { sanitizeLine, sanitizeUntrusted } from "../shared/sanitize.js";
+import type { Actor, PullRequestInfo, RepoRef, Thread, TriggerDecision } from "../shared/trigger.js";
+import { allowForeignItems, AUTOMATION_EVENTS, foreignOwner, itemKey, itemRef, parseRepository, repositoryOfRemote, sameRepo } from "../shared/item-ref.js";
 
 /** What `issue-number` and `repository` name. */
 export interface ItemTarget {

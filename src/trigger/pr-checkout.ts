@@ -27,7 +27,7 @@ import type { Git } from "../git/git.js";
 import type { GitHubApi } from "../github/api.js";
 import { GitHubApiError } from "../github/client.js";
 import type { Logger } from "../logger.js";
-import type { PullRequestInfo, Trigger } from "./types.js";
+import type { PullRequestInfo, Trigger } from "../shared/trigger.js";
 
 /** The head the agent starts from, as the log, the prompt and delivery name it. */
 export interface PullRequestHead {

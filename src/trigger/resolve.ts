@@ -6,8 +6,8 @@
 import { ConfigurationError } from "../errors.js";
 import { SUPPORTED_EVENTS, type EventUser, type GitHubEvent, type IssuePayload, type PullRequestPayload, type SupportedEvent } from "./event.js";
 import { matchTrigger, SLASH_COMMAND } from "./phrase.js";
-import { sanitizeLine, sanitizeUntrusted, stripInvisible, visibleText } from "./sanitize.js";
-import type { Actor, PullRequestInfo, RepoRef, Thread, Trigger, TriggerComment, TriggerDecision } from "./types.js";
+import { sanitizeLine, sanitizeUntrusted, stripInvisible, visibleText } from "../shared/sanitize.js";
+import type { Actor, PullRequestInfo, RepoRef, Thread, Trigger, TriggerComment, TriggerDecision } from "../shared/trigger.js";
 
 export interface ResolveOptions {
   triggerPhrase: string;

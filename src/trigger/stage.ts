@@ -13,32 +13,19 @@ import { ConfigurationError } from "../errors.js";
 import { Git } from "../git/git.js";
 import { TouchedWorkspaces } from "../git/touched.js";
 import { GitHubApi } from "../github/api.js";
-import { authorize } from "../github/authorize.js";
+import { authorize } from "./authorize.js";
 import { apiErrorMessage, createOctokit, GitHubApiError } from "../github/client.js";
 import { gitAuthEnv } from "../github/git-auth.js";
 import type { Logger } from "../logger.js";
-import { planDelivery, type DeliveryPlan } from "../publish/deliver-plan.js";
+import type { GitHubRun } from "../stage-context.js";
+import { planDelivery } from "../config/deliver-plan.js";
 import { agentCommandFilesOnBase, fileAtCommit, guardAgentConfig, resolveBaseCommit } from "./config-guard.js";
 import type { GitHubEvent } from "./event.js";
 import { checkItemCheckout, checkItemEvent, decideTrigger, itemTarget, readItemThread, type ItemThread } from "./item.js";
-import { AUTOMATION_EVENTS } from "./item-ref.js";
+import { AUTOMATION_EVENTS } from "../shared/item-ref.js";
 import { checkoutPullRequest } from "./pr-checkout.js";
 import { buildTask, type ChangedFile, type WorkspaceHead } from "./task.js";
-import type { PullRequestInfo, Trigger } from "./types.js";
-
-export interface GitHubRun {
-  trigger: Trigger;
-  api: GitHubApi;
-  plan: DeliveryPlan;
-  /** Where delivery pushes: the workspace's origin as it was before the agent ran. */
-  remoteUrl: string;
-  /** PR events: repository files `agent-command` runs (the program, scripts it is given), swapped for the base's before the agent starts. */
-  commandFiles?: string[];
-  /** PR events: the base commit the settings and file inputs came from (the agent-command check runs again after pr-checkout). */
-  base?: BaseCommitFiles;
-  runUrl?: string;
-}
-
+import type { PullRequestInfo } from "../shared/trigger.js";
 
 export type TriggerOutcome = { kind: "skip"; reason: string } | { kind: "run"; run: GitHubRun; settings: Settings };
 

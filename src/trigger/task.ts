@@ -5,7 +5,7 @@
  * occurrence of the tag name in the data is defused first.
  */
 import { describeHead, type PullRequestHead } from "./pr-checkout.js";
-import type { Trigger } from "./types.js";
+import type { Trigger } from "../shared/trigger.js";
 
 export interface ChangedFile {
   filename: string;

@@ -11,7 +11,7 @@ import type { AgentContext } from "../../src/agents/types.js";
 import { Agent, RunConfig } from "../../src/config/schema.js";
 import type { Logger } from "../../src/logger.js";
 import type { RunResult } from "../../src/result.js";
-import type { TracedEvent } from "../../src/trace/events.js";
+import type { TracedEvent } from "../../src/shared/events.js";
 import { REPO_ROOT, runStep, type StepResult } from "../support/harness.js";
 import type { StubModel } from "../support/stub-model.js";
 

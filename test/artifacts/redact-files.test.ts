@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { redactFileTo, redactTreeInPlace, regularFiles } from "../../src/trace/redact-files.js";
-import { Redactor } from "../../src/trace/redact.js";
+import { Redactor } from "../../src/shared/redact.js";
 
 const SECRET = "s3cr3t-Redact-Me-Please";
 const TOKEN = `ghp_${"a1B2c3D4e5".repeat(4)}`;

@@ -17,7 +17,7 @@ import { prepareSessionCarry } from "../../src/session/carry.js";
 import { captureSession, isConfigPath, readSessionManifest, restoreSession, SESSION_MANIFEST } from "../../src/session/state.js";
 import { DirSessionStore } from "../../src/session/store.js";
 import { sessionKey, threadNumber, workflowIdentity } from "../../src/session/thread.js";
-import { Redactor } from "../../src/trace/redact.js";
+import { Redactor } from "../../src/shared/redact.js";
 import { makeRepo } from "./helpers.js";
 
 const SECRET = "session-Secret-0042";

@@ -8,7 +8,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { attachmentPatterns, sniffAttachment, stageAttachments, type AttachmentCandidate } from "../../src/config/attachments.js";
 import { parseSettings } from "../../src/config/parse.js";
-import { Redactor } from "../../src/trace/redact.js";
+import { Redactor } from "../../src/shared/redact.js";
 import { recordingLogger } from "../sandbox/helpers.js";
 import { PDF, png } from "./helpers.js";
 

@@ -1,22 +1,22 @@
 /** Unit tests: trigger parsing and sanitizing, authorization, delivery planning, comment sizing, retries. */
 import { describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../src/errors.js";
-import { authorize } from "../../src/github/authorize.js";
+import { authorize } from "../../src/trigger/authorize.js";
 import { rateLimitWaitMs } from "../../src/github/client.js";
 import { COMMENT_LIMIT, finalBody, stickyMarker, agentMarkdown } from "../../src/publish/comment.js";
 import { commitMessage, deliveryBranch, slugify } from "../../src/publish/deliver.js";
-import { planDelivery } from "../../src/publish/deliver-plan.js";
+import { planDelivery } from "../../src/config/deliver-plan.js";
 import { neutralizeForGitHub } from "../../src/publish/post-text.js";
 import { Progress } from "../../src/publish/progress.js";
 import type { RunResult } from "../../src/result.js";
-import { Redactor } from "../../src/trace/redact.js";
+import { Redactor } from "../../src/shared/redact.js";
 import { protectedEntry } from "../../src/trigger/config-guard.js";
 import { parseEvent, type GitHubEvent } from "../../src/trigger/event.js";
 import { matchTrigger } from "../../src/trigger/phrase.js";
 import { resolveTrigger } from "../../src/trigger/resolve.js";
-import { sanitizeLine, sanitizeUntrusted } from "../../src/trigger/sanitize.js";
+import { sanitizeLine, sanitizeUntrusted } from "../../src/shared/sanitize.js";
 import { buildTask } from "../../src/trigger/task.js";
-import type { Trigger } from "../../src/trigger/types.js";
+import type { Trigger } from "../../src/shared/trigger.js";
 import type { Logger } from "../../src/logger.js";
 import { buildEvent, type EventFixture, type EventTweaks } from "../support/events.js";
 

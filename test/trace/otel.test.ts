@@ -21,7 +21,7 @@ import type { Logger } from "../../src/logger.js";
 import { startModelGateway } from "../../src/sandbox/gateway.js";
 import type { RunResult } from "../../src/result.js";
 import { buildRunSpans, OTEL_EXPORT_TIMEOUT_MS, otelTarget } from "../../src/trace/otel.js";
-import { Redactor } from "../../src/trace/redact.js";
+import { Redactor } from "../../src/shared/redact.js";
 import { AGENT_PATH } from "../agents/helpers.js";
 import { makeRepo } from "../artifacts/helpers.js";
 import { runStep } from "../support/harness.js";

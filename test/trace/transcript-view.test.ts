@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunResult } from "../../src/result.js";
-import { Redactor } from "../../src/trace/redact.js";
+import { Redactor } from "../../src/shared/redact.js";
 import { readTranscriptPatch, writeTranscriptFiles } from "../../src/trace/transcript-files.js";
 import { markdownToSafeHtml } from "../../src/trace/markdown-html.js";
 

@@ -5,7 +5,7 @@ import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import type { Locator } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { TracedEvent } from "../../src/trace/events.js";
+import type { TracedEvent } from "../../src/shared/events.js";
 import {
   renderTranscriptHtml,
   renderTranscriptMarkdown,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Redactor } from "../../src/trace/redact.js";
+import { Redactor } from "../../src/shared/redact.js";
 
 describe("redactor", () => {
   const secret = 'p@ss/word+"quoted"\\and=more';

@@ -8,9 +8,9 @@
 import { apiErrorMessage } from "../../github/client.js";
 import type { IssueRef } from "../../github/api.js";
 import { oneLine } from "../../text.js";
-import { enabledKinds, type SafeOutputsConfig } from "./config.js";
-import { Refusal, type ApplyContext, type EnabledKind } from "./kind.js";
-import { SAFE_OUTPUT_KINDS } from "./registry.js";
+import { enabledKinds, type SafeOutputsConfig } from "../../safe-outputs/config.js";
+import { Refusal, type ApplyContext, type EnabledKind } from "../../safe-outputs/kind.js";
+import { SAFE_OUTPUT_KINDS } from "../../safe-outputs/registry.js";
 import type { RawRequest } from "./requests.js";
 
 export interface SafeOutputResult {

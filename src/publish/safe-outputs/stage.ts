@@ -8,16 +8,15 @@
 import path from "node:path";
 import { RESULTS_FILES } from "../../constants.js";
 import type { RunResult } from "../../result.js";
-import type { StageContext } from "../../stage-context.js";
-import { sanitizeLine } from "../../trigger/sanitize.js";
-import type { GitHubRun } from "../../trigger/stage.js";
+import type { GitHubRun, StageContext } from "../../stage-context.js";
+import { sanitizeLine } from "../../shared/sanitize.js";
 import type { Outputs } from "../outputs.js";
 import { codeName } from "../markdown-code.js";
 import type { PostTextPolicy } from "../post-text.js";
 import { toSafeMarkdown } from "../safe-markdown.js";
 import { applyRequests, type SafeOutputResult } from "./apply.js";
-import { hasSafeOutputs, SAFE_OUTPUTS_FILE } from "./config.js";
-import type { ApplyContext } from "./kind.js";
+import { hasSafeOutputs, SAFE_OUTPUTS_FILE } from "../../safe-outputs/config.js";
+import type { ApplyContext } from "../../safe-outputs/kind.js";
 import { readRequests } from "./requests.js";
 
 export interface SafeOutputsReport {

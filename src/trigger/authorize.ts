@@ -6,8 +6,8 @@
  * drive the agent.
  */
 import type { GitHubSettings } from "../config/schema.js";
-import type { Actor } from "../trigger/types.js";
-import type { GitHubApi } from "./api.js";
+import type { Actor } from "../shared/trigger.js";
+import type { GitHubApi } from "../github/api.js";
 
 const WRITE_PERMISSIONS = ["admin", "maintain", "write"];
 

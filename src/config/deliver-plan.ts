@@ -5,9 +5,9 @@
  * commit to its head branch, fork PR → comment, schedule/dispatch → pull
  * request on a stable branch; no changes → comment (decided after the run).
  */
-import type { DeliverySettings } from "../config/schema.js";
+import type { DeliverySettings } from "./schema.js";
 import { ConfigurationError } from "../errors.js";
-import type { Trigger } from "../trigger/types.js";
+import type { Trigger } from "../shared/trigger.js";
 
 export type DeliveryMode = "comment" | "commit" | "pull-request" | "none";
 

@@ -8,9 +8,9 @@
  * Adding a kind is one file in this folder plus one line in registry.ts.
  */
 import { z } from "zod";
-import type { GitHubApi, IssueRef } from "../../github/api.js";
-import type { SafeMarkdown } from "../safe-markdown.js";
-import { COMMENT_LIMIT } from "../comment.js";
+import type { GitHubApi, IssueRef } from "../github/api.js";
+import type { SafeMarkdown } from "../shared/safe-markdown.js";
+import { COMMENT_LIMIT } from "../github/limits.js";
 
 /** `target`: omitted = the triggering issue/PR; a number = that one; `"*"` = any issue/PR the agent names. */
 export const Target = z.union([z.literal("*"), z.number().int().positive()]);

@@ -3,9 +3,12 @@
  * `repository`): small helpers kept apart from item.ts, which needs the
  * Markdown and HTML parsers, so that stages that only name items load neither.
  */
-import type { RawInputs } from "../config/parse.js";
+import type { InputName } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
-import type { RepoRef } from "./types.js";
+import type { RepoRef } from "./trigger.js";
+
+/** The step's inputs as given (config/parse.ts's RawInputs). */
+type RawInputs = Partial<Record<InputName, string>>;
 
 /** Started by the repository itself or by someone who already needed write access. */
 export const AUTOMATION_EVENTS = ["schedule", "workflow_dispatch", "repository_dispatch"];

@@ -1,5 +1,4 @@
 /** Artifact names and links: plain functions, free of the artifact client (the input parser uses them). */
-import type { HostContext } from "../config/host.js";
 
 /** Characters the artifact service refuses in names (it runs on NTFS-minded rules). */
 const FORBIDDEN_NAME_CHARS = /[":<>|*?\r\n\\/]/;
@@ -18,7 +17,7 @@ export function artifactNameProblem(name: string): string | undefined {
 }
 
 /** The page a person opens to download an artifact of this workflow run; undefined outside one (CLI). */
-export function artifactUrl(host: Pick<HostContext, "serverUrl" | "repository" | "runId">, artifactId: number): string | undefined {
+export function artifactUrl(host: { serverUrl: string; repository?: string; runId?: string }, artifactId: number): string | undefined {
   if (!host.repository || !host.runId) return undefined;
   return `${host.serverUrl.replace(/\/+$/, "")}/${host.repository}/actions/runs/${host.runId}/artifacts/${artifactId}`;
 }

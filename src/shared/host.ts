@@ -1,0 +1,19 @@
+/**
+ * What the sandbox backends need to know about the runner, read once by
+ * src/config/host.ts: where to find their tools, which host folders hold
+ * runner secrets, and how the Docker CLI reaches its daemon.
+ */
+export interface SandboxHost {
+  /** PATH searched for bwrap, socat, docker and the few tools the sandbox starts. */
+  path: string;
+  /** The runner user's HOME: hidden from the agent; the Docker CLI's config lives under it. */
+  home?: string;
+  /** RUNNER_TEMP: hidden (actions/checkout's credentials, the runner's file commands). */
+  runnerTemp?: string;
+  /** RUNNER_WORKSPACE: its parent, the runner's `_work` folder, is hidden. */
+  runnerWorkspace?: string;
+  /** The runner's DOCKER_HOST, DOCKER_CONTEXT, …: how the Docker CLI finds its daemon. */
+  dockerEnv: Record<string, string>;
+  /** A GitHub-hosted runner, where bubblewrap may be installed and AppArmor relaxed with sudo. */
+  githubHosted: boolean;
+}
