@@ -22,7 +22,8 @@ function escapeCell(s: string): string {
 
 /** A fence longer than any backtick run inside the text. */
 export function fenced(text: string, lang = ""): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  let longest = 2;
+  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
   const fence = "`".repeat(longest + 1);
   return `${fence}${lang}\n${text}\n${fence}`;
 }

@@ -30,7 +30,7 @@ describe("neutralizeForGitHub", () => {
     ["a reference in an attribute", '<img src="&#104;ttps://attacker.example/e">', '` <img src="&#104;ttps://attacker.example/e"> `'],
     ["style url()", '<p style="background:url(https://attacker.example/bg)">x</p>', '` <p style="background:url(https://attacker.example/bg)">x</p> `'],
     ["svg image", '<svg><image href="https://attacker.example/s"/></svg>', '<svg>` <image href="https://attacker.example/s"/> `</svg>'],
-    ["unquoted value with slashes (HTML to GitHub, text to micromark)", "<IMG SRC=//attacker.example/x>", `\\<IMG SRC=//${Z}attacker.example/x>`],
+    ["unquoted value with slashes (HTML to GitHub, text to micromark)", "<IMG SRC=//attacker.example/x>", "\\<IMG SRC=//attacker.example/x>"],
     ["an unmatched backtick before the rewrite", "a ` ![x](https://attacker.example/t)", "a ` ` ` ![x](https://attacker.example/t) ` `"],
   ])("%s", (_what, input, output) => {
     expect(n(input)).toBe(output);
