@@ -97,10 +97,15 @@ export async function writeTranscriptFiles(
   const trace = path.join(resultsDir, RESULTS_FILES.trace);
   const one = async (format: TranscriptFormat, name: string): Promise<TranscriptStats> => {
     const out = createWriteStream(path.join(resultsDir, name));
+    // Every error of the stream is ours to report: none may reach the process as an unhandled
+    // 'error' event (a write still pending when the stream is torn down, ERR_STREAM_DESTROYED).
+    let streamError: unknown;
+    out.on("error", (e) => (streamError ??= e));
     try {
       const stats = await writeTranscript(format, out, header, readTraceEvents(trace));
       out.end();
       await once(out, "close");
+      if (streamError) throw streamError;
       return stats;
     } catch (e) {
       out.destroy();

@@ -80,9 +80,43 @@ export function writeTranscript(
   return writeStreaming(format === "html" ? htmlFormatter : markdownFormatter, out, header, events, options);
 }
 
+/** Everything a formatter was handed, as text: what its `plain` shows when the method threw. */
+function argumentText(args: readonly unknown[]): string {
+  const parts: string[] = [];
+  for (const a of args) {
+    if (typeof a === "string") parts.push(a);
+    else if (a && typeof a === "object" && "head" in a && typeof a.head === "string") {
+      const c = a as { head: string; tail?: string; truncated?: boolean };
+      parts.push(c.truncated ? `${c.head}\n…\n${c.tail ?? ""}` : c.head);
+    } else if (a && typeof a === "object" && !("header" in a)) parts.push(safeJson(a, 2));
+  }
+  return parts.filter((p) => p !== "").join("\n");
+}
+
+/**
+ * `fmt` with every method guarded: one that throws (a renderer that gives up
+ * on hostile text) yields that part as escaped plain text, and the rest of
+ * the transcript, its closing tags included, is still written.
+ */
+function guarded(fmt: TranscriptFormatter): TranscriptFormatter {
+  const out = { ...fmt } as Record<string, unknown>;
+  for (const [name, method] of Object.entries(fmt)) {
+    if (typeof method !== "function" || name === "plain") continue;
+    out[name] = (...args: unknown[]): string => {
+      try {
+        return (method as (...a: unknown[]) => string).apply(fmt, args);
+      } catch (e) {
+        const ctx = args.find((a): a is RenderContext => typeof a === "object" && a !== null && "header" in a);
+        return fmt.plain(`This part could not be rendered (${e instanceof Error ? e.message : String(e)}); as plain text:`, argumentText(args), ctx!);
+      }
+    };
+  }
+  return out as unknown as TranscriptFormatter;
+}
+
 function renderSync(fmt: TranscriptFormatter, header: TranscriptHeader, events: Iterable<TracedEvent>, options?: TranscriptOptions): string {
   const parts: string[] = [];
-  const asm = new TranscriptAssembler(fmt, header, options, (s) => parts.push(s));
+  const asm = new TranscriptAssembler(guarded(fmt), header, options, (s) => parts.push(s));
   asm.begin();
   for (const ev of events) asm.push(ev);
   asm.finish();
@@ -97,7 +131,7 @@ async function writeStreaming(
   options?: TranscriptOptions,
 ): Promise<TranscriptStats> {
   let pending: string[] = [];
-  const asm = new TranscriptAssembler(fmt, header, options, (s) => pending.push(s));
+  const asm = new TranscriptAssembler(guarded(fmt), header, options, (s) => pending.push(s));
   const flush = async () => {
     if (pending.length === 0) return;
     const chunk = pending.join("");
