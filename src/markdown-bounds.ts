@@ -105,8 +105,25 @@ function fencedBlock(text: string): string {
   return `${fence}text\n${text}\n${fence}`;
 }
 
+/**
+ * A chunk that is one fenced code block whatever comes before it: it opens
+ * with an info string (so it cannot be the close of a fence left open
+ * above), no line inside can close it, and its last line does. Its lines
+ * are code (or raw HTML, if an HTML block above is still open): parsed in
+ * linear time, and left alone, so a block this file made stays as it is.
+ */
+function isFencedBlock(chunk: string): boolean {
+  const lines = chunk.split("\n");
+  const open = /^(`{3,}|~{3,})[ \t]*[^\s`][^`]*$/.exec(lines[0]!);
+  if (!open || lines.length < 2) return false;
+  const [mark] = open[1]!;
+  const closes = (line: string) => new RegExp(`^ {0,3}\\${mark}{${open[1]!.length},}[ \\t]*$`).test(line);
+  return closes(lines[lines.length - 1]!) && !lines.slice(1, -1).some(closes);
+}
+
 /** One paragraph's worth of lines (no blank line in it), bounded. */
 function boundChunk(chunk: string): string {
+  if (isFencedBlock(chunk)) return chunk;
   const at = new Set(inlineEscapes(chunk));
   let lineStart = 0;
   for (const line of chunk.split("\n")) {

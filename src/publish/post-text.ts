@@ -230,11 +230,22 @@ function spanFence(source: string): string {
   return "`".repeat(n);
 }
 
-/** Whitespace-free runs of a text node's source that could spell something linkable (`&#46;` and `\.` included). */
-function linkableRuns(slice: string, valueLinkable: boolean): { start: number; end: number }[] {
+/** Each linkable thing in text, with the URL it would link to (`undefined`: never one we allow). */
+const LINKABLE_ALL = /[a-z][a-z0-9+.-]*:\/\/[^\s<>"'`]*|www\.[^\s<>"'`]*|(?:mailto|xmpp):|[\w.+-]@[a-z0-9-]+\.[a-z0-9]/gi;
+
+function outsideLinkable(text: string, c: Compiled): boolean {
+  for (const m of text.matchAll(LINKABLE_ALL)) {
+    const s = m[0];
+    if (/^www\./i.test(s) ? !urlAllowed(`https://${s}`, c) : !s.includes("//") || !urlAllowed(s, c)) return true;
+  }
+  return false;
+}
+
+/** Whitespace-free runs of a text node's source that could spell an outside link (`&#46;` and `\.` included). */
+function linkableRuns(slice: string, c: Compiled): { start: number; end: number }[] {
   const runs: { start: number; end: number }[] = [];
   for (const m of slice.matchAll(/\S+/g)) {
-    if (LINKABLE_TEXT.test(m[0]) || (valueLinkable && /[&\\]/.test(m[0]))) runs.push({ start: m.index, end: m.index + m[0].length });
+    if (outsideLinkable(m[0], c) || /[&\\]/.test(m[0])) runs.push({ start: m.index, end: m.index + m[0].length });
   }
   return runs;
 }
@@ -255,11 +266,11 @@ function scanText(node: Text, source: string, fence: string, c: Compiled, out: S
   const tagLike = /<[A-Za-z!/?]/.test(v);
   const linkLike = /\]\s*[([:]/.test(v);
   const mention = needsBreak(v, c);
-  const linkable = LINKABLE_TEXT.test(v);
+  const linkable = LINKABLE_TEXT.test(v) && outsideLinkable(v, c);
   if (!tagLike && !linkLike && !mention && !linkable) return;
   if (!r) return void out.stuck.push(NaN);
   const slice = source.slice(r.start, r.end);
-  const runs = linkable ? linkableRuns(slice, true) : [];
+  const runs = linkable ? linkableRuns(slice, c) : [];
   if (linkable && !runs.length) out.stuck.push(r.start);
   const inRun = (i: number) => runs.some((run) => i >= run.start && i < run.end);
   const insert = (i: number, text: string) => void (inRun(i) || out.edits.push({ start: r.start + i, end: r.start + i, text }));
