@@ -118,7 +118,7 @@ function renderSync(fmt: TranscriptFormatter, header: TranscriptHeader, events: 
   const parts: string[] = [];
   const asm = new TranscriptAssembler(guarded(fmt), header, options, (s) => parts.push(s));
   asm.begin();
-  for (const ev of events) asm.push(ev);
+  for (const ev of events) asm.pushSafely(ev);
   asm.finish();
   return parts.join("");
 }
@@ -144,7 +144,7 @@ async function writeStreaming(
   asm.begin();
   await flush();
   for await (const ev of events) {
-    asm.push(ev);
+    asm.pushSafely(ev);
     await flush();
   }
   asm.finish();
@@ -214,6 +214,15 @@ class TranscriptAssembler {
     if (prompt !== undefined && prompt.trim() !== "") this.enqueue(this.fmt.prompt(this.clip(prompt), this.ctx));
     const attachments = this.ctx.header.attachments;
     if (attachments?.length && this.fmt.attachments) this.enqueue(this.fmt.attachments(attachments, this.ctx));
+  }
+
+  /** push, except that an event nothing can render is shown as its JSON, escaped: the rest still renders. */
+  pushSafely(ev: TracedEvent): void {
+    try {
+      this.push(ev);
+    } catch (e) {
+      this.enqueue(this.fmt.plain(`An event could not be rendered (${e instanceof Error ? e.message : String(e)}); as plain text:`, this.clip(safeJson(ev, 2)).head, this.ctx));
+    }
   }
 
   push(ev: TracedEvent): void {
