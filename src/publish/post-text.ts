@@ -196,6 +196,13 @@ function textHasOutsideUrl(text: string, c: Compiled): boolean {
 }
 
 /**
+ * An event handler attribute anywhere in raw HTML, as text: parsers disagree
+ * on where `<noscript>`, `<style>` or foreign content ends (mutation XSS:
+ * `<noscript><!-- </noscript><img src=x onerror=…>`), so no tree is asked.
+ */
+const EVENT_HANDLER = /(?:^|[\s"'/])on[a-z]+\s*=/i;
+
+/**
  * Raw HTML. An element that loads or links elsewhere, or an outside URL
  * anywhere in it (a comment or an attribute GitHub's renderer might read
  * differently from ours), makes the whole node inline code: inside an HTML
@@ -208,7 +215,7 @@ function scanHtml(node: Html, parent: Parent | undefined, source: string, c: Com
     out.stuck.push(NaN);
     return;
   }
-  let unsafe = textHasOutsideUrl(node.value, c);
+  let unsafe = textHasOutsideUrl(node.value, c) || EVENT_HANDLER.test(node.value);
   if (!unsafe) walkHtml(parseHtml(node.value), (h) => void ("attrs" in h && elementUnsafe(h, c) && (unsafe = true)));
   const raw = source.slice(r.start, r.end);
   const mentions = !unsafe && raw === node.value && parent !== undefined && FLOW_PARENTS.has(parent.type) ? breakMentions(raw, c) : undefined;

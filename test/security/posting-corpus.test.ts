@@ -116,7 +116,8 @@ interface Verdict {
 
 /** Every case shown in one page; what each would load or follow, once the page had time to try. */
 async function judge(page: Page, htmls: string[]): Promise<Verdict[]> {
-  await page.setContent(PAGE, { waitUntil: "load" });
+  // A navigation, not setContent: document.open() would drop the violation listener the init script added.
+  await page.goto(BASE, { waitUntil: "load" });
   await page.evaluate(`(${SHOW_CASES})(${JSON.stringify(htmls)})`);
   await page.waitForTimeout(1_000);
   const live = (await page.evaluate(`[...Document.prototype.querySelectorAll.call(document, "body > [data-case]")].map(${LIVE_URLS})`)) as string[][];
@@ -162,6 +163,7 @@ describe("the posting door against public corpora, rendered by cmark-gfm and jud
       });
       await context.route("**/*", (route) => {
         const url = route.request().url();
+        if (url === BASE) return route.fulfill({ contentType: "text/html", headers: { "content-security-policy": "script-src 'none'" }, body: PAGE });
         if (url.startsWith("data:") || url === "about:blank") return route.continue();
         requests.push(url);
         return route.abort();
