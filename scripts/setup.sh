@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # package:command[|other name]. test/preflight.ts checks the same commands (ripgrep is for the agent CLIs).
-PACKAGES=(bubblewrap:bwrap socat:socat ripgrep:rg "chromium:chromium|chromium-browser" git:git curl:curl procps:ps)
+PACKAGES=(bubblewrap:bwrap socat:socat ripgrep:rg "chromium:chromium|chromium-browser" git:git curl:curl procps:ps cmark-gfm:cmark-gfm)
 # Run directly (bash scripts/setup.sh) on a machine without Node: bring the distribution's.
 command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs:node npm:npm)
 

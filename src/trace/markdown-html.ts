@@ -13,6 +13,7 @@ import { defaultSchema, sanitize, type Schema } from "hast-util-sanitize";
 import { toHtml } from "hast-util-to-html";
 import type { Nodes, Parent, PhrasingContent } from "mdast";
 import { toHast } from "mdast-util-to-hast";
+import { boundMarkdown } from "../markdown-bounds.js";
 import { parseMarkdown } from "../markdown.js";
 
 const SCHEMA: Schema = {
@@ -25,12 +26,18 @@ const SCHEMA: Schema = {
 
 /** `idPrefix` keeps ids (footnotes) of several rendered texts on one page apart. */
 export function markdownToSafeHtml(text: string, idPrefix = "md-"): string {
-  const tree = parseMarkdown(text);
-  neutralise(tree);
-  const hast = toHast(tree, { clobberPrefix: `user-content-${idPrefix}` }) as HastRoot;
-  const clean = sanitize(hast, SCHEMA) as HastRoot;
-  markLinks(clean);
-  return toHtml(clean);
+  try {
+    // Bounded first (src/markdown-bounds.ts): 8 KB of `>` must not overflow the stack.
+    const tree = parseMarkdown(boundMarkdown(text));
+    neutralise(tree);
+    const hast = toHast(tree, { clobberPrefix: `user-content-${idPrefix}` }) as HastRoot;
+    const clean = sanitize(hast, SCHEMA) as HastRoot;
+    markLinks(clean);
+    return toHtml(clean);
+  } catch {
+    // A renderer that gives up shows the text as it is, escaped: the rest of the page still renders.
+    return `<pre class="plain">${toHtml({ type: "text", value: text })}</pre>`;
+  }
 }
 
 /** Raw HTML becomes visible text; images become links to what they showed. */

@@ -109,10 +109,15 @@ export async function writeTranscriptHtml(resultsDir: string, result: RunResult,
 
 async function renderTo(format: TranscriptFormat, trace: string, header: TranscriptHeader, file: string): Promise<TranscriptStats> {
   const out = createWriteStream(file);
+  // Every error of the stream is ours to report: none may reach the process as an unhandled
+  // 'error' event (a write still pending when the stream is torn down, ERR_STREAM_DESTROYED).
+  let streamError: unknown;
+  out.on("error", (e) => (streamError ??= e));
   try {
     const stats = await writeTranscript(format, out, header, readTraceEvents(trace));
     out.end();
     await once(out, "close");
+    if (streamError) throw streamError;
     return stats;
   } catch (e) {
     out.destroy();

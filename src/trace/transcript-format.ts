@@ -139,6 +139,8 @@ export interface TranscriptFormatter {
   unknown(type: string, json: Clipped, ts: string, ctx: RenderContext): string;
   capNote(ctx: RenderContext): string;
   end(stats: TranscriptStats, ctx: RenderContext): string;
+  /** What a method that threw shows instead (src/trace/transcript.ts): the text it was given, escaped, nothing interpreted. */
+  plain(label: string, text: string, ctx: RenderContext): string;
 }
 
 // ---------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 import { createHash } from "node:crypto";
 import { html as diffHtml } from "diff2html";
 import { markdownToSafeHtml } from "./markdown-html.js";
+import { forDiff2html } from "./git-paths.js";
 import {
   conclusionKind,
   escapeHtml as esc,
@@ -201,15 +202,23 @@ function nextMarkdownId(ctx: RenderContext): number {
   return n;
 }
 
+/** The diff as diff2html shows it; if diff2html fails on it, the patch as plain text (the page must still close). */
+function patchHtml(text: string): string {
+  try {
+    const names = forDiff2html(text);
+    return names.restore(diffHtml(names.patch, { drawFileList: true, outputFormat: "line-by-line", matching: "lines", diffStyle: "word" }));
+  } catch {
+    return `<pre class="patch-plain">${esc(text)}</pre>`;
+  }
+}
+
 /** The patch after the conversation: a file list linking to each file's diff. */
 function changesSection(patch: TranscriptPatch): string {
   const n = patch.files.length;
   const note = patch.truncated
     ? `<p class="note">The patch is ${esc(formatBytes(patch.totalBytes))}; only its first ${esc(formatBytes(Buffer.byteLength(patch.text)))} are shown. The whole patch is in patch.diff.</p>`
     : "";
-  const diff = patch.text.trim()
-    ? diffHtml(patch.text, { drawFileList: true, outputFormat: "line-by-line", matching: "lines", diffStyle: "word" })
-    : `<p class="empty">The patch is empty.</p>`;
+  const diff = patch.text.trim() ? patchHtml(patch.text) : `<p class="empty">The patch is empty.</p>`;
   return (
     `<section class="changes" id="changes" data-kind="changes" data-files="${n}">` +
     `<h2>Changes <span class="muted">(${n} file${n === 1 ? "" : "s"})</span></h2>${note}${diff}</section>\n`
@@ -380,6 +389,10 @@ export const htmlFormatter: TranscriptFormatter = {
 
   unknown(type, json, ts, ctx) {
     return `<div class="entry unknown" data-kind="${esc(type)}"${attr("data-ts", ts)}>${head(`Event: ${type}`, ts, ctx)}<pre>${body(json)}</pre></div>\n`;
+  },
+
+  plain(label, text) {
+    return `<div class="entry plain-fallback" data-kind="plain"><div class="entry-head"><span class="who">${esc(label)}</span></div><pre>${esc(text)}</pre></div>\n`;
   },
 
   capNote(ctx) {

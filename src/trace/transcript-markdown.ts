@@ -257,6 +257,10 @@ export const markdownFormatter: TranscriptFormatter = {
     return details(`Event <code>${escapeHtml(type)}</code>`, clippedBlock(json, "Event", "json"));
   },
 
+  plain(label, text) {
+    return `**${mdText(label)}**\n\n${fence(text, "text")}\n\n`;
+  },
+
   capNote(ctx) {
     return `> [!WARNING]\n> **Transcript truncated:** it reached its size limit (${mdText(formatBytes(ctx.maxTotalBytes))}); the rest of the conversation is omitted and only the final result follows\\. The full trace is in trace\\.jsonl\\.\n\n`;
   },

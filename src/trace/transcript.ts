@@ -80,11 +80,45 @@ export function writeTranscript(
   return writeStreaming(format === "html" ? htmlFormatter : markdownFormatter, out, header, events, options);
 }
 
+/** Everything a formatter was handed, as text: what its `plain` shows when the method threw. */
+function argumentText(args: readonly unknown[]): string {
+  const parts: string[] = [];
+  for (const a of args) {
+    if (typeof a === "string") parts.push(a);
+    else if (a && typeof a === "object" && "head" in a && typeof a.head === "string") {
+      const c = a as { head: string; tail?: string; truncated?: boolean };
+      parts.push(c.truncated ? `${c.head}\n…\n${c.tail ?? ""}` : c.head);
+    } else if (a && typeof a === "object" && !("header" in a)) parts.push(safeJson(a, 2));
+  }
+  return parts.filter((p) => p !== "").join("\n");
+}
+
+/**
+ * `fmt` with every method guarded: one that throws (a renderer that gives up
+ * on hostile text) yields that part as escaped plain text, and the rest of
+ * the transcript, its closing tags included, is still written.
+ */
+function guarded(fmt: TranscriptFormatter): TranscriptFormatter {
+  const out = { ...fmt } as Record<string, unknown>;
+  for (const [name, method] of Object.entries(fmt)) {
+    if (typeof method !== "function" || name === "plain") continue;
+    out[name] = (...args: unknown[]): string => {
+      try {
+        return (method as (...a: unknown[]) => string).apply(fmt, args);
+      } catch (e) {
+        const ctx = args.find((a): a is RenderContext => typeof a === "object" && a !== null && "header" in a);
+        return fmt.plain(`This part could not be rendered (${e instanceof Error ? e.message : String(e)}); as plain text:`, argumentText(args), ctx!);
+      }
+    };
+  }
+  return out as unknown as TranscriptFormatter;
+}
+
 function renderSync(fmt: TranscriptFormatter, header: TranscriptHeader, events: Iterable<TracedEvent>, options?: TranscriptOptions): string {
   const parts: string[] = [];
-  const asm = new TranscriptAssembler(fmt, header, options, (s) => parts.push(s));
+  const asm = new TranscriptAssembler(guarded(fmt), header, options, (s) => parts.push(s));
   asm.begin();
-  for (const ev of events) asm.push(ev);
+  for (const ev of events) asm.pushSafely(ev);
   asm.finish();
   return parts.join("");
 }
@@ -97,7 +131,7 @@ async function writeStreaming(
   options?: TranscriptOptions,
 ): Promise<TranscriptStats> {
   let pending: string[] = [];
-  const asm = new TranscriptAssembler(fmt, header, options, (s) => pending.push(s));
+  const asm = new TranscriptAssembler(guarded(fmt), header, options, (s) => pending.push(s));
   const flush = async () => {
     if (pending.length === 0) return;
     const chunk = pending.join("");
@@ -110,7 +144,7 @@ async function writeStreaming(
   asm.begin();
   await flush();
   for await (const ev of events) {
-    asm.push(ev);
+    asm.pushSafely(ev);
     await flush();
   }
   asm.finish();
@@ -180,6 +214,15 @@ class TranscriptAssembler {
     if (prompt !== undefined && prompt.trim() !== "") this.enqueue(this.fmt.prompt(this.clip(prompt), this.ctx));
     const attachments = this.ctx.header.attachments;
     if (attachments?.length && this.fmt.attachments) this.enqueue(this.fmt.attachments(attachments, this.ctx));
+  }
+
+  /** push, except that an event nothing can render is shown as its JSON, escaped: the rest still renders. */
+  pushSafely(ev: TracedEvent): void {
+    try {
+      this.push(ev);
+    } catch (e) {
+      this.enqueue(this.fmt.plain(`An event could not be rendered (${e instanceof Error ? e.message : String(e)}); as plain text:`, this.clip(safeJson(ev, 2)).head, this.ctx));
+    }
   }
 
   push(ev: TracedEvent): void {

@@ -10,6 +10,8 @@ import { neutralizeForGitHub } from "../../src/publish/post-text.js";
 const P = { serverUrl: "https://github.com", allowedDomains: ["docs.example.org"], keepMentions: ["alice"] };
 const n = (t: string) => neutralizeForGitHub(t, P);
 const Z = "\u200b";
+/** `text` without its fenced code blocks and code spans (rough, for these inputs). */
+const outsideCode = (text: string) => text.replace(/^(`{3,})[^\n]*\n[\s\S]*?\n\1$/gm, "").replace(/(`+)[^`][\s\S]*?\1/g, "");
 
 describe("neutralizeForGitHub", () => {
   it.each([
@@ -30,7 +32,7 @@ describe("neutralizeForGitHub", () => {
     ["a reference in an attribute", '<img src="&#104;ttps://attacker.example/e">', '` <img src="&#104;ttps://attacker.example/e"> `'],
     ["style url()", '<p style="background:url(https://attacker.example/bg)">x</p>', '` <p style="background:url(https://attacker.example/bg)">x</p> `'],
     ["svg image", '<svg><image href="https://attacker.example/s"/></svg>', '<svg>` <image href="https://attacker.example/s"/> `</svg>'],
-    ["unquoted value with slashes (HTML to GitHub, text to micromark)", "<IMG SRC=//attacker.example/x>", `\\<IMG SRC=//${Z}attacker.example/x>`],
+    ["unquoted value with slashes (HTML to GitHub, text to micromark)", "<IMG SRC=//attacker.example/x>", "\\<IMG SRC=//attacker.example/x>"],
     ["an unmatched backtick before the rewrite", "a ` ![x](https://attacker.example/t)", "a ` ` ` ![x](https://attacker.example/t) ` `"],
   ])("%s", (_what, input, output) => {
     expect(n(input)).toBe(output);
@@ -45,6 +47,60 @@ describe("neutralizeForGitHub", () => {
     ["the requester stays, teams and look-alikes do not", "@alice @ALICE @alice/team @alice-bob", `@alice @ALICE @${Z}alice/team @${Z}alice-bob`],
   ])("mentions: %s", (_what, input, output) => {
     expect(n(input)).toBe(output);
+  });
+
+  // Issue #21 finding 7: what GitHub's renderer (cmark-gfm) links decides, not what our parser links.
+  it.each([
+    ["bare ftp://", "Anonymous FTP is at ftp://attacker.example/x?d=S.", "Anonymous FTP is at `ftp://attacker.example/x?d=S.`"],
+    ["www. in quotes stays prose", 'See "www.python.org" for details', 'See `"www.python.org"` for details'],
+    ["www. spelled with a reference or an escape", "www&#46;attacker.example and www\\.attacker.example", "`www&#46;attacker.example` and `www\\.attacker.example`"],
+    ["an e-mail address of a kept login's domain", "write to alice@attacker.example", "write to ` alice@attacker.example `"],
+    ["a link to an allowed domain stays a link", "docs at https://docs.example.org/a", "docs at https://docs.example.org/a"],
+  ])("what cmark-gfm links: %s", (_what, input, output) => {
+    expect(n(input)).toBe(output);
+  });
+
+  it.each([
+    ["mailto: and xmpp:", "mail mailto:x@attacker.example or xmpp:x@attacker.example"],
+    ["ftp:// in a footnote", "x[^1]\n\n[^1]: ftp://attacker.example/f"],
+    ["ftp:// in a table", "| a |\n|---|\n| ftp://attacker.example/t |"],
+  ])("what cmark-gfm links, in code: %s", (_what, input) => {
+    const out = n(input);
+    expect(out).not.toContain(Z);
+    expect(outsideCode(out)).not.toMatch(/attacker\.example/);
+  });
+
+  it.each([
+    ["SVG animate writing href", '<svg><animate attributeName="href" values="javascript:alert(1)"/></svg>', '<svg>` <animate attributeName="href" values="javascript:alert(1)"/> `</svg>'],
+    ["SVG set writing xlink:href", '<svg><set attributeName="xlink:href" to="https://attacker.example/"/></svg>', '<svg>` <set attributeName="xlink:href" to="https://attacker.example/"/> `</svg>'],
+    ["animation values of any scheme", '<svg><a><animate attributeName="x" values="0;ftp:attacker.example"/></a></svg>', '<svg><a>` <animate attributeName="x" values="0;ftp:attacker.example"/> `</a></svg>'],
+    ["an event handler", '<img src="x.png" onerror="alert(1)">', '` <img src="x.png" onerror="alert(1)"> `'],
+    ["an event handler parsers disagree on (noscript)", "<b><noscript><!-- </noscript><img src=x onerror=alert(1) --></noscript>", "<b><noscript>` <!-- </noscript><img src=x onerror=alert(1) --> `</noscript>"],
+    ["meta refresh to any scheme", '<meta http-equiv="refresh" content="0;url=ftp:attacker.example">', '` <meta http-equiv="refresh" content="0;url=ftp:attacker.example"> `'],
+    ["CSS escapes in style", '<p style="background:u\\72 l(\\2f\\2f attacker.example/bg)">x</p>', '` <p style="background:u\\72 l(\\2f\\2f attacker.example/bg)">x</p> `'],
+    ["plain style and title stay", '<p style="color:red" title="x">ok</p>', '<p style="color:red" title="x">ok</p>'],
+  ])("attributes: %s", (_what, input, output) => {
+    expect(n(input)).toBe(output);
+  });
+
+  it.each([
+    ["6,000 levels of >", ">".repeat(6000) + " ![x](https://attacker.example/d)"],
+    ["64 KB of nested brackets", "[".repeat(32768) + "]".repeat(32768)],
+    ["a run of 30,000 *", "*".repeat(30000) + "a" + "*".repeat(30000)],
+    ["3,000 unmatched delimiters and 6,000 nested emphasis", "*a _b ".repeat(1500) + "*a ".repeat(6000) + "a* ".repeat(6000)],
+    ["6,000 nested list items", "- ".repeat(6000) + "[x](https://attacker.example/l)"],
+  ])("bounded: %s, in linear time, nothing outside live", (_what, input) => {
+    const started = process.cpuUsage();
+    const out = n(input);
+    const used = process.cpuUsage(started);
+    expect((used.user + used.system) / 1000).toBeLessThan(5_000);
+    expect(outsideCode(out)).not.toMatch(/attacker/);
+    expect(n(out)).toBe(out);
+  });
+
+  it("a paragraph past the bounds becomes a code block; the rest still renders", () => {
+    const out = n(`Intro with [a link](https://github.com/o/r).\n\n${"*".repeat(200)}${"[".repeat(100)}\n\nOutro @octocat.`);
+    expect(out).toMatch(/^Intro with \[a link\]\(https:\/\/github\.com\/o\/r\)\.\n\n```text\n\*{200}\[{100}\n```\n\nOutro @\u200boctocat\.$/);
   });
 
   it("leaves code, the repository's links, allowed domains and our HTML alone", () => {
