@@ -10,6 +10,7 @@ import { copyFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { agentCommits } from "./agent-head.js";
 import type { HostRepo } from "./host-repo.js";
+import { unskipPresentFiles } from "./sparse.js";
 
 export interface Baseline {
   /** HEAD when the run started. */
@@ -35,6 +36,8 @@ async function snapshotTree(repo: HostRepo, scratchDir: string, label: string): 
   // (and nothing the agent wrote into its own index is read).
   await copyFile(repo.baseIndex, index).catch(() => undefined);
   const env = { GIT_INDEX_FILE: index };
+  // Sparse checkouts: a file written where the checkout left one out counts, as it does for git.
+  await unskipPresentFiles(repo.git, repo.workspace.workTree, index);
   await repo.git.exec(["add", "-A", "--", repo.workspace.pathspec], { env });
   const tree = await repo.git.text(["write-tree"], { env });
   await rm(index, { force: true });
