@@ -136,9 +136,9 @@ const MIXED_CHANGE = [
   // A binary file (NUL bytes, every byte value).
   `node -e 'process.stdout.write(Buffer.from(Array.from({length: 4096}, (_, i) => (i * 7919) % 256)))' > t/agent-data.bin`,
   `rm README.md`,
-  `mv Documentation/SubmittingPatches Documentation/SubmittingPatches.adoc`,
+  `mv Documentation/SubmittingPatches Documentation/SubmittingPatches.md`,
   `chmod +x contrib/completion/git-completion.bash`,
-  `ln -s Documentation/SubmittingPatches.adoc submitting-patches`,
+  `ln -s Documentation/SubmittingPatches.md submitting-patches`,
   `printf 'Grüße aus dem Agenten\\n' > 'Documentation/ünïcødé-名前.adoc'`,
   // CRLF in the blob, no attribute: the new line keeps its CR too.
   `printf 'third line\\r\\n' >> contrib/windows-notes.txt`,
@@ -155,7 +155,7 @@ describe(`a real repository (git/git, depth-1 checkout)`, () => {
     expect(JSON.parse(r.outputs["changed-files"]!)).toEqual(
       gitOrder([
         "Documentation/SubmittingPatches",
-        "Documentation/SubmittingPatches.adoc",
+        "Documentation/SubmittingPatches.md",
         "Documentation/ünïcødé-名前.adoc",
         "README.md",
         "compat/vcbuild/find_vs_env.bat",
@@ -167,7 +167,7 @@ describe(`a real repository (git/git, depth-1 checkout)`, () => {
       ]),
     );
     const patch = await readFile(r.outputs["patch-path"]!, "utf8");
-    expect(patch).toContain("rename from Documentation/SubmittingPatches\nrename to Documentation/SubmittingPatches.adoc");
+    expect(patch).toContain("rename from Documentation/SubmittingPatches\nrename to Documentation/SubmittingPatches.md");
     expect(patch).toContain("old mode 100644\nnew mode 100755");
     expect(patch).toContain("new file mode 120000");
     expect(patch).toContain("GIT binary patch");

@@ -107,8 +107,8 @@ const TWIN_LAYOUT: Array<[folder: string, count: number, ext: string]> = [
 
 function twinText(rand: () => number, name: string, eol: string): string {
   const lines = [`/* ${name}: generated stand-in for a git/git file */`];
-  const n = 20 + Math.floor(rand() * 120);
-  for (let i = 0; i < n; i++) lines.push(`line ${i} of ${name}: ${Math.floor(rand() * 1e9).toString(36)} ${"x".repeat(Math.floor(rand() * 60))}`);
+  const n = 10 + Math.floor(rand() * 60);
+  for (let i = 0; i < n; i++) lines.push(`line ${i} of ${name}: ${Math.floor(rand() * 1e9).toString(36)} ${"x".repeat(Math.floor(rand() * 30))}`);
   return lines.join(eol) + eol;
 }
 
