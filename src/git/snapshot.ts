@@ -19,6 +19,8 @@ export interface Baseline {
   tree: string;
   /** True when the workspace had uncommitted changes at start (excluded from the patch). */
   dirty: boolean;
+  /** Files a sparse checkout left out that were in the work tree anyway at start (sparse.ts). */
+  presentOutsideSparse: string[];
 }
 
 export interface Collected {
@@ -27,37 +29,41 @@ export interface Collected {
   /** Commits the agent made itself (base..HEAD), oldest first. */
   agentCommits: string[];
   endTree: string;
+  /** Files a sparse checkout left out that the agent wrote: part of the patch, over content it never saw. */
+  writtenOutsideSparse?: string[];
 }
 
 /** Write the working tree (tracked + untracked, .gitignore respected) as a tree object, in the private repository. */
-async function snapshotTree(repo: HostRepo, scratchDir: string, label: string): Promise<string> {
+async function snapshotTree(repo: HostRepo, scratchDir: string, label: string): Promise<{ tree: string; outsideSparse: string[] }> {
   const index = path.join(scratchDir, `index-${label}`);
   // Start from the index as it was before the agent ran, so unchanged files are not re-hashed
   // (and nothing the agent wrote into its own index is read).
   await copyFile(repo.baseIndex, index).catch(() => undefined);
   const env = { GIT_INDEX_FILE: index };
   // Sparse checkouts: a file written where the checkout left one out counts, as it does for git.
-  await unskipPresentFiles(repo.git, repo.workspace.workTree, index);
+  const outsideSparse = await unskipPresentFiles(repo.git, repo.workspace.workTree, index);
   await repo.git.exec(["add", "-A", "--", repo.workspace.pathspec], { env });
   const tree = await repo.git.text(["write-tree"], { env });
   await rm(index, { force: true });
-  return tree;
+  return { tree, outsideSparse };
 }
 
 export async function takeBaseline(repo: HostRepo, scratchDir: string): Promise<Baseline> {
   const commit = repo.workspace.head;
   // Also proves the private repository holds the commit.
   const headTree = await repo.git.text(["rev-parse", "--verify", "-q", `${commit}^{tree}`]);
-  const tree = await snapshotTree(repo, scratchDir, "start");
-  return { commit, tree, dirty: tree !== headTree };
+  const { tree, outsideSparse } = await snapshotTree(repo, scratchDir, "start");
+  return { commit, tree, dirty: tree !== headTree, presentOutsideSparse: outsideSparse };
 }
 
 export async function collectChanges(repo: HostRepo, base: Baseline, scratchDir: string, patchPath: string): Promise<Collected> {
-  const endTree = await snapshotTree(repo, scratchDir, "end");
+  const { tree: endTree, outsideSparse } = await snapshotTree(repo, scratchDir, "end");
   await repo.git.exec(["diff", "--binary", "--full-index", "-M", "--no-color", "--no-ext-diff", "--no-textconv", base.tree, endTree], {
     stdoutFile: patchPath,
   });
   const names = await repo.git.exec(["diff", "--name-only", "--no-renames", "--no-ext-diff", "--no-textconv", "-z", base.tree, endTree]);
   const changedFiles = names.stdout.split("\0").filter(Boolean);
-  return { patchPath, changedFiles, agentCommits: await agentCommits(repo, base.commit), endTree };
+  const changed = new Set(changedFiles);
+  const written = outsideSparse.filter((f) => changed.has(f) && !base.presentOutsideSparse.includes(f));
+  return { patchPath, changedFiles, agentCommits: await agentCommits(repo, base.commit), endTree, ...(written.length ? { writtenOutsideSparse: written } : {}) };
 }
