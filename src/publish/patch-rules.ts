@@ -406,28 +406,42 @@ async function checkAttributes(git: Git, changes: Change[], toTree: string, scra
  * (same blob) needs no filter and stays allowed.
  */
 async function checkFilteredFiles(git: Git, changes: Change[], toTree: string, attributes: Map<string, string>, scratchDir: string, add: AddProblem): Promise<void> {
-  const moved = new Set(changes.filter((c) => c.newMode === NO_MODE).map((c) => c.oldSha));
-  const written = changes.filter((c) => /^100(644|755)$/.test(c.newMode) && c.newSha !== c.oldSha && !moved.has(c.newSha));
+  const written = changes.filter((c) => /^100(644|755)$/.test(c.newMode) && c.newSha !== c.oldSha);
   if (!written.length || !attributes.size) return;
   const blobs = await readBlobs(git, attributes.values(), scratchDir);
   // Most repositories name no filter at all: then git is not asked.
   if (![...blobs.values()].some((b) => /filter\s*=|\[attr\]/i.test(b.toString("latin1")))) return;
+  const writtenShas = new Set(written.map((c) => c.newSha));
+  // A deleted file whose blob reappears elsewhere: a move, allowed when both places share the filter.
+  const sources = changes.filter((c) => c.newMode === NO_MODE && writtenShas.has(c.oldSha));
+  const filters = await filterOf(git, toTree, [...written, ...sources].map((c) => c.path), scratchDir);
+  for (const c of written) {
+    const value = filters.get(c.path);
+    if (value === undefined) continue;
+    if (sources.some((s) => s.oldSha === c.newSha && filters.get(s.path) === value)) continue;
+    add(
+      c.path,
+      value === "lfs"
+        ? `'${c.path}' is stored with Git LFS ('filter=lfs' in .gitattributes): Agent Runner commits a file's bytes as they are and cannot upload LFS objects, so the commit would hold a raw file, or a pointer to an object no LFS server has, where an LFS pointer belongs; commit LFS files yourself with git-lfs (no input allows it)`
+        : `'${c.path}' passes through the '${value}' filter ('filter=${value}' in .gitattributes): Agent Runner runs no filters, so it would commit the bytes of the work tree where the filter's output belongs (no input allows it)`,
+    );
+  }
+}
+
+/** The filter driver `tree`'s own attributes name for each path (paths with none are left out). */
+async function filterOf(git: Git, tree: string, paths: string[], scratchDir: string): Promise<Map<string, string>> {
   const env = { GIT_INDEX_FILE: path.join(scratchDir, `attr-index-${process.pid}-${Math.random().toString(36).slice(2)}`) };
   try {
-    // `--cached`: the attributes of `toTree` itself, read from an index of it (no work tree, no config, no system file).
-    await git.exec(["read-tree", toTree], { env });
-    const out = await git.exec(["check-attr", "--cached", "-z", "--stdin", "filter"], { env, input: written.map((c) => `${c.path}\0`).join("") });
+    // `--cached`: the attributes of `tree` itself, read from an index of it (no work tree, no config, no system file).
+    await git.exec(["read-tree", tree], { env });
+    const out = await git.exec(["check-attr", "--cached", "-z", "--stdin", "filter"], { env, input: paths.map((p) => `${p}\0`).join("") });
     const fields = out.stdout.split("\0");
+    const found = new Map<string, string>();
     for (let i = 0; i + 2 < fields.length; i += 3) {
-      const [file, , value] = [fields[i]!, fields[i + 1]!, fields[i + 2]!];
-      if (value === "unspecified" || value === "unset" || value === "set") continue;
-      add(
-        file,
-        value === "lfs"
-          ? `'${file}' is stored with Git LFS ('filter=lfs' in .gitattributes): Agent Runner commits a file's bytes as they are and cannot upload LFS objects, so the commit would hold a raw file, or a pointer to an object no LFS server has, where an LFS pointer belongs; commit LFS files yourself with git-lfs (no input allows it)`
-          : `'${file}' passes through the '${value}' filter ('filter=${value}' in .gitattributes): Agent Runner runs no filters, so it would commit the bytes of the work tree where the filter's output belongs (no input allows it)`,
-      );
+      const value = fields[i + 2]!;
+      if (value !== "unspecified" && value !== "unset" && value !== "set") found.set(fields[i]!, value);
     }
+    return found;
   } finally {
     await rm(env.GIT_INDEX_FILE, { force: true });
   }

@@ -318,6 +318,11 @@ describe("validatePatch: files a filter stores (Git LFS, git-crypt)", () => {
     expect([...v.changedFiles].sort()).toEqual(["art/a.psd", "art/b.psd", "art/moved.psd", "keys/k.txt"]);
   });
 
+  it("a plain file moved to an LFS path is not a pointer moved: refused", async () => {
+    const { patch, base } = patchFrom(repo, (d) => git(d, "mv", "README.md", "art/readme.psd"));
+    await expect(validatePatch(new Git(repo, gitEnv()), patch, base, policy, opts())).rejects.toThrow(/'art\/readme\.psd' is stored with Git LFS/);
+  });
+
   it("a filter the agent removes from .gitattributes in the same patch no longer holds the file", async () => {
     const { patch, base } = patchFrom(repo, (d) => {
       writeFileSync(path.join(d, ".gitattributes"), "");
