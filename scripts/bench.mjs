@@ -93,6 +93,7 @@ if (SECTIONS.has("overhead")) {
         "total ms": median(runs.map((r) => r.total)),
         "peak RSS MB": median(runs.map((r) => r.rssMb)).toFixed(1),
       });
+      console.log(JSON.stringify(rows.at(-1)));
     }
     rmSync(repo, { recursive: true, force: true });
   }
