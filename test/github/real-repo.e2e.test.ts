@@ -46,7 +46,7 @@ beforeAll(async () => {
     prepare: (dir) => appendFile(path.join(dir, ".gitattributes"), "*.psd filter=lfs diff=lfs merge=lfs -text\n"),
   });
   console.log(`real repository: ${real.source}`);
-}, 120_000);
+}, 300_000);
 afterAll(() => real?.cleanup());
 afterEach(async () => {
   for (const dir of checkouts.splice(0)) await removeCheckout(dir);
