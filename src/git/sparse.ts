@@ -19,8 +19,15 @@ import { lstat } from "node:fs/promises";
 import path from "node:path";
 import type { Git } from "./git.js";
 
-/** Clear the skip-worktree bit of every entry of the index at `indexFile` whose file is in the work tree. Returns those paths. */
-export async function unskipPresentFiles(git: Git, workTree: string, indexFile: string): Promise<string[]> {
+export interface SparseEntries {
+  /** Index entries the checkout left out (skip-worktree). */
+  leftOut: string[];
+  /** Those of them found in the work tree, now counted again. */
+  present: string[];
+}
+
+/** Clear the skip-worktree bit of every entry of the index at `indexFile` whose file is in the work tree. */
+export async function unskipPresentFiles(git: Git, workTree: string, indexFile: string): Promise<SparseEntries> {
   const env = { GIT_INDEX_FILE: indexFile };
   // `-t` tags skip-worktree entries "S"; a sparse index is expanded by git on reading (no sparse settings here).
   const listed = await git.exec(["ls-files", "-t", "-z"], { env });
@@ -28,12 +35,12 @@ export async function unskipPresentFiles(git: Git, workTree: string, indexFile: 
     .split("\0")
     .filter((rec) => rec.startsWith("S "))
     .map((rec) => rec.slice(2));
-  if (!skipped.length) return [];
+  if (!skipped.length) return { leftOut: [], present: [] };
   const dirs = new Map<string, Promise<boolean>>();
   const present: string[] = [];
   for (const file of skipped) if (await isPresent(workTree, file, dirs)) present.push(file);
   if (present.length) await git.exec(["update-index", "--no-skip-worktree", "-z", "--stdin"], { env, input: present.map((p) => `${p}\0`).join("") });
-  return present;
+  return { leftOut: skipped, present };
 }
 
 /** True when `file` exists in the work tree (as a file or a link) below real folders only. */

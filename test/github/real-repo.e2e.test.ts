@@ -222,7 +222,7 @@ describe(`a real repository (git/git, depth-1 checkout)`, () => {
     const r = await runAgent(ws, agent);
     expect(r.exitCode, r.log).toBe(0);
     expect(JSON.parse(r.outputs["changed-files"]!)).toEqual(["Documentation/SubmittingPatches", "contrib/completion/git-completion.bash", "t/t9999-agent.sh"]);
-    expect(r.rawStdout).toMatch(/::warning::The agent wrote 1 file\(s\) the sparse checkout had left out, over content it never saw; they are part of the patch: contrib\/completion\/git-completion\.bash\n/);
+    expect(r.rawStdout).toMatch(/::warning::The patch changes or deletes 1 file\(s\) the sparse checkout had left out, which the agent never saw: contrib\/completion\/git-completion\.bash\n/);
     const patch = await readFile(r.outputs["patch-path"]!, "utf8");
     expect(patch).not.toContain("deleted file mode");
     const pushed = (await git(real.origin, ["ls-tree", "-r", "--name-only", `refs/heads/${BRANCH}`])).split("\n").filter(Boolean);
