@@ -1,7 +1,9 @@
-// npm run bench: the action's own overhead around a trivial agent, on a
-// repository of 10,000 files: process start → agent spawn, agent exit →
-// process end, peak RSS, and dist size. Later sections add per-backend and
-// sandbox numbers when those suites register here.
+// npm run bench: the action's own overhead around a trivial agent
+// (`agent: command` running `true`) on repositories of 1,000, 10,000 and
+// 100,000 files (BENCH_SIZES to change): step start → agent spawn, agent exit →
+// step end, peak RSS of the action's process, and dist size. Later sections add
+// per-backend and sandbox numbers. BENCH_SECTIONS picks sections
+// (default "overhead,trace,gateway,agents").
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -10,6 +12,10 @@ import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+/** Runs for the largest repositories, where one run takes seconds. */
+const RUNS_LARGE = Number(process.env.BENCH_RUNS_LARGE ?? 3);
+const SIZES = (process.env.BENCH_SIZES ?? "1000,10000,100000").split(",").map(Number).filter((n) => n > 0);
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? "overhead,trace,gateway,agents").split(",").map((x) => x.trim()));
 
 function makeRepo(fileCount) {
   const dir = mkdtempSync(path.join(os.tmpdir(), "bench-repo-"));
@@ -20,7 +26,9 @@ function makeRepo(fileCount) {
     writeFileSync(path.join(sub, `f${i}.txt`), `file ${i}\n`);
   }
   execFileSync("git", ["add", "-A"], { cwd: dir });
-  execFileSync("git", ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "init"], { cwd: dir });
+  // No background auto-gc racing the runs; objects in one pack, as a checkout leaves them (BENCH_LOOSE=1 keeps them loose).
+  execFileSync("git", ["-c", "user.name=b", "-c", "user.email=b@b", "-c", "gc.auto=0", "commit", "-qm", "init"], { cwd: dir });
+  if (process.env.BENCH_LOOSE !== "1") execFileSync("git", ["repack", "-adq"], { cwd: dir });
   return dir;
 }
 
@@ -67,29 +75,41 @@ const dirSize = (dir) =>
     .filter((d) => d.isFile())
     .reduce((n, d) => n + statSync(path.join(d.parentPath, d.name)).size, 0);
 
-const repo = makeRepo(10_000);
-const rows = [];
-for (const sandbox of ["none", "bwrap"]) {
-  const runs = [];
-  for (let i = 0; i < RUNS; i++) runs.push(await runAction(repo, { agent: "command", "agent-command": "true", prompt: "bench", sandbox }));
-  rows.push({
-    case: `command 'true', 10,000 files, sandbox ${sandbox}`,
-    "start→spawn ms": median(runs.map((r) => r.startToSpawn)),
-    "exit→end ms": median(runs.map((r) => r.exitToEnd)),
-    "total ms": median(runs.map((r) => r.total)),
-    "peak RSS MB": median(runs.map((r) => r.rssMb)).toFixed(1),
-  });
+if (SECTIONS.has("overhead")) {
+  const rows = [];
+  for (const size of SIZES) {
+    const made = Date.now();
+    const repo = makeRepo(size);
+    const runsPerCase = size >= 100_000 ? Math.min(RUNS, RUNS_LARGE) : RUNS;
+    console.log(`repository of ${size.toLocaleString("en-US")} files made in ${((Date.now() - made) / 1000).toFixed(1)} s; ${runsPerCase} runs per sandbox`);
+    for (const sandbox of ["none", "bwrap"]) {
+      const runs = [];
+      for (let i = 0; i < runsPerCase; i++) runs.push(await runAction(repo, { agent: "command", "agent-command": "true", prompt: "bench", sandbox }));
+      for (const r of runs) rmSync(r.resultsDir, { recursive: true, force: true });
+      rows.push({
+        files: size.toLocaleString("en-US"),
+        sandbox,
+        runs: runsPerCase,
+        "start→spawn ms": median(runs.map((r) => r.startToSpawn)),
+        "exit→end ms": median(runs.map((r) => r.exitToEnd)),
+        "total ms": median(runs.map((r) => r.total)),
+        "peak RSS MB": median(runs.map((r) => r.rssMb)).toFixed(1),
+      });
+      console.log(JSON.stringify({ ...rows.at(-1), each: runs.map((r) => `${r.startToSpawn}/${r.exitToEnd} ms ${r.rssMb.toFixed(0)} MB`) }));
+    }
+    rmSync(repo, { recursive: true, force: true });
+  }
+  console.log(`Agent Runner overhead around \`agent: command\` running 'true' (medians, node ${process.version})`);
+  console.table(rows);
+  console.log(`dist size: ${(dirSize(path.join(root, "dist")) / 1024 / 1024).toFixed(2)} MB`);
 }
-console.log(`Agent Runner overhead (median of ${RUNS} runs, node ${process.version})`);
-console.table(rows);
-console.log(`dist size: ${(dirSize(path.join(root, "dist")) / 1024 / 1024).toFixed(2)} MB`);
 
 // --- Tracing a huge event stream in bounded memory (issue #6): an agent prints
 // BENCH_TRACE_MB (default 300) MB of output lines; the action traces them
 // (raw/stdout.jsonl, trace.jsonl), renders transcript.md/.html from trace.jsonl
 // and writes result.json. Peak RSS of the action process must stay under 200 MB.
 const TRACE_MB = Number(process.env.BENCH_TRACE_MB ?? 300);
-if (TRACE_MB > 0) {
+if (TRACE_MB > 0 && SECTIONS.has("trace")) {
   const genDir = mkdtempSync(path.join(os.tmpdir(), "bench-trace-"));
   const gen = path.join(genDir, "gen.mjs");
   // 1 KiB lines shaped like a CLI's JSON events, written with back-pressure.
@@ -131,7 +151,7 @@ pump();\n`,
 
 // --- The model gateway's added latency per streamed response, usage metering on (issue #12).
 await import("./ts-hooks.mjs");
-await import("./bench/gateway.ts");
+if (SECTIONS.has("gateway")) await import("./bench/gateway.ts");
 
 // --- Per-backend: each real CLI against the stub model (issue #3), none vs bwrap.
-await import("./bench/agents.ts");
+if (SECTIONS.has("agents")) await import("./bench/agents.ts");

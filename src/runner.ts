@@ -274,6 +274,11 @@ async function collect(repo: HostRepo, baseline: Baseline, deps: RunnerDeps): Pr
   const patchPath = path.join(deps.resultsDir, RESULTS_FILES.patch);
   try {
     const collected = await collectChanges(repo, baseline, deps.scratchDir, patchPath);
+    const unseen = collected.changedOutsideSparse ?? [];
+    if (unseen.length)
+      deps.log.warning(
+        `The patch changes or deletes ${unseen.length} file(s) the sparse checkout had left out, which the agent never saw: ${unseen.slice(0, 20).join(", ")}${unseen.length > 20 ? ", …" : ""}`,
+      );
     // A secret the agent wrote into a file must not leave in the patch either.
     const secretsRedacted = await redactPatchInPlace(patchPath, deps.redactor);
     warnExcluded(collected, deps.log);

@@ -243,16 +243,19 @@ function ignoreMissingOrPresent(e: unknown): void {
   if ((e as NodeJS.ErrnoException).code !== "EEXIST") ignoreMissing(e);
 }
 
-/** Mirror a folder of regular files by links, merging into `to` (before the agent starts; symlinks are skipped). */
+/** Links made at once: enough to keep the thread pool busy, few enough that 100,000 loose objects stay cheap in memory. */
+const LINKS_IN_FLIGHT = 64;
+
+/**
+ * Mirror a folder of regular files by links, merging into `to` (before the
+ * agent starts; symlinks are skipped). Folders one after another, files in
+ * batches: a store of loose objects can hold hundreds of thousands.
+ */
 async function linkTree(from: string, to: string): Promise<void> {
   await mkdir(to, { recursive: true });
   const entries = await readdir(from, { withFileTypes: true }).catch((e: unknown) => (ignoreMissing(e), []));
-  await Promise.all(
-    entries.map(async (e) => {
-      const src = path.join(from, e.name);
-      const dest = path.join(to, e.name);
-      if (e.isDirectory()) return linkTree(src, dest);
-      if (e.isFile()) return linkOrCopy(src, dest).catch(ignoreMissingOrPresent);
-    }),
-  );
+  const files = entries.filter((e) => e.isFile());
+  for (let i = 0; i < files.length; i += LINKS_IN_FLIGHT)
+    await Promise.all(files.slice(i, i + LINKS_IN_FLIGHT).map((e) => linkOrCopy(path.join(from, e.name), path.join(to, e.name)).catch(ignoreMissingOrPresent)));
+  for (const e of entries) if (e.isDirectory()) await linkTree(path.join(from, e.name), path.join(to, e.name));
 }

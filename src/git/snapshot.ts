@@ -14,6 +14,7 @@ import { copyFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { agentCommits } from "./agent-head.js";
 import type { HostRepo } from "./host-repo.js";
+import { unskipPresentFiles, type SparseEntries } from "./sparse.js";
 
 /** A path that differed from the base commit before the agent started, with what the base commit has there. */
 interface Preexisting {
@@ -32,6 +33,8 @@ export interface Baseline {
   tree: string;
   /** Paths changed or created relative to the base commit before the agent started: never in the patch. */
   preexisting: Preexisting[];
+  /** Files a sparse checkout left out (sparse.ts), less those in the work tree anyway at start. */
+  leftOut: Set<string>;
 }
 
 export interface Collected {
@@ -40,6 +43,8 @@ export interface Collected {
   /** Commits the agent made itself (base..HEAD), oldest first. */
   agentCommits: string[];
   endTree: string;
+  /** Files the sparse checkout left out that the patch changes or deletes: the agent never saw them. */
+  changedOutsideSparse?: string[];
   /** Paths left out of the patch (Baseline.preexisting), in git's order. */
   excludedFiles: string[];
   /** The excluded paths the agent changed too (its changes there are not delivered). */
@@ -47,16 +52,18 @@ export interface Collected {
 }
 
 /** Write the working tree (tracked + untracked, .gitignore respected) as a tree object, in the private repository. */
-async function snapshotTree(repo: HostRepo, scratchDir: string, label: string): Promise<string> {
+async function snapshotTree(repo: HostRepo, scratchDir: string, label: string): Promise<{ tree: string; sparse: SparseEntries }> {
   const index = path.join(scratchDir, `index-${label}`);
   // Start from the index as it was before the agent ran, so unchanged files are not re-hashed
   // (and nothing the agent wrote into its own index is read).
   await copyFile(repo.baseIndex, index).catch(() => undefined);
   const env = { GIT_INDEX_FILE: index };
+  // Sparse checkouts: a file written where the checkout left one out counts, as it does for git.
+  const sparse = await unskipPresentFiles(repo.git, repo.workspace.workTree, index);
   await repo.git.exec(["add", "-A", "--", repo.workspace.pathspec], { env });
   const tree = await repo.git.text(["write-tree"], { env });
   await rm(index, { force: true });
-  return tree;
+  return { tree, sparse };
 }
 
 const DIFF = ["--no-renames", "--no-ext-diff", "--no-textconv", "-z"];
@@ -85,8 +92,10 @@ export async function takeBaseline(repo: HostRepo, scratchDir: string): Promise<
   const commit = repo.workspace.head;
   // Also proves the private repository holds the commit.
   const commitTree = await repo.git.text(["rev-parse", "--verify", "-q", `${commit}^{tree}`]);
-  const tree = await snapshotTree(repo, scratchDir, "start");
-  return { commit, commitTree, tree, preexisting: await preexistingChanges(repo, commitTree, tree) };
+  const { tree, sparse } = await snapshotTree(repo, scratchDir, "start");
+  const present = new Set(sparse.present);
+  const leftOut = new Set(sparse.leftOut.filter((f) => !present.has(f)));
+  return { commit, commitTree, tree, preexisting: await preexistingChanges(repo, commitTree, tree), leftOut };
 }
 
 /** `tree` with every pre-existing path put back as the base commit has it (or removed, when the base commit has none). */
@@ -106,7 +115,7 @@ async function withoutPreexisting(repo: HostRepo, base: Baseline, tree: string, 
 }
 
 export async function collectChanges(repo: HostRepo, base: Baseline, scratchDir: string, patchPath: string): Promise<Collected> {
-  const endTree = await snapshotTree(repo, scratchDir, "end");
+  const { tree: endTree } = await snapshotTree(repo, scratchDir, "end");
   const delivered = await withoutPreexisting(repo, base, endTree, scratchDir);
   const excludedFiles = base.preexisting.map((p) => p.path);
   const touched = new Set(excludedFiles.length ? await changedPaths(repo, base.tree, endTree) : []);
@@ -120,5 +129,14 @@ export async function collectChanges(repo: HostRepo, base: Baseline, scratchDir:
     repo.git.exec(["diff", "--binary", "--full-index", "-M", "--no-color", "--no-ext-diff", "--no-textconv", base.commitTree, delivered], { stdoutFile: patchPath }),
     changedPaths(repo, base.commitTree, delivered),
   ]);
-  return { patchPath, changedFiles, agentCommits: await agentCommits(repo, base.commit), endTree, excludedFiles, excludedTouched };
+  const unseen = changedFiles.filter((f) => base.leftOut.has(f));
+  return {
+    patchPath,
+    changedFiles,
+    ...(unseen.length ? { changedOutsideSparse: unseen } : {}),
+    agentCommits: await agentCommits(repo, base.commit),
+    endTree,
+    excludedFiles,
+    excludedTouched,
+  };
 }

@@ -22,6 +22,10 @@
  *   (its content could not be checked line by line). `text`, `eol`,
  *   `working-tree-encoding`, `ident`, `export-*` and `linguist-*` only change
  *   how content is converted or shown, never run anything, so they stay allowed;
+ * - a file written at a path whose attributes name a `filter` (Git LFS,
+ *   git-crypt): git stores the filter's output (a pointer, cipher text) and
+ *   Agent Runner runs no filter, so the commit would hold the wrong bytes;
+ *   deleting, moving unchanged or chmod-ing such a file stays allowed;
  * - a symlink that is `.github` or lies inside it, or that leads into `.github`,
  *   outside the repository, into `.git` or round in a loop (an unchanged link
  *   the parent already had is not the agent's doing and stays);
@@ -190,17 +194,21 @@ async function treeChanges(git: Git, fromTree: string, toTree: string): Promise<
   return changes;
 }
 
-/** Symlinks of a tree: path → blob. */
-async function linkBlobs(git: Git, tree: string): Promise<Map<string, string>> {
+/** Symlinks of a tree (path → blob), and its plain `.gitattributes` files (path → blob). */
+async function treeBlobs(git: Git, tree: string): Promise<{ links: Map<string, string>; attributes: Map<string, string> }> {
   const out = await git.exec(["ls-tree", "-r", "-z", "--full-tree", tree]);
   const links = new Map<string, string>();
+  const attributes = new Map<string, string>();
   for (const rec of out.stdout.split("\0")) {
-    if (!rec.startsWith(`${SYMLINK_MODE} `)) continue;
-    const m = /^\d{6} blob ([0-9a-f]+)\t(.*)$/s.exec(rec);
-    if (m) links.set(m[2]!, m[1]!);
+    const m = /^(\d{6}) blob ([0-9a-f]+)\t(.*)$/s.exec(rec);
+    if (!m) continue;
+    if (m[1] === SYMLINK_MODE) links.set(m[3]!, m[2]!);
+    else if (specialFile(m[3]!) === "gitattributes") attributes.set(m[3]!, m[2]!);
   }
-  return links;
+  return { links, attributes };
 }
+
+const linkBlobs = async (git: Git, tree: string) => (await treeBlobs(git, tree)).links;
 
 /** Blob contents, byte-exact (read through a file: a pipe decoded as text would garble non-UTF-8 bytes). */
 async function readBlobs(git: Git, shas: Iterable<string>, scratchDir: string): Promise<Map<string, Buffer>> {
@@ -322,7 +330,8 @@ export async function checkTree(git: Git, fromTree: string, toTree: string, poli
   if (!changes.length) return { changedFiles, problems };
   const add = (file: string, message: string, allowedBy?: typeof ALLOW_WORKFLOW_INPUT) => problems.push({ file, message, ...(allowedBy ? { allowedBy } : {}) });
 
-  const after = await linkTargets(git, await linkBlobs(git, toTree), scratchDir);
+  const listed = await treeBlobs(git, toTree);
+  const after = await linkTargets(git, listed.links, scratchDir);
   // The parent's links only matter for a link that leads somewhere bad: read them only then.
   const before = async () => linkTargets(git, await linkBlobs(git, fromTree), scratchDir);
   const links = after.links;
@@ -353,6 +362,7 @@ export async function checkTree(git: Git, fromTree: string, toTree: string, poli
   }
 
   await checkAttributes(git, changes, toTree, scratchDir, add);
+  await checkFilteredFiles(git, changes, toTree, listed.attributes, scratchDir, add);
   await checkLinks(changes, before, after, changedLinks, add);
   if (!policy.allowWorkflowChanges) checkWorkflowAliases(changes, links, add);
   return { changedFiles, problems: dedupe(problems) };
@@ -383,6 +393,57 @@ async function checkAttributes(git: Git, changes: Change[], toTree: string, scra
         c.path,
         `it adds ${lines.map((l) => `'${l}'`).join(", ")} to '${c.path}': filter, diff and merge drivers run commands in every later git that has them configured; Agent Runner never delivers them (no input allows it)`,
       );
+  }
+}
+
+/**
+ * Files a `filter` driver stores (Git LFS, git-crypt): the blob git keeps is
+ * the filter's output (an LFS pointer, cipher text), never the bytes in the
+ * work tree. Agent Runner runs no filters, so a file the agent wrote there
+ * would be committed as it is: a raw file where an LFS pointer belongs, a
+ * pointer to an object no LFS server holds, or a git-crypt file in plain
+ * text. Deleting such a file, changing only its mode, or moving it unchanged
+ * (same blob) needs no filter and stays allowed.
+ */
+async function checkFilteredFiles(git: Git, changes: Change[], toTree: string, attributes: Map<string, string>, scratchDir: string, add: AddProblem): Promise<void> {
+  const written = changes.filter((c) => /^100(644|755)$/.test(c.newMode) && c.newSha !== c.oldSha);
+  if (!written.length || !attributes.size) return;
+  const blobs = await readBlobs(git, attributes.values(), scratchDir);
+  // Most repositories name no filter at all: then git is not asked.
+  if (![...blobs.values()].some((b) => /filter\s*=|\[attr\]/i.test(b.toString("latin1")))) return;
+  const writtenShas = new Set(written.map((c) => c.newSha));
+  // A deleted file whose blob reappears elsewhere: a move, allowed when both places share the filter.
+  const sources = changes.filter((c) => c.newMode === NO_MODE && writtenShas.has(c.oldSha));
+  const filters = await filterOf(git, toTree, [...written, ...sources].map((c) => c.path), scratchDir);
+  for (const c of written) {
+    const value = filters.get(c.path);
+    if (value === undefined) continue;
+    if (sources.some((s) => s.oldSha === c.newSha && filters.get(s.path) === value)) continue;
+    add(
+      c.path,
+      value === "lfs"
+        ? `'${c.path}' is stored with Git LFS ('filter=lfs' in .gitattributes): Agent Runner commits a file's bytes as they are and cannot upload LFS objects, so the commit would hold a raw file, or a pointer to an object no LFS server has, where an LFS pointer belongs; commit LFS files yourself with git-lfs (no input allows it)`
+        : `'${c.path}' passes through the '${value}' filter ('filter=${value}' in .gitattributes): Agent Runner runs no filters, so it would commit the bytes of the work tree where the filter's output belongs (no input allows it)`,
+    );
+  }
+}
+
+/** The filter driver `tree`'s own attributes name for each path (paths with none are left out). */
+async function filterOf(git: Git, tree: string, paths: string[], scratchDir: string): Promise<Map<string, string>> {
+  const env = { GIT_INDEX_FILE: path.join(scratchDir, `attr-index-${process.pid}-${Math.random().toString(36).slice(2)}`) };
+  try {
+    // `--cached`: the attributes of `tree` itself, read from an index of it (no work tree, no config, no system file).
+    await git.exec(["read-tree", tree], { env });
+    const out = await git.exec(["check-attr", "--cached", "-z", "--stdin", "filter"], { env, input: paths.map((p) => `${p}\0`).join("") });
+    const fields = out.stdout.split("\0");
+    const found = new Map<string, string>();
+    for (let i = 0; i + 2 < fields.length; i += 3) {
+      const value = fields[i + 2]!;
+      if (value !== "unspecified" && value !== "unset" && value !== "set") found.set(fields[i]!, value);
+    }
+    return found;
+  } finally {
+    await rm(env.GIT_INDEX_FILE, { force: true });
   }
 }
 

@@ -1,5 +1,5 @@
 /** The patch validator against real git repositories. */
-import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -284,5 +284,50 @@ describe("checkTree: the committed tree against its parent", () => {
       { file: "tools/setup/action.yml", message: "'tools/setup/action.yml' is '.github/actions/setup/action.yml' through a symlink in .github", allowedBy: "allow-workflow-changes" },
     ]);
     expect((await checkTree(git_, tree(repo, "HEAD~1"), tree(repo), { allowWorkflowChanges: true }, scratch())).problems).toEqual([]);
+  });
+});
+
+describe("validatePatch: files a filter stores (Git LFS, git-crypt)", () => {
+  const pointer = (oid: string) => `version https://git-lfs.github.com/spec/v1\noid sha256:${oid.repeat(64).slice(0, 64)}\nsize 12\n`;
+  const attributes = "*.psd filter=lfs diff=lfs merge=lfs -text\n[attr]secret filter=git-crypt diff=git-crypt\nkeys/* secret\n";
+  const repo = makeRepo({ ".gitattributes": attributes, "art/a.psd": pointer("a"), "art/b.psd": pointer("b"), "keys/k.txt": "cipher\n", "README.md": "r\n" });
+
+  it("refuses a rewritten pointer, a new file under an LFS pattern and a file under a macro naming git-crypt, each named", async () => {
+    const { patch, base } = patchFrom(repo, (d) => {
+      writeFileSync(path.join(d, "art/a.psd"), pointer("c"));
+      writeFileSync(path.join(d, "art/new.psd"), Buffer.from([0x38, 0x42, 0x50, 0x53, 0, 1]));
+      writeFileSync(path.join(d, "keys/k.txt"), "plain text\n");
+      writeFileSync(path.join(d, "README.md"), "r2\n");
+    });
+    const e = await validatePatch(new Git(repo, gitEnv()), patch, base, policy, opts()).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(PatchRefusedError);
+    const message = (e as Error).message;
+    expect(message).toContain("'art/a.psd' is stored with Git LFS ('filter=lfs' in .gitattributes)");
+    expect(message).toContain("'art/new.psd' is stored with Git LFS");
+    expect(message).toContain("'keys/k.txt' passes through the 'git-crypt' filter");
+    expect(message).not.toContain("README.md");
+  });
+
+  it("delivers a deleted pointer, one moved unchanged and a mode change", async () => {
+    const { patch, base } = patchFrom(repo, (d) => {
+      git(d, "rm", "-q", "art/a.psd");
+      git(d, "mv", "art/b.psd", "art/moved.psd");
+      chmodSync(path.join(d, "keys/k.txt"), 0o755);
+    });
+    const v = await validatePatch(new Git(repo, gitEnv()), patch, base, policy, opts());
+    expect([...v.changedFiles].sort()).toEqual(["art/a.psd", "art/b.psd", "art/moved.psd", "keys/k.txt"]);
+  });
+
+  it("a plain file moved to an LFS path is not a pointer moved: refused", async () => {
+    const { patch, base } = patchFrom(repo, (d) => git(d, "mv", "README.md", "art/readme.psd"));
+    await expect(validatePatch(new Git(repo, gitEnv()), patch, base, policy, opts())).rejects.toThrow(/'art\/readme\.psd' is stored with Git LFS/);
+  });
+
+  it("a filter the agent removes from .gitattributes in the same patch no longer holds the file", async () => {
+    const { patch, base } = patchFrom(repo, (d) => {
+      writeFileSync(path.join(d, ".gitattributes"), "");
+      writeFileSync(path.join(d, "art/a.psd"), "now a plain file\n");
+    });
+    await expect(validatePatch(new Git(repo, gitEnv()), patch, base, policy, opts())).resolves.toMatchObject({ changedFiles: [".gitattributes", "art/a.psd"] });
   });
 });
