@@ -42,7 +42,7 @@ describe("the run artifact", () => {
     const main = await runJob({
       results,
       workspace: ws,
-      inputs: { agent: "command", "agent-command": agent, prompt: "do it", sandbox: "none", secrets: `MY_SECRET=${SECRET}`, "retention-days": "5" },
+      inputs: { agent: "command", "agent-command": agent, prompt: "do it", sandbox: "none", secrets: `MY_SECRET=${SECRET}`, "retention-days": "5", "threat-detection": "none" },
     });
     expect(errors(main), main.log + main.stderr).toEqual([]);
     expect(main.exitCode, main.log + main.stderr).toBe(0);

@@ -62,7 +62,7 @@ describe("the action run by the runner harness", () => {
     ].join("\n"));
     const { main } = await runActionSteps({
       workspace: ws,
-      inputs: { agent: "command", "agent-command": agent, prompt: "print secrets", sandbox: "none", secrets: `MY_SECRET=${secret}` },
+      inputs: { agent: "command", "agent-command": agent, prompt: "print secrets", sandbox: "none", secrets: `MY_SECRET=${secret}`, "threat-detection": "none" },
       env: { GITHUB_TOKEN: "ghs_runnerToken1234567890abcdef", ACTIONS_RUNTIME_TOKEN: "runtime-token-xyz" },
     });
     expect(main.outputs.conclusion).toBe("success");
