@@ -43,6 +43,8 @@ export interface RunResult {
     agentCommits: string[];
     /** A secret value of the run was redacted out of the patch: threat detection holds such a run back. */
     secretsRedacted?: boolean;
+    /** The files whose added lines held a secret value of the run (before redaction). */
+    secretFiles?: string[];
     /** Paths already changed relative to baseCommit before the agent started: left out of the patch (src/git/snapshot.ts). */
     excludedFiles?: string[];
   };

@@ -27,6 +27,7 @@ import { baseUrlFor, startModelGateway, type ModelGateway } from "./sandbox/gate
 import type { PreparedSandbox, SandboxBackend, SandboxHost, SandboxLayout, SpawnSpec } from "./sandbox/types.js";
 import type { TracedEvent } from "./shared/events.js";
 import { formatEvent } from "./trace/live-log.js";
+import { patchPieces } from "./shared/patch-pieces.js";
 import { redactPatchInPlace, type Redactor } from "./shared/redact.js";
 import { SummaryBuilder, type EventSummary } from "./trace/summary.js";
 import { TraceWriter } from "./trace/writer.js";
@@ -270,7 +271,7 @@ async function runTraced(
 }
 
 /** The patch from the private repository; a failure is recorded, not thrown, so the run still reports. */
-async function collect(repo: HostRepo, baseline: Baseline, deps: RunnerDeps): Promise<{ collected: Collected; secretsRedacted?: boolean; error?: string }> {
+async function collect(repo: HostRepo, baseline: Baseline, deps: RunnerDeps): Promise<{ collected: Collected; secretsRedacted?: boolean; secretFiles?: string[]; error?: string }> {
   const patchPath = path.join(deps.resultsDir, RESULTS_FILES.patch);
   try {
     const collected = await collectChanges(repo, baseline, deps.scratchDir, patchPath);
@@ -280,9 +281,11 @@ async function collect(repo: HostRepo, baseline: Baseline, deps: RunnerDeps): Pr
         `The patch changes or deletes ${unseen.length} file(s) the sparse checkout had left out, which the agent never saw: ${unseen.slice(0, 20).join(", ")}${unseen.length > 20 ? ", …" : ""}`,
       );
     // A secret the agent wrote into a file must not leave in the patch either.
+    // Which files held a run secret is known only before redaction (threat detection names them).
+    const secretFiles = (await patchPieces(patchPath)).filter((p) => deps.redactor.redact(p.text) !== p.text).map((p) => p.file ?? "");
     const secretsRedacted = await redactPatchInPlace(patchPath, deps.redactor);
     warnExcluded(collected, deps.log);
-    return { collected, ...(secretsRedacted ? { secretsRedacted } : {}) };
+    return { collected, ...(secretsRedacted ? { secretsRedacted } : {}), ...(secretFiles.length ? { secretFiles } : {}) };
   } catch (e) {
     await writeFile(patchPath, "");
     return {
@@ -313,7 +316,7 @@ interface ResultParts {
   stage: Stage;
   launch: Launch;
   ran: Ran;
-  collected: { collected: Collected; secretsRedacted?: boolean; error?: string };
+  collected: { collected: Collected; secretsRedacted?: boolean; secretFiles?: string[]; error?: string };
   gateway: ModelGateway | undefined;
 }
 
@@ -361,6 +364,7 @@ function buildResult({ settings, deps, backend, startedAt, baseline, stage, laun
       agentCommits: collected.collected.agentCommits,
       excludedFiles: collected.collected.excludedFiles,
       ...(collected.secretsRedacted ? { secretsRedacted: true } : {}),
+      ...(collected.secretFiles ? { secretFiles: collected.secretFiles } : {}),
     },
     artifacts: [],
     metadata: {

@@ -64,16 +64,24 @@ async function blobBytes(repo: DeliveryRepo, sha: string, scratch: string): Prom
   }
 }
 
+/** Every limit is checked before the first upload: a refused change leaves nothing on GitHub. */
+async function checkSizes(repo: DeliveryRepo, blobs: readonly string[]): Promise<void> {
+  if (!blobs.length) return;
+  const out = await repo.git.exec(["cat-file", "--batch-check=%(objectsize)"], { input: blobs.join("\n") + "\n" });
+  const sizes = out.stdout.split("\n").filter(Boolean).map(Number);
+  const largest = sizes.reduce((a, b) => Math.max(a, b), 0);
+  if (largest > MAX_API_BLOB_BYTES) throw new ApiCommitTooLargeError(`a file of ${largest} bytes is larger than the API takes (${MAX_API_BLOB_BYTES})`);
+  const total = sizes.reduce((a, b) => a + b, 0);
+  if (total > MAX_API_BYTES) throw new ApiCommitTooLargeError(`the change holds more than ${MAX_API_BYTES} bytes`);
+}
+
 /** Uploads each blob once, at most BLOB_PARALLELISM at a time; GitHub's id must match git's. */
 async function uploadBlobs(api: GitHubApi, repo: DeliveryRepo, list: Change[], scratch: string): Promise<void> {
   const pending = [...new Set(list.map((c) => c.blob).filter((b): b is string => b !== null))];
-  let total = 0;
+  await checkSizes(repo, pending);
   const worker = async () => {
     for (let sha = pending.shift(); sha; sha = pending.shift()) {
       const bytes = await blobBytes(repo, sha, scratch);
-      total += bytes.length;
-      if (bytes.length > MAX_API_BLOB_BYTES) throw new ApiCommitTooLargeError(`a file of ${bytes.length} bytes is larger than the API takes (${MAX_API_BLOB_BYTES})`);
-      if (total > MAX_API_BYTES) throw new ApiCommitTooLargeError(`the change holds more than ${MAX_API_BYTES} bytes`);
       const created = await api.createBlob(bytes);
       if (created !== sha) throw new Error(`GitHub stored blob ${created} for ${sha}: the content changed on the way.`);
     }
@@ -83,7 +91,7 @@ async function uploadBlobs(api: GitHubApi, repo: DeliveryRepo, list: Change[], s
 
 /**
  * The API commit of `tree` on `parent`. Throws ApiCommitTooLargeError
- * before any write when the change is over the API's limits.
+ * before any write when the change is over the API's limits (sizes read first).
  */
 export async function createApiCommit(api: GitHubApi, repo: DeliveryRepo, p: { parent: string; tree: string; message: string; scratch: string }): Promise<ApiCommit> {
   const parentTree = await repo.treeOf(p.parent);

@@ -233,14 +233,17 @@ async function publishCommit(
     ctx.log.warning(`The change is too large for GitHub's API (${e.message}); pushing it with git, unsigned (allow-unsigned-commits).`);
     return byGit();
   }
-  const moved = await moveBranch(ctx, branch, commit.sha, lease);
+  const moved = await moveBranch(ctx, repo, branch, commit.sha, lease);
   if (!moved.ok) return moved;
   if (!commit.verified) ctx.log.warning(`GitHub did not sign commit ${commit.sha.slice(0, 7)} (${commit.verificationReason}).`);
   return { ok: true, sha: commit.sha, via: "api", verified: commit.verified, reason: commit.verificationReason };
 }
 
 /** The ref update of an API commit: fast-forward only for a PR's branch; our own branch is created or replaced. */
-async function moveBranch(ctx: DeliveryContext, branch: string, sha: string, lease: { force: boolean; expect?: string | null }): Promise<Published> {
+async function moveBranch(ctx: DeliveryContext, repo: DeliveryRepo, branch: string, sha: string, lease: { force: boolean; expect?: string | null }): Promise<Published> {
+  // The REST ref update has no lease: look again right before replacing our own branch (a narrow window remains).
+  if (lease.force && lease.expect !== undefined && (await repo.remoteTip(branch)) !== (lease.expect ?? undefined))
+    return { ok: false, rejected: true, detail: `branch '${branch}' moved while delivering` };
   try {
     if (lease.force && lease.expect === null) await ctx.api.createBranch(branch, sha);
     else await ctx.api.updateBranch(branch, sha, lease.force);
@@ -306,7 +309,9 @@ async function deliverPullRequest(ctx: DeliveryContext, result: RunResult, patch
   const base =
     ctx.settings.baseBranch ??
     (t.thread?.kind === "pull_request" && pr && !pr.isFork ? pr.headRef : refBranch ?? t.defaultBranch ?? (await ctx.api.defaultBranch()));
-  const branch = deliveryBranch(ctx);
+  // Protected files go to a draft pull request of their own: an open pull request from the usual
+  // branch may already be ready for review (or set to auto-merge), and must not take them unreviewed.
+  const branch = deliveryBranch(ctx) + (ctx.reviewFiles?.length ? "-review" : "");
   const repo = await newRepo(ctx);
   if (!(await validBranchName(repo.git, branch)))
     throw new ConfigurationError(`Input 'branch-prefix': '${branch}' is not a valid branch name; use letters, digits, '-', '_' and '/'.`);

@@ -113,6 +113,7 @@ const RunResultSchema = z.object({
     agentCommits: z.array(z.string()),
     excludedFiles: z.array(z.string()).optional(),
     secretsRedacted: z.boolean().optional(),
+    secretFiles: z.array(z.string()).max(10_000).optional(),
   }),
   structuredOutput: z.unknown().optional(),
   artifacts: z.array(z.object({ name: z.string(), id: z.string().optional(), url: z.string().optional() })),

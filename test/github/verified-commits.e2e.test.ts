@@ -99,13 +99,17 @@ describe("commit-method: api (verified commits)", () => {
     expect(r.summary).toContain("(verified)");
   });
 
-  it("same-repo PR → commit: fast-forward of its branch through the API; a secondary rate limit on blobs is waited out", async () => {
-    s = await scenario({ fixture: "issue_comment.pr", agent: MIXED, files: FILES });
+  it("same-repo PR → commit of 300 changed files: fast-forward of its branch through the API; one secondary rate limit on blobs is waited out", async () => {
+    const many = `mkdir -p gen && for i in $(seq 1 291); do echo "generated $i" > gen/f$i.txt; done`;
+    s = await scenario({ fixture: "issue_comment.pr", agent: `${many}\n${MIXED}`, files: FILES });
     const head = await revParse(s.repo.origin, "refs/heads/feature/greeting");
     const rule = s.gh.failNext("POST /repos/*/*/git/blobs", { kind: "secondary-rate-limit", retryAfter: 1 });
     const r = await s.run();
     expect(r.exitCode, r.log).toBe(0);
     expect(rule.hits).toBe(1);
+    expect(JSON.parse(r.outputs["changed-files"]!)).toHaveLength(300);
+    // Each blob once, plus the one answered with the rate limit and retried.
+    expect(s.gh.requestsTo("POST /repos/*/*/git/blobs").length).toBeGreaterThanOrEqual(296);
     expect(r.log).toMatch(/rate limit on POST .*git\/blobs; retrying in 1 s/);
     expect(r.outputs["commit-verified"]).toBe("true");
     const [c] = await readBranchLog(s.repo.origin, "feature/greeting", { max: 1 });
@@ -114,7 +118,7 @@ describe("commit-method: api (verified commits)", () => {
     expect(s.gh.requestsTo("PATCH /repos/*/*/git/refs/**")).toHaveLength(1);
     expect((s.gh.requestsTo("PATCH /repos/*/*/git/refs/**")[0]!.body as { force?: boolean }).force).toBe(false);
     expect(s.gh.pulls()).toHaveLength(1);
-  });
+  }, 180_000);
 
   it("a change too large for the API fails clearly unless allow-unsigned-commits, which pushes it with git", async () => {
     const many = `mkdir -p gen && for i in $(seq 1 3001); do echo $i > gen/f$i.txt; done\necho 'Generated.'`;

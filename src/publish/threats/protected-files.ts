@@ -24,18 +24,30 @@ const PROTECTED_NAMES = [
   // Containers
   "Dockerfile", "Dockerfile.*", "*.Dockerfile", "Containerfile", "docker-compose*.yml", "docker-compose*.yaml", "compose.yml", "compose.yaml", ".dockerignore",
   // Agent instructions and settings
-  "AGENTS.md", "CLAUDE.md", "GEMINI.md", ".cursorrules", "copilot-instructions.md", "opencode.json", "agent-runner.yml",
+  "AGENTS.md", "CLAUDE.md", "GEMINI.md", ".cursorrules", "copilot-instructions.md", "opencode.json", "agent-runner.yml", ".mcp.json",
   // Ownership
   "CODEOWNERS",
 ];
 
 /** Folders protected with everything under them, at any depth. */
-const PROTECTED_DIRS = [".github", ".circleci", ".devcontainer", ".husky", ".claude", ".codex", ".gemini", ".opencode", ".cursor", ".vscode", "gradle/wrapper", ".mvn"];
+const PROTECTED_DIRS = [".github", ".circleci", ".devcontainer", ".husky", ".claude", ".codex", ".gemini", ".opencode", ".cursor", ".vscode", "gradle/wrapper", ".mvn", ".cargo", ".yarn"];
 
-export const DEFAULT_PROTECTED_GLOBS: readonly string[] = [...PROTECTED_NAMES.map((n) => `**/${n}`), ...PROTECTED_DIRS.map((d) => `**/${d}/**`)];
+/**
+ * The defaults, matched by path segments rather than globs: `**` in Node's
+ * glob skips dot folders, and `.tools/Makefile` or `.github/.x` must match.
+ */
+const NAME_PATTERNS = PROTECTED_NAMES.map((n) => new RegExp(`^${n.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*")}$`));
+const DIR_SEGMENTS = PROTECTED_DIRS.map((d) => d.split("/"));
+
+function protectedByDefault(file: string): boolean {
+  const segments = file.split("/");
+  if (NAME_PATTERNS.some((re) => re.test(segments.at(-1)!))) return true;
+  // A protected folder anywhere above the file.
+  return DIR_SEGMENTS.some((dir) => segments.slice(0, -1).some((_, i) => dir.every((s, j) => segments[i + j] === s) && i + dir.length < segments.length));
+}
 
 export interface ProtectedPaths {
-  /** Globs that protect a path (the defaults plus `protected-paths` additions). */
+  /** `protected-paths` globs that add a path to the defaults. */
   protect: readonly string[];
   /** `!glob` lines of `protected-paths`: paths they match are never protected. */
   exempt: readonly string[];
@@ -45,11 +57,11 @@ export interface ProtectedPaths {
 export function protectedPaths(lines: readonly string[]): ProtectedPaths {
   const add = lines.filter((l) => !l.startsWith("!"));
   const exempt = lines.filter((l) => l.startsWith("!")).map((l) => l.slice(1));
-  return { protect: [...DEFAULT_PROTECTED_GLOBS, ...add], exempt };
+  return { protect: add, exempt };
 }
 
 /** The changed paths a rule protects, in the order given. */
 export function protectedChanges(changedFiles: readonly string[], rules: ProtectedPaths): string[] {
   const matches = (file: string, globs: readonly string[]) => globs.some((g) => path.posix.matchesGlob(file, g));
-  return changedFiles.filter((f) => matches(f, rules.protect) && !matches(f, rules.exempt));
+  return changedFiles.filter((f) => (protectedByDefault(f) || matches(f, rules.protect)) && !matches(f, rules.exempt));
 }

@@ -7,18 +7,14 @@
  */
 import { lintSource } from "@secretlint/core";
 import { creator as recommended } from "@secretlint/secretlint-rule-preset-recommend";
+import type { ScanTarget } from "../../shared/patch-pieces.js";
 import type { ThreatFinding } from "./types.js";
 
-/** Text scanned per piece: larger pieces are scanned in their first and last part (a patch is bounded upstream). */
-const MAX_SCAN_CHARS = 8 * 1024 * 1024;
+/** Text scanned per call; neighbouring chunks overlap so that a secret on a chunk boundary is whole in one. */
+const CHUNK_CHARS = 1024 * 1024;
+const CHUNK_OVERLAP = 8 * 1024;
 
-export interface ScanTarget {
-  /** Where the text goes: "patch", "safe output 2 (add-comment)", "final message". */
-  where: string;
-  /** The repository path, for patch pieces. */
-  file?: string;
-  text: string;
-}
+export type { ScanTarget };
 
 /**
  * `holdsRunSecret` is the run's redactor asked whether it would change the
@@ -28,19 +24,25 @@ export async function scanForSecrets(targets: readonly ScanTarget[], holdsRunSec
   const findings: ThreatFinding[] = [];
   const config = { rules: [{ id: "@secretlint/secretlint-rule-preset-recommend", rule: recommended }] };
   for (const target of targets) {
-    const text = target.text.length > MAX_SCAN_CHARS ? target.text.slice(0, MAX_SCAN_CHARS / 2) + "\n" + target.text.slice(-MAX_SCAN_CHARS / 2) : target.text;
     const seen = new Set<string>();
-    const result = await lintSource({
-      source: { filePath: target.file ?? "message.txt", content: text, contentType: "text" },
-      options: { config, maskSecrets: true, noPhysicFilePath: true },
-    });
-    for (const m of result.messages) {
-      const rule = m.messageId || m.ruleId;
-      if (seen.has(rule)) continue;
-      seen.add(rule);
-      findings.push(finding("secret", target, `${rule} (line ${m.loc.start.line})`));
+    // Every part of the text, in overlapping chunks: a secret in the middle of a large file is found too.
+    for (let start = 0; start === 0 || start < target.text.length; start += CHUNK_CHARS) {
+      const text = target.text.slice(start, start + CHUNK_CHARS + CHUNK_OVERLAP);
+      const result = await lintSource({
+        source: { filePath: target.file ?? "message.txt", content: text, contentType: "text" },
+        options: { config, maskSecrets: true, noPhysicFilePath: true },
+      });
+      for (const m of result.messages) {
+        const rule = m.messageId || m.ruleId;
+        if (seen.has(rule)) continue;
+        seen.add(rule);
+        findings.push(finding("secret", target, rule));
+      }
+      if (!seen.has("run-secret") && holdsRunSecret(text)) {
+        seen.add("run-secret");
+        findings.push(finding("run-secret", target, "a value given in secrets, a model key or a token"));
+      }
     }
-    if (holdsRunSecret(text)) findings.push(finding("run-secret", target, "a value given in secrets, a model key or a token"));
   }
   return findings;
 }

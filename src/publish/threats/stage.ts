@@ -11,7 +11,7 @@ import type { StageContext } from "../../stage-context.js";
 import { codeName } from "../markdown-code.js";
 import { safeOutputsFile } from "../safe-outputs/stage.js";
 import { readRequests } from "../safe-outputs/requests.js";
-import { patchPieces } from "./patch-pieces.js";
+import { patchPieces } from "../../shared/patch-pieces.js";
 import { protectedChanges, protectedPaths } from "./protected-files.js";
 import { scanForSecrets, type ScanTarget } from "./secret-scan.js";
 import type { ThreatFinding } from "./types.js";
@@ -28,10 +28,12 @@ export interface ThreatReport {
 export async function detectThreats(ctx: StageContext, result: RunResult): Promise<ThreatReport | undefined> {
   const { settings } = ctx;
   if (settings.delivery.threatDetection === "none" || settings.delivery.phase === "run") return undefined;
-  const targets = [...(await patchPieces(result.diff.patchPath)), ...(await requestTargets(ctx.resultsDir)), { where: "final message", text: result.output }];
+  const targets = [...(await patchPieces(result.diff.patchPath)), ...(await requestTargets(ctx.resultsDir)), { where: "final message", text: result.output }, ...structuredTarget(result)];
   const findings = await scanForSecrets(targets, (text) => ctx.redactor.redact(text) !== text);
   // The patch was redacted when it was written: what the run's secrets were is known only by that.
-  if (result.diff.secretsRedacted) findings.push({ kind: "run-secret", where: "patch", detail: "a secret value of this run (redacted from the patch)" });
+  const named = result.diff.secretFiles ?? [];
+  for (const file of named) findings.push({ kind: "run-secret", where: "patch", file, detail: "a secret value of this run or a token (redacted from the patch)" });
+  if (result.diff.secretsRedacted && !named.length) findings.push({ kind: "run-secret", where: "patch", detail: "a secret value of this run or a token (redacted from the patch)" });
   const touched = protectedChanges(result.diff.changedFiles, protectedPaths(settings.delivery.protectedPaths));
   const mode = settings.delivery.protectedFiles;
   if (mode === "block") findings.push(...touched.map((file): ThreatFinding => ({ kind: "protected-file", where: "patch", file, detail: "a protected file (`protected-files: block`)" })));
@@ -45,6 +47,11 @@ export async function detectThreats(ctx: StageContext, result: RunResult): Promi
     review,
     ...(held ? { message: `Threat detection held this run back: ${findings.length} finding(s). Nothing was pushed or posted but this report.` } : {}),
   };
+}
+
+/** `structured-output` goes to later steps that often post it: scanned like the final message. */
+function structuredTarget(result: RunResult): ScanTarget[] {
+  return result.structuredOutput === undefined ? [] : [{ where: "structured output", text: strings(result.structuredOutput).join("\n") }];
 }
 
 /** Each safe-output request as one text: every string in it, whatever the field. */
@@ -75,7 +82,8 @@ export function threatMarkdown(report: ThreatReport): string {
   return lines.join("\n") + "\n";
 }
 
-/** What a held run may still show: no final message, no patch. */
+/** What a held run may still show: no final message, no structured output, no link to the artifact that holds the patch. */
 export function heldResult(result: RunResult): RunResult {
-  return { ...result, output: "" };
+  const { structuredOutput: _dropped, ...rest } = result;
+  return { ...rest, output: "", artifacts: [] };
 }

@@ -5,7 +5,14 @@
  * bytes become U+FFFD, which no secret rule matches by accident).
  */
 import { readFile } from "node:fs/promises";
-import type { ScanTarget } from "./secret-scan.js";
+/** Text about to be published, and where it goes. */
+export interface ScanTarget {
+  /** Where the text goes: "patch", "safe output 2 (add-comment)", "final message". */
+  where: string;
+  /** The repository path, for patch pieces. */
+  file?: string;
+  text: string;
+}
 
 
 export async function patchPieces(patchPath: string): Promise<ScanTarget[]> {
@@ -17,22 +24,37 @@ export function splitPatch(patch: string): ScanTarget[] {
   const pieces = new Map<string, string[]>();
   let current: string[] | undefined;
   let inHunk = false;
+  const open = (file: string) => {
+    current = pieces.get(file) ?? [];
+    pieces.set(file, current);
+  };
   for (const line of patch.split("\n")) {
     if (line.startsWith("diff --git ")) {
       inHunk = false;
-      current = undefined;
+      // Named from the header until a `+++` line names it better; a patch from a hostile
+      // artifact may have neither in the shape git writes, and its added lines still count.
+      open(headerPath(line.replace(/\r$/, "")) ?? UNKNOWN_FILE);
       continue;
     }
     if (!inHunk && line.startsWith("+++ ")) {
       const file = targetPath(line.slice(4).replace(/\r$/, ""));
-      current = file === undefined ? undefined : (pieces.get(file) ?? []);
-      if (file !== undefined && current) pieces.set(file, current);
+      if (file !== undefined) open(file);
       continue;
     }
-    if (line.startsWith("@@")) inHunk = true;
-    else if (inHunk && line.startsWith("+")) current?.push(line.slice(1).replace(/\r$/, ""));
+    if (line.startsWith("@@")) {
+      inHunk = true;
+      if (!current) open(UNKNOWN_FILE);
+    } else if (inHunk && line.startsWith("+")) current?.push(line.slice(1).replace(/\r$/, ""));
   }
   return [...pieces].filter(([, lines]) => lines.length).map(([file, lines]) => ({ where: "patch", file, text: lines.join("\n") }));
+}
+
+const UNKNOWN_FILE = "(a file the patch does not name)";
+
+/** The `b/` side of `diff --git a/x b/x` (unquoted names only; quoted ones come from `+++`). */
+function headerPath(line: string): string | undefined {
+  const at = line.lastIndexOf(" b/");
+  return at > 0 ? line.slice(at + 3) : undefined;
 }
 
 /** `b/path`, or git's C-style quoted `"b/pa\\tth"` (octal escapes are UTF-8 bytes). */
