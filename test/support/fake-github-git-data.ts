@@ -43,6 +43,8 @@ async function git(gitDir: string, args: string[], opts: { input?: Buffer | stri
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
     child.on("error", reject);
     child.on("close", (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`git ${args.join(" ")}: ${err.trim()}`))));
+    // git may exit before it reads its input (an error, or a command that takes none): its exit code says so, not EPIPE.
+    child.stdin.on("error", () => {});
     child.stdin.end(opts.input ?? "");
   });
 }
