@@ -26,7 +26,7 @@ import { chooseSandbox } from "./sandbox/registry.js";
 import { baseUrlFor, startModelGateway, type ModelGateway } from "./sandbox/gateway.js";
 import type { PreparedSandbox, SandboxBackend, SandboxHost, SandboxLayout, SpawnSpec } from "./sandbox/types.js";
 import type { TracedEvent } from "./shared/events.js";
-import { formatEvent } from "./trace/live-log.js";
+import { LiveLog } from "./trace/live-log.js";
 import { patchPieces } from "./shared/patch-pieces.js";
 import { redactPatchInPlace, type Redactor } from "./shared/redact.js";
 import { SummaryBuilder, type EventSummary } from "./trace/summary.js";
@@ -232,13 +232,13 @@ async function runTraced(
   const trace = new TraceWriter(deps.resultsDir, deps.redactor);
   const summary = new SummaryBuilder();
   const parser = backend.createParser(ctx);
+  const liveLog = new LiveLog((line) => log.info(line));
   let eventCount = 0;
   const emit = (e: Parameters<SummaryBuilder["add"]>[0], raw?: string) => {
     const traced = trace.event(e, raw);
     eventCount++;
     summary.add(traced);
-    const line = formatEvent(traced);
-    if (line) log.info(line);
+    liveLog.event(traced);
     deps.onEvent?.(traced);
   };
 
@@ -252,8 +252,8 @@ async function runTraced(
         timeoutMs: settings.run.timeoutSeconds * 1000,
         runId,
         ...(deps.signal ? { signal: deps.signal } : {}),
+        onStdoutBlock: (text) => trace.stdoutBlock(text),
         onStdoutLine: (line) => {
-          trace.stdoutLine(line);
           for (const e of safeParse(() => parser.push(line))) emit(e, line);
         },
         onStderr: (chunk) => trace.stderrChunk(chunk),
@@ -262,6 +262,7 @@ async function runTraced(
     );
     for (const e of safeParse(() => parser.end())) emit(e);
     for (const b of [...sandbox.blockedAttempts(), ...(gateway?.refusals() ?? [])]) emit({ type: "network_blocked", host: b.host, ...(b.detail ? { detail: b.detail } : {}) });
+    liveLog.end();
   } finally {
     await trace.close();
     await sandbox.cleanup().catch((e: unknown) => log.warning(`Sandbox cleanup failed: ${errorMessage(e)}`));

@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { createInterface } from "node:readline";
+import { StringDecoder } from "node:string_decoder";
 import { RUN_MARKER_VAR } from "./env.js";
 import type { SpawnSpec } from "./types.js";
 
@@ -15,6 +15,12 @@ export interface RunProcessOptions {
   timeoutMs: number;
   /** Value of RUN_MARKER_VAR in the child's env; leftovers carrying it are killed. */
   runId: string;
+  /**
+   * Each read of stdout, as the text of its complete lines (line ends kept,
+   * CR LF and a lone CR made LF), before its lines go to `onStdoutLine`: one
+   * call per pipe read, so a consumer can redact and write it in one go.
+   */
+  onStdoutBlock?: (text: string) => void;
   onStdoutLine: (line: string) => void;
   /**
    * Back-pressure: while the consumer's buffers are full, stop reading the
@@ -73,10 +79,17 @@ export async function runProcessTree(spec: SpawnSpec, opts: RunProcessOptions): 
   child.stdin.end(opts.stdin ?? "");
 
   const stdoutDone = new Promise<void>((resolve) => {
-    const rl = createInterface({ input: child.stdout, crlfDelay: Infinity });
+    const lines = new LineSplitter();
     let paused = false;
-    rl.on("line", (line) => {
-      opts.onStdoutLine(line);
+    const deliver = (block: string) => {
+      if (!block) return;
+      opts.onStdoutBlock?.(block);
+      // The block ends with a line end: the last piece of the split is empty.
+      const parts = block.split("\n");
+      for (let i = 0; i < parts.length - 1; i++) opts.onStdoutLine(parts[i]!);
+    };
+    child.stdout.on("data", (chunk: Buffer) => {
+      deliver(lines.push(chunk));
       if (!paused && opts.flowControl?.full()) {
         paused = true;
         child.stdout.pause();
@@ -86,7 +99,9 @@ export async function runProcessTree(spec: SpawnSpec, opts: RunProcessOptions): 
         });
       }
     });
-    rl.on("close", resolve);
+    // The last line without its end, once the pipe has ended (not when it is torn down after the 2 s wait).
+    child.stdout.on("end", () => deliver(lines.end()));
+    child.stdout.on("close", resolve);
   });
   child.stderr.setEncoding("utf8");
   child.stderr.on("data", opts.onStderr);
@@ -169,6 +184,43 @@ function findMarked(needle: Buffer): number[] {
     }
   }
   return pids;
+}
+
+/**
+ * Stdout bytes → complete lines, split as readline splits them (LF, CR LF or a
+ * lone CR ends a line; a last line without an end still counts), but a whole
+ * pipe read at a time: one decode and one search per read, not per line.
+ */
+export class LineSplitter {
+  private readonly decoder = new StringDecoder("utf8");
+  private pending = "";
+  /** The previous read ended with CR: an LF opening this one belongs to it. */
+  private afterCr = false;
+
+  /** The complete lines so far, each ending with LF ("" when none is complete yet). */
+  push(chunk: Buffer): string {
+    let text = this.decoder.write(chunk);
+    if (this.afterCr && text.startsWith("\n")) text = text.slice(1);
+    if (!text) return "";
+    this.afterCr = text.endsWith("\r");
+    text = this.pending + text;
+    const cut = Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r"));
+    if (cut === -1) {
+      this.pending = text;
+      return "";
+    }
+    this.pending = text.slice(cut + 1);
+    const block = text.slice(0, cut + 1);
+    return block.includes("\r") ? block.replace(/\r\n?/g, "\n") : block;
+  }
+
+  /** What is left at the end: a last line without its line end, given one. */
+  end(): string {
+    const rest = this.pending + this.decoder.end();
+    this.pending = "";
+    // No line end is ever left pending: the rest is one line.
+    return rest ? `${rest}\n` : "";
+  }
 }
 
 function delay(ms: number): Promise<void> {

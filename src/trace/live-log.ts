@@ -41,3 +41,54 @@ export function formatEvent(e: AgentEvent): string | undefined {
       return e.isError ? `✗ finished with an error: ${e.reason ?? ""}` : "✓ finished";
   }
 }
+
+/** Whether formatEvent gives `e` a line, without making it. */
+function hasLine(e: AgentEvent): boolean {
+  return e.type !== "reasoning" && e.type !== "usage" && (e.type !== "tool_result" || e.isError === true);
+}
+
+/** Characters of ordinary event lines the live log shows (a long agent's run is well under it). */
+const LIVE_LOG_BUDGET = 2 * 1024 * 1024;
+
+/** Lines that say a run went wrong or ended: still shown past the budget, up to this much more. */
+const IMPORTANT_BUDGET = 512 * 1024;
+const IMPORTANT: ReadonlySet<AgentEvent["type"]> = new Set(["error", "permission_denied", "network_blocked", "result"]);
+
+/**
+ * The Actions log as the events arrive, bounded: a stream of hundreds of
+ * megabytes would otherwise be copied line by line into the job's log, where
+ * nobody reads it and writing it costs more than tracing it. Past the budget
+ * only the lines that say something went wrong (or the run ended) are shown;
+ * every event stays in trace.jsonl and the transcripts.
+ */
+export class LiveLog {
+  private shown = 0;
+  private important = 0;
+  private leftOut = 0;
+
+  constructor(
+    private readonly info: (line: string) => void,
+    private readonly budget = LIVE_LOG_BUDGET,
+    private readonly importantBudget = IMPORTANT_BUDGET,
+  ) {}
+
+  event(e: AgentEvent): void {
+    const over = this.shown >= this.budget;
+    if (over && (!IMPORTANT.has(e.type) || this.important >= this.importantBudget)) {
+      if (hasLine(e)) this.leftOut++;
+      return;
+    }
+    const line = formatEvent(e);
+    if (line === undefined) return;
+    if (over) this.important += line.length;
+    else this.shown += line.length;
+    this.info(line);
+    if (!over && this.shown >= this.budget)
+      this.info("… The live log stops here except for errors, refusals and the result; every event is in trace.jsonl and the transcripts.");
+  }
+
+  /** Says how many lines were left out, once the stream is over. */
+  end(): void {
+    if (this.leftOut) this.info(`… ${this.leftOut.toLocaleString("en-US")} event line(s) left out of the live log (all are in trace.jsonl and the transcripts).`);
+  }
+}

@@ -8,13 +8,12 @@ import { createReadStream, createWriteStream } from "node:fs";
 import { once } from "node:events";
 import { open } from "node:fs/promises";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { RESULTS_FILES } from "../constants.js";
 import type { RunResult } from "../result.js";
 import type { TracedEvent } from "../shared/events.js";
 import type { Redactor } from "../shared/redact.js";
 import type { TranscriptAttachment, TranscriptPatch } from "./transcript-format.js";
-import { writeTranscript, type TranscriptFormat, type TranscriptHeader, type TranscriptStats } from "./transcript.js";
+import { writeTranscripts, type TranscriptFormat, type TranscriptHeader, type TranscriptStats } from "./transcript.js";
 
 /** How much of patch.diff the transcripts show; the whole patch is always in patch.diff. */
 export const TRANSCRIPT_PATCH_LIMIT = 1024 * 1024;
@@ -62,17 +61,50 @@ export async function readTranscriptPatch(file: string, files: string[], limit =
 
 /** Events of a trace.jsonl file, one line at a time; lines that are not JSON objects are skipped. */
 export async function* readTraceEvents(file: string): AsyncGenerator<TracedEvent> {
-  const lines = createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (!line.trim()) continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
+  for await (const batch of readTraceBatches(file)) yield* batch;
+}
+
+/**
+ * trace.jsonl's events, a batch per read of the file: the lines of a read are
+ * split in one go, not one line at a time (the file's own line ends are LF).
+ * The reads stay at the stream's default size: much larger strings make
+ * joining and splitting them cost more than they save.
+ */
+async function* readTraceBatches(file: string): AsyncGenerator<TracedEvent[]> {
+  let pending = "";
+  const parseLines = (text: string): TracedEvent[] => {
+    const events: TracedEvent[] = [];
+    for (const line of text.split("\n")) {
+      const event = parseTraceLine(line);
+      if (event) events.push(event);
+    }
+    return events;
+  };
+  for await (const chunk of createReadStream(file, { encoding: "utf8" })) {
+    const text = pending + (chunk as string);
+    const cut = text.lastIndexOf("\n");
+    if (cut === -1) {
+      pending = text;
       continue;
     }
-    if (typeof parsed === "object" && parsed !== null && typeof (parsed as { type?: unknown }).type === "string") yield parsed as TracedEvent;
+    pending = text.slice(cut + 1);
+    const events = parseLines(text.slice(0, cut));
+    if (events.length) yield events;
   }
+  const last = parseLines(pending);
+  if (last.length) yield last;
+}
+
+/** One line of trace.jsonl as an event, or undefined (blank, not JSON, not an event object). */
+function parseTraceLine(line: string): TracedEvent | undefined {
+  if (!line.trim()) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  return typeof parsed === "object" && parsed !== null && typeof (parsed as { type?: unknown }).type === "string" ? (parsed as TracedEvent) : undefined;
 }
 
 export interface TranscriptFiles {
@@ -95,32 +127,40 @@ export async function writeTranscriptFiles(
     ...(opts.attachments?.length ? { attachments: opts.attachments } : {}),
   };
   const trace = path.join(resultsDir, RESULTS_FILES.trace);
-  return {
-    markdown: await renderTo("markdown", trace, header, path.join(resultsDir, RESULTS_FILES.transcriptMd)),
-    html: await renderTo("html", trace, header, path.join(resultsDir, RESULTS_FILES.transcriptHtml)),
-  };
+  const [markdown, html] = await renderTo(["markdown", "html"], trace, header, [
+    path.join(resultsDir, RESULTS_FILES.transcriptMd),
+    path.join(resultsDir, RESULTS_FILES.transcriptHtml),
+  ]);
+  return { markdown: markdown!, html: html! };
 }
 
 /** transcript.html from `<resultsDir>/trace.jsonl` into `outFile` (`show`: never the artifact's own copy). */
 export async function writeTranscriptHtml(resultsDir: string, result: RunResult, outFile: string): Promise<TranscriptStats> {
   const patch = await readTranscriptPatch(result.diff.patchPath, result.diff.changedFiles);
-  return renderTo("html", path.join(resultsDir, RESULTS_FILES.trace), transcriptHeader(result, undefined, patch), outFile);
+  const [html] = await renderTo(["html"], path.join(resultsDir, RESULTS_FILES.trace), transcriptHeader(result, undefined, patch), [outFile]);
+  return html!;
 }
 
-async function renderTo(format: TranscriptFormat, trace: string, header: TranscriptHeader, file: string): Promise<TranscriptStats> {
-  const out = createWriteStream(file);
-  // Every error of the stream is ours to report: none may reach the process as an unhandled
+/** Each format into its file, from one read of the trace. */
+async function renderTo(formats: TranscriptFormat[], trace: string, header: TranscriptHeader, files: string[]): Promise<TranscriptStats[]> {
+  const outs = files.map((file) => createWriteStream(file));
+  // Every error of the streams is ours to report: none may reach the process as an unhandled
   // 'error' event (a write still pending when the stream is torn down, ERR_STREAM_DESTROYED).
   let streamError: unknown;
-  out.on("error", (e) => (streamError ??= e));
+  for (const out of outs) out.on("error", (e) => (streamError ??= e));
   try {
-    const stats = await writeTranscript(format, out, header, readTraceEvents(trace));
-    out.end();
-    await once(out, "close");
+    const targets = formats.map((format, i) => ({ format, out: outs[i]! }));
+    const stats = await writeTranscripts(targets, header, readTraceBatches(trace));
+    await Promise.all(
+      outs.map(async (out) => {
+        out.end();
+        await once(out, "close");
+      }),
+    );
     if (streamError) throw streamError;
     return stats;
   } catch (e) {
-    out.destroy();
+    for (const out of outs) out.destroy();
     throw e;
   }
 }

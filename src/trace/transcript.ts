@@ -130,26 +130,70 @@ async function writeStreaming(
   events: AsyncIterable<TracedEvent> | Iterable<TracedEvent>,
   options?: TranscriptOptions,
 ): Promise<TranscriptStats> {
-  let pending: string[] = [];
-  const asm = new TranscriptAssembler(guarded(fmt), header, options, (s) => pending.push(s));
+  const [stats] = await writeAll([{ fmt, out }], header, batches(events), options);
+  return stats!;
+}
+
+export interface TranscriptTarget {
+  format: TranscriptFormat;
+  out: Writable;
+}
+
+/**
+ * Several transcripts (one per target) from one pass over the events, which
+ * come in batches (one per read of the trace file): a trace of hundreds of
+ * megabytes is read and parsed once, not once per format.
+ */
+export function writeTranscripts(
+  targets: TranscriptTarget[],
+  header: TranscriptHeader,
+  events: AsyncIterable<TracedEvent[]>,
+  options?: TranscriptOptions,
+): Promise<TranscriptStats[]> {
+  return writeAll(
+    targets.map((t) => ({ fmt: t.format === "html" ? htmlFormatter : markdownFormatter, out: t.out })),
+    header,
+    events,
+    options,
+  );
+}
+
+async function* batches(events: AsyncIterable<TracedEvent> | Iterable<TracedEvent>): AsyncGenerator<TracedEvent[]> {
+  for await (const ev of events) yield [ev];
+}
+
+async function writeAll(
+  targets: Array<{ fmt: TranscriptFormatter; out: Writable }>,
+  header: TranscriptHeader,
+  events: AsyncIterable<TracedEvent[]>,
+  options?: TranscriptOptions,
+): Promise<TranscriptStats[]> {
+  const sinks = targets.map(({ fmt, out }) => {
+    const sink = { out, pending: [] as string[], asm: undefined as unknown as TranscriptAssembler };
+    sink.asm = new TranscriptAssembler(guarded(fmt), header, options, (s) => sink.pending.push(s));
+    return sink;
+  });
   const flush = async () => {
-    if (pending.length === 0) return;
-    const chunk = pending.join("");
-    pending = [];
-    if (out.errored) throw out.errored;
-    if (out.destroyed || out.writableEnded) throw new Error("transcript: the output stream was closed before the transcript was complete");
-    // once() rejects if the stream errors while we wait.
-    if (!out.write(chunk)) await once(out, "drain");
+    for (const sink of sinks) {
+      if (sink.pending.length === 0) continue;
+      const { out } = sink;
+      const chunk = sink.pending.join("");
+      sink.pending = [];
+      if (out.errored) throw out.errored;
+      if (out.destroyed || out.writableEnded) throw new Error("transcript: the output stream was closed before the transcript was complete");
+      // once() rejects if the stream errors while we wait.
+      if (!out.write(chunk)) await once(out, "drain");
+    }
   };
-  asm.begin();
+  for (const sink of sinks) sink.asm.begin();
   await flush();
-  for await (const ev of events) {
-    asm.pushSafely(ev);
+  for await (const batch of events) {
+    for (const ev of batch) for (const sink of sinks) sink.asm.pushSafely(ev);
     await flush();
   }
-  asm.finish();
+  for (const sink of sinks) sink.asm.finish();
   await flush();
-  return asm.stats;
+  return sinks.map((sink) => sink.asm.stats);
 }
 
 // ---------------------------------------------------------------------------

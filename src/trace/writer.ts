@@ -12,6 +12,12 @@ import type { Redactor } from "../shared/redact.js";
 /** A raw line longer than this is cut in the trace (the CLI's stdout file keeps it whole). */
 const RAW_IN_EVENT_LIMIT = 16 * 1024;
 
+/** trace.jsonl is written in pieces of about this many characters: a write per event costs more than the event. */
+const TRACE_BATCH_CHARS = 256 * 1024;
+
+/** Bytes a trace file may hold unwritten before the agent's output is paused (bounds memory). */
+const WRITE_MARK = 4 * 1024 * 1024;
+
 export class TraceWriter {
   private readonly stdout: WriteStream;
   private readonly stderr: WriteStream;
@@ -24,13 +30,25 @@ export class TraceWriter {
     private readonly redactor: Redactor,
   ) {
     mkdirSync(path.join(dir, "raw"), { recursive: true });
-    this.stdout = createWriteStream(path.join(dir, RESULTS_FILES.stdout));
+    // The agent is paused while a file is over its mark: a mark of a few pipe reads lets the disk
+    // write one piece while the next is read, instead of stopping the agent at every read.
+    this.stdout = createWriteStream(path.join(dir, RESULTS_FILES.stdout), { highWaterMark: WRITE_MARK });
     this.stderr = createWriteStream(path.join(dir, RESULTS_FILES.stderr));
-    this.trace = createWriteStream(path.join(dir, RESULTS_FILES.trace));
+    this.trace = createWriteStream(path.join(dir, RESULTS_FILES.trace), { highWaterMark: WRITE_MARK });
   }
 
-  stdoutLine(line: string): void {
-    this.stdout.write(this.redactor.redact(line) + "\n");
+  /** Lines of trace.jsonl not yet handed to the file: one write per stdout read, not per event. */
+  private tracePending: string[] = [];
+  private tracePendingChars = 0;
+
+  /**
+   * Whole lines of stdout (each ending with a line end), redacted and written
+   * as one: a secret never spans a line end in the agent's output as the
+   * trace reads it (each line is also an event), so the block's lines are
+   * redacted exactly as they would be one at a time, in one pass.
+   */
+  stdoutBlock(text: string): void {
+    this.stdout.write(this.redactor.redact(text));
   }
 
   /** Redacts whole lines, so a secret split across chunks is still caught. */
@@ -64,12 +82,24 @@ export class TraceWriter {
       ...e,
       ...(keepRaw ? { raw: raw.length > RAW_IN_EVENT_LIMIT ? `${raw.slice(0, RAW_IN_EVENT_LIMIT)}…` : raw } : {}),
     });
-    this.trace.write(JSON.stringify(traced) + "\n");
+    const line = JSON.stringify(traced) + "\n";
+    this.tracePending.push(line);
+    this.tracePendingChars += line.length;
+    if (this.tracePendingChars >= TRACE_BATCH_CHARS) this.flush();
     return traced;
+  }
+
+  /** Hands the buffered trace.jsonl lines to the file (after each stdout read, and before closing). */
+  flush(): void {
+    if (!this.tracePending.length) return;
+    this.trace.write(this.tracePending.join(""));
+    this.tracePending = [];
+    this.tracePendingChars = 0;
   }
 
   /** True while a file's write buffer is over its high-water mark. */
   full(): boolean {
+    this.flush();
     return this.stdout.writableNeedDrain || this.trace.writableNeedDrain;
   }
 
@@ -78,6 +108,7 @@ export class TraceWriter {
   }
 
   async close(): Promise<void> {
+    this.flush();
     if (this.stderrPending) this.flushStderr(this.stderrPending);
     this.stderrPending = "";
     await Promise.all(

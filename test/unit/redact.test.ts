@@ -34,3 +34,45 @@ describe("redactor", () => {
     expect(r.redactValue({ a: [secret], b: { c: `x${secret}` } })).toEqual({ a: ["***"], b: { c: "x***" } });
   });
 });
+
+describe("redactor's one-scan check", () => {
+  // redact() first asks one combined pattern whether anything could match; these are the
+  // cases where a case-insensitive or multi-pattern match must still get through it.
+  const none = new Redactor([]);
+
+  it("finds the scheme words in any case, as the case-insensitive pattern does", () => {
+    const cred = "abcdefghijklmnopqrstuvwxyz";
+    for (const scheme of ["Bearer", "BEARER", "bEaReR", "token", "TOKEN", "Token", "basic", "BASIC"])
+      expect(none.redact(`Authorization: ${scheme}\t${cred}`)).toBe(`Authorization: ${scheme} ***`);
+    // Short credentials and non-ASCII look-alikes stay as they were, as before.
+    expect(none.redact("Bearer short")).toBe("Bearer short");
+    expect(none.redact(`ToKen\u212a ${cred}`)).toBe(`ToKen\u212a ${cred}`);
+  });
+
+  it("redacts every kind of token and every secret form in one long text", () => {
+    const secret = "s3cr3t-value-42";
+    const r = new Redactor([secret]);
+    const filler = "lorem ipsum ".repeat(5000);
+    const text = [
+      filler,
+      "ghp_" + "a".repeat(36),
+      "github_pat_" + "b".repeat(40),
+      "sk-ant-" + "c".repeat(30),
+      "sk-proj-" + "d".repeat(40),
+      "AIza" + "e".repeat(35),
+      encodeURIComponent(secret),
+      Buffer.from(`xx${secret}yy`).toString("base64"),
+      secret,
+      filler,
+    ].join("\n");
+    const out = r.redact(text);
+    for (const leak of ["ghp_a", "github_pat_b", "sk-ant-c", "sk-proj-d", "AIzae", secret, Buffer.from(secret).toString("base64").slice(4, 12)])
+      expect(out).not.toContain(leak);
+    expect(out.split("***").length - 1).toBeGreaterThanOrEqual(8);
+  });
+
+  it("gives back the very same string when nothing matches", () => {
+    const text = "plain ".repeat(10000);
+    expect(new Redactor(["s3cr3t-value-42"]).redact(text)).toBe(text);
+  });
+});
