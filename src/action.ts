@@ -13,14 +13,14 @@ import path from "node:path";
 import { otelSecretValues, rawSecretValues } from "./config/host.js";
 import { readInputFiles } from "./config/input-files.js";
 import { inputStagingDir } from "./config/input-files.js";
-import { configFilePath, parseSettings } from "./config/parse.js";
+import { parseSettings, readConfigFile, type ConfigFileText } from "./config/parse.js";
 import { configOrigin as configOriginOf, type ConfigOrigin } from "./config/provenance.js";
 import type { Settings } from "./config/schema.js";
 import { STATE, type OutputName } from "./constants.js";
 import { ConfigurationError, errorMessage, isConfigurationError } from "./errors.js";
 import { fanOutPhase } from "./fanout/inputs.js";
 import { Git } from "./git/git.js";
-import { configFingerprint, TouchedWorkspaces, type TouchedRepo } from "./git/touched.js";
+import { configFingerprint, fingerprintOf, TouchedWorkspaces, type TouchedRepo } from "./git/touched.js";
 import { filteredLogger, type Logger } from "./logger.js";
 import { artifactOutputs, downloadRunArtifact, uploadRunArtifact, type RunArtifactRef } from "./publish/artifact-stage.js";
 import type { Delivered, GitHubStage } from "./publish/github-stage.js";
@@ -116,8 +116,11 @@ async function openStep(io: ActionIO, log: Logger, redactor: Redactor): Promise<
   // The event first: whether it can supply the prompt decides if `prompt` is required (a thread named by `issue-number` has a default request).
   const event = await readEvent(io.host);
   const eventProvidesPrompt = eventMayProvidePrompt(event) || inputsNameThread(io.inputs);
-  const configFile = configFilePath(io.inputs, io.host.workspace).full;
-  const config = await configFingerprint(configFile);
+  // Read once: the fingerprint later steps compare and the settings come from the same bytes.
+  const checkedOut = readConfigFile(io.inputs, io.host.workspace);
+  const configFile = checkedOut.full;
+  // A file that cannot be read as the settings would (a symlink out of the workspace) fails the parse; its fingerprint is still the file's.
+  const config = checkedOut.error === undefined ? fingerprintOf(checkedOut.bytes) : await configFingerprint(configFile);
   const origins = await configOrigins(io, configFile, config);
   const noticed = new Set<string>();
   const notice = (m: string) => {
@@ -125,13 +128,14 @@ async function openStep(io: ActionIO, log: Logger, redactor: Redactor): Promise<
     noticed.add(m);
   };
   // The file as checked out, or (PR events) as on the base commit: whose it is decides what it may set.
-  const parse = (configFile?: { text: string | undefined; source: string }) =>
+  const { text, source, error } = checkedOut;
+  const parse = (baseFile?: ConfigFileText) =>
     parseSettings(io.inputs, {
       cwd: io.host.workspace,
       eventProvidesPrompt,
-      configOrigin: configFile ? origins.base : origins.checkedOut,
+      configOrigin: baseFile ? origins.base : origins.checkedOut,
       notice,
-      ...(configFile ? { configFile } : {}),
+      configFile: baseFile ?? { text, source, ...(error !== undefined ? { error } : {}) },
     });
   const settings = parse();
   const runDir = path.join(io.host.runnerTemp, "agent-runner", randomUUID());

@@ -51,7 +51,7 @@ export interface ParseContext {
    * written by whoever opened the PR. `text` undefined: the file does not exist there.
    * File-valued inputs are never read here: see config/input-files.ts.
    */
-  configFile?: { text: string | undefined; source: string };
+  configFile?: ConfigFileText;
   /**
    * Whose config file it is (config/provenance.ts): one the workflow does not
    * control may set only a few harmless keys. Absent: the workflow's own (the
@@ -60,6 +60,32 @@ export interface ParseContext {
   configOrigin?: ConfigOrigin;
   /** Told which keys of a config file the workflow does not control were ignored. */
   notice?: (message: string) => void;
+}
+
+/**
+ * A config file's content as read elsewhere: `text` undefined when it does not
+ * exist; `error` when it exists but could not be read (said as a problem of `config-file`).
+ */
+export interface ConfigFileText {
+  text: string | undefined;
+  source: string;
+  error?: string;
+}
+
+/**
+ * The config file in the working tree, read once for the step: its bytes (the
+ * fingerprint later steps compare) and its text (the settings) come from the
+ * same read, so they cannot disagree.
+ */
+export function readConfigFile(raw: RawInputs, cwd: string): ConfigFileText & { full: string; bytes: Buffer | undefined } {
+  const { full } = configFilePath(raw, cwd);
+  const source = path.dirname(full);
+  try {
+    const bytes = readWorkspaceConfig(full, cwd);
+    return { full, source, bytes, text: bytes?.toString("utf8") };
+  } catch (e) {
+    return { full, source, bytes: undefined, text: undefined, error: (e as Error).message };
+  }
 }
 
 /** The config file's path relative to `cwd` (the `config-file` input or the default), and whether it was given. */
@@ -340,7 +366,8 @@ function loadConfigFile(raw: RawInputs, ctx: ParseContext, problems: Problems): 
   const override = ctx.configFile;
   let text: string | undefined;
   try {
-    text = override ? override.text : readWorkspaceConfig(full, ctx.cwd);
+    if (override?.error !== undefined) throw new Error(override.error);
+    text = override ? override.text : readWorkspaceConfig(full, ctx.cwd)?.toString("utf8");
   } catch (e) {
     problems.add("config-file", `'${rel}' ${(e as Error).message}.`);
     return {};
@@ -376,9 +403,9 @@ function loadConfigFile(raw: RawInputs, ctx: ParseContext, problems: Problems): 
  * workspace it is never read through a symlink leading out of it (it would
  * show a host file's keys in the error messages).
  */
-function readWorkspaceConfig(full: string, cwd: string): string | undefined {
+function readWorkspaceConfig(full: string, cwd: string): Buffer | undefined {
   if (!lstatOrUndefined(full)) return undefined;
-  return readFileSync(inside(cwd, full) ? resolveInsideWorkspace(cwd, full) : full, "utf8");
+  return readFileSync(inside(cwd, full) ? resolveInsideWorkspace(cwd, full) : full);
 }
 
 function lstatOrUndefined(p: string): ReturnType<typeof lstatSync> | undefined {

@@ -79,6 +79,10 @@ function safeJson(line: string): unknown {
  * settings such as `sandbox` or `network` must never come from a file an agent wrote.
  */
 export async function configFingerprint(file: string): Promise<string> {
-  const bytes = await readFile(file).catch(() => undefined);
+  return fingerprintOf(await readFile(file).catch(() => undefined));
+}
+
+/** configFingerprint of bytes already read (undefined: there is no file). */
+export function fingerprintOf(bytes: Buffer | undefined): string {
   return bytes ? createHash("sha256").update(bytes).digest("hex") : "absent";
 }

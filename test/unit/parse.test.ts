@@ -1,9 +1,11 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdtempSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { readInputFiles } from "../../src/config/input-files.js";
-import { parseSettings, type RawInputs } from "../../src/config/parse.js";
+import { parseSettings, readConfigFile, type RawInputs } from "../../src/config/parse.js";
+import { fingerprintOf } from "../../src/git/touched.js";
 import { ConfigurationError } from "../../src/errors.js";
 
 const ws = () => mkdtempSync(path.join(os.tmpdir(), "parse-"));
@@ -109,6 +111,42 @@ describe("input parser", () => {
     // 'auto' is the action.yml default: the file's choice stands.
     expect(s.sandbox.choice).toBe("none");
     expect(s.agent.permission?.default).toBe("deny");
+  });
+
+  it("reads the config file once: its fingerprint and the settings come from the same bytes", () => {
+    const dir = ws();
+    mkdirSync(path.join(dir, ".github"));
+    const file = path.join(dir, ".github/agent-runner.yml");
+    writeFileSync(file, "agent: command\nagent-command: 'true'\nmodel: first\n");
+    const read = readConfigFile({}, dir);
+    expect(read.full).toBe(file);
+    expect(fingerprintOf(read.bytes)).toBe(createHash("sha256").update(readFileSync(file)).digest("hex"));
+    // Rewritten after the read: the settings still say what was fingerprinted.
+    writeFileSync(file, "agent: command\nagent-command: 'true'\nmodel: second\n");
+    const { text, source } = read;
+    expect(parseSettings({ prompt: "p" }, { cwd: dir, configFile: { text, source } }).agent.model).toBe("first");
+    expect(fingerprintOf(readConfigFile({ "config-file": "missing.yml" }, dir).bytes)).toBe("absent");
+  });
+
+  it("names a config file that could not be read (a symlink out of the workspace) as a config-file problem, from the one read", () => {
+    const dir = ws();
+    const outside = mkdtempSync(path.join(os.tmpdir(), "parse-outside-"));
+    writeFileSync(path.join(outside, "host.yml"), "model: host-secret-model\n");
+    mkdirSync(path.join(dir, ".github"));
+    symlinkSync(path.join(outside, "host.yml"), path.join(dir, ".github/agent-runner.yml"));
+    const read = readConfigFile({}, dir);
+    expect(read.error).toBeDefined();
+    expect(read.text).toBeUndefined();
+    const { text, source, error } = read;
+    let problems: string[] = [];
+    try {
+      parseSettings({ agent: "command", "agent-command": "true", prompt: "p" }, { cwd: dir, configFile: { text, source, error: error! } });
+    } catch (e) {
+      problems = (e as ConfigurationError).problems;
+    }
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain("'.github/agent-runner.yml'");
+    expect(problems[0]).not.toContain("host-secret-model");
   });
 
   it("refuses secrets and unknown keys in the config file", () => {
