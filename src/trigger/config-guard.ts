@@ -35,6 +35,12 @@ export interface GuardRequest {
   asideDir: string;
   /** Credentials for fetching the base commit when it is not in the clone. */
   authEnv: Record<string, string>;
+  /**
+   * The base commit as the trigger stage already resolved it (the settings came
+   * from it): used as is, neither looked up nor fetched again, so the settings
+   * and the agent config are the same commit's.
+   */
+  baseCommit?: string;
   /** Repository-relative files `agent-command` runs (agentCommandFilesOnBase): replaced like agent config. */
   commandFiles?: string[];
   log: Logger;
@@ -206,7 +212,7 @@ export async function guardAgentConfig(req: GuardRequest): Promise<GuardResult> 
     }
   }
 
-  const baseCommit = await resolveBaseCommit(req);
+  const baseCommit = req.baseCommit ?? (await resolveBaseCommit(req));
   const byEntry = new Map<string, TreeEntry[]>();
   if (baseCommit) {
     for (const b of await baseEntries(git, baseCommit)) {

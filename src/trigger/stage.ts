@@ -248,6 +248,8 @@ export async function prepareWorkspace(run: GitHubRun, settings: Settings, resul
       isFork: t.pullRequest.isFork,
       asideDir,
       authEnv: gitAuthEnv(settings.github.token, host.serverUrl),
+      // Resolved (and fetched if need be) once, when the settings were read from it.
+      ...(run.base ? { baseCommit: run.base.commit } : {}),
       ...(run.commandFiles ? { commandFiles: run.commandFiles } : {}),
       log,
     });
