@@ -4,7 +4,7 @@
  * is lost: whatever happens, the trace, the patch and result.json are written.
  */
 import { randomUUID } from "node:crypto";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { installAgent, type InstallContext } from "./agents/install.js";
 import { agentBackend } from "./agents/registry.js";
@@ -27,7 +27,7 @@ import { baseUrlFor, startModelGateway, type ModelGateway } from "./sandbox/gate
 import type { PreparedSandbox, SandboxBackend, SandboxHost, SandboxLayout, SpawnSpec } from "./sandbox/types.js";
 import type { TracedEvent } from "./shared/events.js";
 import { LiveLog } from "./trace/live-log.js";
-import { patchPieces } from "./shared/patch-pieces.js";
+import { splitPatch } from "./shared/patch-pieces.js";
 import { redactPatchInPlace, type Redactor } from "./shared/redact.js";
 import { SummaryBuilder, type EventSummary } from "./trace/summary.js";
 import { TraceWriter } from "./trace/writer.js";
@@ -283,8 +283,11 @@ async function collect(repo: HostRepo, baseline: Baseline, deps: RunnerDeps): Pr
       );
     // A secret the agent wrote into a file must not leave in the patch either.
     // Which files held a run secret is known only before redaction (threat detection names them).
-    const secretFiles = (await patchPieces(patchPath)).filter((p) => deps.redactor.redact(p.text) !== p.text).map((p) => p.file ?? "");
-    const secretsRedacted = await redactPatchInPlace(patchPath, deps.redactor);
+    // The patch is read once here: most hold no secret, and then there is nothing to rewrite
+    // (a text that redacts to itself is a patch that redactPatchInPlace gives back byte for byte).
+    const patch = (await readFile(patchPath)).toString("utf8");
+    const secretFiles = splitPatch(patch).filter((p) => deps.redactor.redact(p.text) !== p.text).map((p) => p.file ?? "");
+    const secretsRedacted = deps.redactor.redact(patch) !== patch && (await redactPatchInPlace(patchPath, deps.redactor));
     warnExcluded(collected, deps.log);
     return { collected, ...(secretsRedacted ? { secretsRedacted } : {}), ...(secretFiles.length ? { secretFiles } : {}) };
   } catch (e) {

@@ -94,3 +94,28 @@ describe("redacting a patch", () => {
     expect(applied(dir, out, ["big.txt"])["big.txt"]!.equals(b(`start\r\n${lines.split(SECRET).join("***")}`))).toBe(true);
   });
 });
+
+describe("deciding from the decoded patch whether it needs redacting", () => {
+  // The runner reads patch.diff once, as UTF-8 text: when that text redacts to itself it does not
+  // rewrite the file. That holds only if the text then holds nothing the byte-wise redaction
+  // would change; here both ways are compared on patches with secrets in every place.
+  const cases: Record<string, Buffer> = {
+    clean: b("+plain line\n-removed\n"),
+    "added line": b(`+key=${SECRET}\n`),
+    "removed line": b(`-key=${SECRET}\n`),
+    "latin1 line": Buffer.concat([b("+caf\u00e9 ", "latin1"), b(SECRET), b(" na\u00efve\n", "latin1")]),
+    "latin1 line with a token": Buffer.concat([b("+\u00e9", "latin1"), b(`ghp_${"a".repeat(36)}`), b("\u00e9\n", "latin1")]),
+    "latin1 bytes around a clean line": b("+caf\u00e9\n+ghp_short\n", "latin1"),
+    "bearer over a CR": b("+Authorization: Bearer abcdefghijklmnopqrstuvwxyz\r\n"),
+    "secret in a file name": b(`diff --git a/${SECRET}.txt b/${SECRET}.txt\n`),
+  };
+  for (const [name, body] of Object.entries(cases))
+    it(name, async () => {
+      const text = body.toString("utf8");
+      const r = new Redactor([SECRET]);
+      const textClean = r.redact(text) === text;
+      const bytesClean = (await redacted(body, [SECRET])).equals(body);
+      expect(textClean).toBe(bytesClean);
+      expect(textClean).toBe(name === "clean" || name === "latin1 bytes around a clean line");
+    });
+});
