@@ -122,12 +122,6 @@ export class DeliveryRepo {
     });
   }
 
-  /** The full message of a commit this repository wrote. */
-  async messageOf(sha: string): Promise<string> {
-    const raw = await this.git.exec(["cat-file", "commit", sha]);
-    return raw.stdout.slice(raw.stdout.indexOf("\n\n") + 2);
-  }
-
   /** Push a commit to a branch. `expect`: the tip the push may replace (a lease), for force pushes. */
   async push(sha: string, branch: string, opts: { force: boolean; expect?: string | null }): Promise<PushResult> {
     const args = ["push", "--porcelain", "--no-verify", "origin"];

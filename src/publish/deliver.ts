@@ -179,7 +179,7 @@ async function newRepo(ctx: DeliveryContext): Promise<DeliveryRepo> {
 }
 
 type Prepared =
-  | { kind: "commit"; sha: string; tip: string; tree: string }
+  | { kind: "commit"; sha: string; tip: string; tree: string; message: string }
   | { kind: "same" }
   | { kind: "refused"; files: string[]; problems: string[] }
   | { kind: "conflict"; detail: string };
@@ -194,8 +194,10 @@ async function prepareCommit(ctx: DeliveryContext, repo: DeliveryRepo, tip: stri
   if (checked.problems.length)
     return { kind: "refused", files: [...new Set(checked.problems.map((p) => p.file))], problems: describeProblems(checked.problems) };
   const author: Identity = BOT_IDENTITY;
-  const sha = await repo.commit(applied.tree, tip, commitMessage(ctx), author);
-  return { kind: "commit", sha, tip, tree: applied.tree };
+  // Kept with the commit: the API commit carries the same message (commit-tree stores it as given).
+  const message = commitMessage(ctx);
+  const sha = await repo.commit(applied.tree, tip, message, author);
+  return { kind: "commit", sha, tip, tree: applied.tree, message };
 }
 
 function commitUrl(ctx: DeliveryContext, sha: string): string {
@@ -223,7 +225,7 @@ async function publishCommit(
   if (ctx.settings.commitMethod === "git") return byGit();
   let commit: ApiCommit;
   try {
-    commit = await createApiCommit(ctx.api, repo, { parent: prepared.tip, tree: prepared.tree, message: await repo.messageOf(prepared.sha), scratch: ctx.workDir });
+    commit = await createApiCommit(ctx.api, repo, { parent: prepared.tip, tree: prepared.tree, message: prepared.message, scratch: ctx.workDir });
   } catch (e) {
     if (!(e instanceof ApiCommitTooLargeError)) throw e;
     if (!ctx.settings.allowUnsignedCommits)
