@@ -25,6 +25,7 @@ import { filteredLogger, type Logger } from "./logger.js";
 import { artifactOutputs, downloadRunArtifact, uploadRunArtifact, type RunArtifactRef } from "./publish/artifact-stage.js";
 import type { Delivered, GitHubStage } from "./publish/github-stage.js";
 import { resultOutputs, type Outputs } from "./publish/outputs.js";
+import type { RequestsFile } from "./publish/safe-outputs/requests.js";
 import type { SafeOutputsReport } from "./publish/safe-outputs/stage.js";
 import type { ThreatReport } from "./publish/threats/stage.js";
 import { summaryMarkdown } from "./publish/summary.js";
@@ -95,6 +96,8 @@ interface Step {
   artifact?: RunArtifactRef;
   refusal?: string;
   threats?: ThreatReport;
+  /** The agent's safe-output requests, read once: threat detection scans the very requests that are applied. */
+  requests?: Promise<RequestsFile>;
   safeOutputs?: SafeOutputsReport;
   delivered?: Delivered;
   outputs?: Outputs;
@@ -215,10 +218,18 @@ async function checkThePatch(step: Step): Promise<void> {
   step.refusal = await (await import("./publish/patch-stage.js")).checkPatch(step.ctx, resultOf(step), step.artifact);
 }
 
+/** The requests file of the results, read on first use and kept for the next stage. */
+function safeOutputRequests(step: Step): Promise<RequestsFile> {
+  step.requests ??= Promise.all([import("./publish/safe-outputs/requests.js"), import("./publish/safe-outputs/stage.js")]).then(([requests, stage]) =>
+    requests.readRequests(stage.safeOutputsFile(step.ctx.resultsDir)),
+  );
+  return step.requests;
+}
+
 /** Before anything is published: a secret holds everything back, protected files go for review (publish/threats/). */
 async function detectThreats(step: Step): Promise<void> {
   const threats = await import("./publish/threats/stage.js");
-  step.threats = await threats.detectThreats(step.ctx, resultOf(step));
+  step.threats = await threats.detectThreats(step.ctx, resultOf(step), () => safeOutputRequests(step));
   if (!step.threats?.held) return;
   step.result = threats.heldResult(resultOf(step));
   step.refusal = step.threats.message;
@@ -227,7 +238,9 @@ async function detectThreats(step: Step): Promise<void> {
 /** The agent's GitHub requests, checked again and applied here with the host's token (before the final comment, which lists them). */
 async function applySafeOutputs(step: Step): Promise<void> {
   if (step.threats?.held || (!step.github && !step.ctx.settings.agent.safeOutputs)) return;
-  step.safeOutputs = await (await import("./publish/safe-outputs/stage.js")).safeOutputsStage(step.ctx, step.github?.stage.run, resultOf(step));
+  step.safeOutputs = await (await import("./publish/safe-outputs/stage.js")).safeOutputsStage(step.ctx, step.github?.stage.run, resultOf(step), () =>
+    safeOutputRequests(step),
+  );
 }
 
 /** Commit, pull request or comment, and the final comment (events only). */

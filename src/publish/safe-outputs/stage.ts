@@ -17,7 +17,7 @@ import { toSafeMarkdown } from "../safe-markdown.js";
 import { applyRequests, type SafeOutputResult } from "./apply.js";
 import { hasSafeOutputs, SAFE_OUTPUTS_FILE } from "../../safe-outputs/config.js";
 import type { ApplyContext } from "../../safe-outputs/kind.js";
-import { readRequests } from "./requests.js";
+import { readRequests, type RequestsFile } from "./requests.js";
 
 export interface SafeOutputsReport {
   results: SafeOutputResult[];
@@ -32,10 +32,16 @@ export function safeOutputsFile(resultsDir: string): string {
   return path.join(resultsDir, RESULTS_FILES.outputs, SAFE_OUTPUTS_FILE);
 }
 
-export async function safeOutputsStage(ctx: StageContext, run: GitHubRun | undefined, result: RunResult): Promise<SafeOutputsReport | undefined> {
+export async function safeOutputsStage(
+  ctx: StageContext,
+  run: GitHubRun | undefined,
+  result: RunResult,
+  /** The requests, as threat detection read (and scanned) them when it ran. */
+  requests: () => Promise<RequestsFile> = () => readRequests(safeOutputsFile(ctx.resultsDir)),
+): Promise<SafeOutputsReport | undefined> {
   const { settings, log, redactor } = ctx;
   const config = settings.agent.safeOutputs;
-  const file = await readRequests(safeOutputsFile(ctx.resultsDir));
+  const file = await requests();
   if (!hasSafeOutputs(config) && !file.requests.length && !file.problems.length) return undefined;
   const policy: PostTextPolicy = { serverUrl: ctx.io.host.serverUrl, allowedDomains: settings.run.network.allowedDomains };
   const post = (markdown: string) => toSafeMarkdown(redactor.redact(markdown), policy);

@@ -10,7 +10,7 @@ import type { RunResult } from "../../result.js";
 import type { StageContext } from "../../stage-context.js";
 import { codeName } from "../markdown-code.js";
 import { safeOutputsFile } from "../safe-outputs/stage.js";
-import { readRequests } from "../safe-outputs/requests.js";
+import { readRequests, type RequestsFile } from "../safe-outputs/requests.js";
 import { patchPieces } from "../../shared/patch-pieces.js";
 import { protectedChanges, protectedPaths } from "./protected-files.js";
 import { scanForSecrets, type ScanTarget } from "./secret-scan.js";
@@ -25,10 +25,15 @@ export interface ThreatReport {
   message?: string;
 }
 
-export async function detectThreats(ctx: StageContext, result: RunResult): Promise<ThreatReport | undefined> {
+export async function detectThreats(
+  ctx: StageContext,
+  result: RunResult,
+  /** The safe-output requests (read once by the caller, so that the scanned requests are the applied ones). */
+  requests: () => Promise<RequestsFile> = () => readRequests(safeOutputsFile(ctx.resultsDir)),
+): Promise<ThreatReport | undefined> {
   const { settings } = ctx;
   if (settings.delivery.threatDetection === "none" || settings.delivery.phase === "run") return undefined;
-  const targets = [...(await patchPieces(result.diff.patchPath)), ...(await requestTargets(ctx.resultsDir)), { where: "final message", text: result.output }, ...structuredTarget(result)];
+  const targets = [...(await patchPieces(result.diff.patchPath)), ...requestTargets(await requests()), { where: "final message", text: result.output }, ...structuredTarget(result)];
   const findings = await scanForSecrets(targets, (text) => ctx.redactor.redact(text) !== text);
   // The patch was redacted when it was written: what the run's secrets were is known only by that.
   const named = result.diff.secretFiles ?? [];
@@ -55,8 +60,7 @@ function structuredTarget(result: RunResult): ScanTarget[] {
 }
 
 /** Each safe-output request as one text: every string in it, whatever the field. */
-async function requestTargets(resultsDir: string): Promise<ScanTarget[]> {
-  const file = await readRequests(safeOutputsFile(resultsDir));
+function requestTargets(file: RequestsFile): ScanTarget[] {
   return file.requests.flatMap((r) => {
     if (!("value" in r)) return [];
     const type = typeof r.value.type === "string" ? r.value.type : "request";
