@@ -43,9 +43,9 @@ export class TraceWriter {
 
   /**
    * Whole lines of stdout (each ending with a line end), redacted and written
-   * as one: a secret never spans a line end in the agent's output as the
-   * trace reads it (each line is also an event), so the block's lines are
-   * redacted exactly as they would be one at a time, in one pass.
+   * as one. The block is cut at line ends only, so every match a line holds is
+   * a match in the block (one pass instead of one per line); like stderr's
+   * blocks, a match may also span a line end (a multi-line secret whole).
    */
   stdoutBlock(text: string): void {
     this.stdout.write(this.redactor.redact(text));
