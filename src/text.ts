@@ -2,6 +2,12 @@
 
 /** Whitespace collapsed and cut to `max` characters: for log lines and one-line reasons. */
 export function oneLine(s: string, max = 300): string {
+  // A long text is flattened only as far as the line needs (every event of a stream passes here).
+  // When its head alone flattens past `max`, the rest cannot change the first max - 1 characters.
+  if (s.length > 4 * max + 16) {
+    const head = s.slice(0, 4 * max).replace(/\s+/g, " ").trim();
+    if (head.length > max) return `${head.slice(0, max - 1)}…`;
+  }
   const flat = s.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
