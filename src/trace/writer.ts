@@ -16,7 +16,7 @@ const RAW_IN_EVENT_LIMIT = 16 * 1024;
 const TRACE_BATCH_CHARS = 256 * 1024;
 
 /** Bytes a trace file may hold unwritten before the agent's output is paused (bounds memory). */
-const WRITE_MARK = 4 * 1024 * 1024;
+const WRITE_MARK = 1024 * 1024;
 
 export class TraceWriter {
   private readonly stdout: WriteStream;
