@@ -54,6 +54,19 @@ export const INPUTS = {
       "Prices for models the price table does not know (or to override it), YAML: model id → `{input, output, cached}` in US dollars per million tokens (`cached`: cache reads, defaults to `input`). Required for an unknown model when `max-cost-usd` is set.",
   },
   "timeout-minutes": { description: "Hard time limit for the agent's whole process tree, in minutes (fractions allowed).", default: "30" },
+  "verify-command": {
+    description:
+      "The project's own check, run after the agent (shell words, e.g. `npm test`): in the agent's sandbox, with its workspace, network policy and environment, never the model key. A non-zero exit starts a fix round (`max-fix-rounds`). Its output is kept in the trace and the artifact (`verify/verify-<n>.log`); output `verified` says how it ended.",
+  },
+  "max-fix-rounds": {
+    description:
+      "With `verify-command`: how many times (0–10) a failing check resumes the agent's session with the tail of the check's output, then checks again. A change that never passes is not committed or pushed: it stays in the comment and artifact, and the step fails.",
+    default: "2",
+  },
+  "verify-timeout-minutes": {
+    description: "Time limit of each `verify-command` run, in minutes (fractions allowed); counted within `timeout-minutes`, which covers the agent, the checks and the fix rounds together.",
+    default: "10",
+  },
   "config-file": {
     description: "YAML file with the same settings (keys are input names). Defaults to `.github/agent-runner.yml` when present; inputs set in the step override it.",
   },
@@ -174,6 +187,7 @@ export const OUTPUTS = {
   "structured-output": "JSON result matching `output-schema`.",
   usage: "JSON, as the model gateway counted it (the same for every agent): `inputTokens`, `outputTokens`, `cachedTokens`, `costUsd` when known, `requests`.",
   "budget-exceeded": "`true` when a budget (`max-cost-usd`, `max-tokens`, `max-model-requests`) stopped the run, else `false`.",
+  verified: "`passed` (the last `verify-command` run passed), `failed` (it still failed after the fix rounds, or the agent failed during one) or `not-run` (no `verify-command`, or the agent failed before the first check).",
   "duration-ms": "Wall time of the agent run in milliseconds.",
   "changed-files": "JSON array of the paths the agent changed.",
   "excluded-files": "JSON array of the paths left out of the patch: already changed or created relative to the starting commit before the agent ran (by an earlier step), whether or not the agent touched them.",
@@ -216,6 +230,8 @@ export const RESULTS_FILES = {
   transcriptMd: "transcript.md",
   transcriptHtml: "transcript.html",
   outputs: "outputs",
+  /** The verify-command's output, one log per run (verify-1.log, …). */
+  verify: "verify",
   /** Copies of the files attached to the task (config/attachments.ts). */
   attachments: "attachments",
 } as const;

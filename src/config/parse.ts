@@ -35,6 +35,7 @@ import {
   type BudgetSettings,
   type InputFiles,
   type Settings,
+  type VerifySettings,
 } from "./schema.js";
 
 /** Input values as strings, keyed by input name; missing = not given. */
@@ -269,6 +270,7 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     problems.add("otel-endpoint", `'${otelEndpoint}' is not an http(s) URL; write it like https://otel-collector.example:4318 (a URL without a path gets /v1/traces).`);
 
   const budget = parseBudget(str, value("model-prices"), problems);
+  const verify = parseVerify(str, problems);
 
   if (problems.list.length) throw new ConfigurationError(problems.list);
 
@@ -292,7 +294,25 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     ...settingsCandidate,
     ...(otelEndpoint ? { otel: { endpoint: otelEndpoint } } : {}),
     ...(budget ? { budget } : {}),
+    ...(verify ? { verify } : {}),
   };
+}
+
+/** `verify-command` (shell words, like agent-command), `max-fix-rounds` and `verify-timeout-minutes`; undefined without a command. */
+function parseVerify(str: (name: InputName) => string | undefined, problems: Problems): VerifySettings | undefined {
+  const roundsRaw = (str("max-fix-rounds") ?? "2").trim() || "2";
+  const maxFixRounds = Number(roundsRaw);
+  const roundsOk = Number.isInteger(maxFixRounds) && maxFixRounds >= 0 && maxFixRounds <= 10;
+  if (!roundsOk) problems.add("max-fix-rounds", `'${roundsRaw}' must be a whole number from 0 to 10.`);
+  const limitRaw = (str("verify-timeout-minutes") ?? "10").trim() || "10";
+  const limitMinutes = Number(limitRaw);
+  const limitOk = Number.isFinite(limitMinutes) && limitMinutes > 0;
+  if (!limitOk) problems.add("verify-timeout-minutes", `'${limitRaw}' must be a positive number of minutes (fractions allowed, e.g. 0.5).`);
+  const text = str("verify-command")?.trim();
+  if (!text) return undefined;
+  const command = shellWords("verify-command", text, problems);
+  if (!command.length || !roundsOk || !limitOk) return undefined;
+  return { command, maxFixRounds, timeoutSeconds: limitMinutes * 60 };
 }
 
 /** `max-cost-usd`, `max-tokens`, `max-model-requests` and `model-prices`; undefined when none is given. */
