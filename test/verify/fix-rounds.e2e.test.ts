@@ -9,13 +9,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunResult } from "../../src/result.js";
-import type { TracedEvent } from "../../src/shared/events.js";
-import { AGENT_PATH, makeWorkspace } from "../agents/helpers.js";
-import { runStep } from "../support/harness.js";
+import { makeWorkspace } from "../agents/helpers.js";
 import type { CliName } from "../support/stub-model-clis.js";
 import { shellStep } from "../support/stub-model-tools.js";
 import { startStubModel, type StubModel } from "../support/stub-model.js";
+import { runWithVerify } from "./helpers.js";
 
 const MARKER = "ADD-CHECK-FAILED";
 const TEST_JS = `const add = require("./add.js");
@@ -49,35 +47,6 @@ const agentInputs = (cli: CliName): Record<string, string> => ({
   gemini: { agent: "gemini", model: "gemini-2.5-flash", "base-url": stub.url },
   opencode: { agent: "opencode", model: "gpt-5.5", "base-url": `${stub.url}/v1` },
 })[cli];
-
-export interface VerifyRunOutcome {
-  exitCode: number | null;
-  outputs: Record<string, string>;
-  result: RunResult;
-  trace: TracedEvent[];
-  resultsDir: string;
-  log: string;
-  summary: string;
-}
-
-/** One step through dist/main.js: no event, nothing delivered, bwrap. */
-export async function runWithVerify(workspace: string, inputs: Record<string, string>, env: Record<string, string> = {}): Promise<VerifyRunOutcome> {
-  const main = await runStep("main", {
-    workspace,
-    inputs: { "agent-version": "preinstalled", sandbox: "bwrap", "upload-artifacts": "false", comment: "none", deliver: "none", ...inputs },
-    env: { PATH: AGENT_PATH, ...env },
-    timeoutMs: 240_000,
-  });
-  const patch = main.outputs["patch-path"];
-  if (!patch) throw new Error(`the run wrote no results (exit ${main.exitCode}):\n${main.log}\n${main.stderr}`);
-  const resultsDir = path.dirname(patch);
-  const result = JSON.parse(readFileSync(path.join(resultsDir, "result.json"), "utf8")) as RunResult;
-  const trace = readFileSync(path.join(resultsDir, "trace.jsonl"), "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as TracedEvent);
-  return { exitCode: main.exitCode, outputs: main.outputs, result, trace, resultsDir, log: main.log, summary: main.summary };
-}
 
 describe.each(["claude", "codex"] as const)("a fix round with %s", (cli) => {
   it("the failing check's output is the next request's prompt, in the resumed session; the second answer passes: verified=passed, two checks", async () => {
