@@ -48,7 +48,8 @@ const agentInputs = (cli: CliName): Record<string, string> => ({
   opencode: { agent: "opencode", model: "gpt-5.5", "base-url": `${stub.url}/v1` },
 })[cli];
 
-describe.each(["claude", "codex"] as const)("a fix round with %s", (cli) => {
+// claude and codex are the acceptance; gemini and opencode resume their sessions the same way.
+describe.each(["claude", "codex", "gemini", "opencode"] as const)("a fix round with %s", (cli) => {
   it("the failing check's output is the next request's prompt, in the resumed session; the second answer passes: verified=passed, two checks", async () => {
     const ws = makeWorkspace({ "test.js": TEST_JS, "README.md": "# adder\n" });
     const task = `TASK-${cli}: write add.js`;
@@ -92,5 +93,5 @@ describe.each(["claude", "codex"] as const)("a fix round with %s", (cli) => {
     expect(readFileSync(path.join(ws, "add.js"), "utf8")).toBe("module.exports = (a, b) => a + b;\n");
     expect(r.summary).toContain("### Verify");
     expect(r.summary).toMatch(/✅ passed — ` ?node test\.js ?`, 2 checks, 1 fix round of 2/);
-  });
+  }, 300_000);
 });
