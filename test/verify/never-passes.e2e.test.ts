@@ -12,13 +12,18 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunResult } from "../../src/result.js";
+import { FIXTURE_REPO } from "../support/events.js";
+import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { listBranches, revParse } from "../support/git-fixtures.js";
 import { scenario, type Scenario } from "../github/scenario.js";
 
 let s: Scenario | undefined;
+let results: FakeActionsResults | undefined;
 afterEach(async () => {
   await s?.close();
+  await results?.close();
   s = undefined;
+  results = undefined;
 });
 
 const botComments = (sc: Scenario, n: number) => sc.gh.issueComments(n).filter((c) => c.user === "github-actions[bot]");
@@ -87,5 +92,52 @@ describe("a task that never passes, max-fix-rounds: 1", () => {
     expect(s.agentRuns()).toBe(2);
     expect(s.gh.pulls()).toHaveLength(1);
     expect(botComments(s, 7)[0]!.body).toMatch(/\*\*Verify:\*\* ✅ passed/);
+  });
+});
+
+describe("checks within the run's limits and phases", () => {
+  it("timeout-minutes runs out during a check: the run ends timeout, verified=failed, nothing pushed", async () => {
+    s = await scenario({ fixture: "issue_comment.issue", agent: "echo more >> src/app.js\necho 'Done.'" });
+    const r = await s.run({ "verify-command": "sleep 60", "timeout-minutes": "0.1", "max-fix-rounds": "2" });
+    expect(r.exitCode).not.toBe(0);
+    expect(r.outputs.conclusion).toBe("timeout");
+    expect(r.outputs.verified).toBe("failed");
+    const result = resultOf(r.outputs);
+    expect(result.reason).toMatch(/timeout-minutes' limit ran out during verify-command/);
+    expect(result.verify!.runs).toEqual([expect.objectContaining({ run: 1, passed: false, timedOut: true })]);
+    expect(result.verify!.fixRounds).toBe(0);
+    expect(s.agentRuns()).toBe(1);
+    expect(result.durationMs).toBeLessThan(30_000);
+    expect(await listBranches(s.repo.origin)).toEqual(["main"]);
+  });
+
+  it("a check over verify-timeout-minutes fails and starts a fix round, within the run's limit", async () => {
+    s = await scenario({ fixture: "issue_comment.issue", agent: "echo more >> src/app.js\necho 'Done.'" });
+    const r = await s.run({ "verify-command": "sleep 60", "verify-timeout-minutes": "0.02", "max-fix-rounds": "1" });
+    expect(r.outputs.conclusion).toBe("failure");
+    expect(r.outputs.verified).toBe("failed");
+    const result = resultOf(r.outputs);
+    expect(result.verify!.runs.map((v) => v.timedOut)).toEqual([true, true]);
+    expect(s.agentRuns()).toBe(2);
+    expect(s.prompt()).toContain("was stopped: it ran out of time");
+  });
+
+  it("two jobs: the run job checks, the publish job reads verified=failed from the artifact and pushes nothing", async () => {
+    results = await startFakeActionsResults({ repository: FIXTURE_REPO });
+    const r0 = results;
+    s = await scenario({ fixture: "issue_comment.issue", agent: "echo more >> src/app.js\necho 'Tried.'" });
+    const sc = s;
+    const env = (job: string) => r0.runtimeEnv({ runId: 6200, job, github: sc.gh, repository: FIXTURE_REPO });
+    const run = await s.run({ phase: "run", "verify-command": CHECK, "max-fix-rounds": "1" }, env("agent"));
+    expect(run.outputs.verified).toBe("failed");
+    expect(run.exitCode).not.toBe(0);
+    const publish = await s.run({ phase: "publish", "agent-command": "" }, env("publish"));
+    expect(publish.exitCode).not.toBe(0);
+    expect(publish.outputs.verified).toBe("failed");
+    expect(await listBranches(s.repo.origin)).toEqual(["main"]);
+    expect(s.gh.pulls()).toEqual([]);
+    const [comment] = botComments(s, 7);
+    expect(comment!.body).toContain("**Held back:**");
+    expect(comment!.body).toContain("<summary>Checks (2)</summary>");
   });
 });
