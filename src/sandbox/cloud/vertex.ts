@@ -1,0 +1,154 @@
+/**
+ * Vertex AI for the model gateway: where requests go, which agent paths are
+ * model requests, and the OAuth bearer that signs them.
+ *
+ * Credentials: the file GOOGLE_APPLICATION_CREDENTIALS names, read on the host
+ * (google-github-actions/auth writes an `external_account` file for workload
+ * identity federation, or a service account key). google-auth-library does the
+ * hard part: the STS exchange, service account impersonation, and refreshing
+ * the access token before it expires (getRequestHeaders, per request). The
+ * library is imported only when a run uses Vertex.
+ *
+ * Paths: the agent's SDK builds Vertex paths from a project and a location the
+ * sandbox is given as placeholders (the real ones are the workflow's, never the
+ * agent's); the gateway puts the real project and location in. Gemini CLI
+ * speaks Vertex's express form (`/v1beta1/publishers/google/models/…`, with an
+ * API key it only has as the run's placeholder), which maps onto the same
+ * project path.
+ */
+import { readFileSync } from "node:fs";
+import { ConfigurationError, errorMessage } from "../../errors.js";
+
+export const VERTEX_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
+/** Project and location the agent's SDK is given; the gateway replaces them with the real ones. */
+export const VERTEX_AGENT_PROJECT = "agent-runner";
+export const VERTEX_AGENT_REGION = "global";
+
+export interface VertexTarget {
+  /** The upstream path (project and location the real ones). */
+  path: string;
+  publisher: "anthropic" | "google";
+  /** The model id from the path; undefined for Anthropic's count-tokens. */
+  model: string | undefined;
+  verb: string;
+  /** Whether the answer streams (streamRawPredict, streamGenerateContent). */
+  stream: boolean;
+}
+
+const ANTHROPIC_VERBS = new Set(["rawPredict", "streamRawPredict"]);
+const GOOGLE_VERBS = new Set(["streamGenerateContent", "generateContent", "countTokens"]);
+const PROJECT_PATH = /^\/(v1|v1beta1)\/projects\/[^/]+\/locations\/[^/]+\/publishers\/(anthropic|google)\/models\/([^/:]+):([A-Za-z]+)$/;
+const EXPRESS_PATH = /^\/(v1|v1beta1)\/publishers\/(google)\/models\/([^/:]+):([A-Za-z]+)$/;
+
+/**
+ * The Vertex model request an agent path stands for, or undefined when it is
+ * none (the gateway refuses it). Only POSTs of the model verbs of the two
+ * publishers the CLIs use; project and location are the workflow's.
+ */
+export function vertexTarget(method: string, pathname: string, project: string, region: string): VertexTarget | undefined {
+  if (method !== "POST") return undefined;
+  const m = PROJECT_PATH.exec(pathname) ?? EXPRESS_PATH.exec(pathname);
+  if (!m) return undefined;
+  const [, version, publisher, model, verb] = m as unknown as [string, string, "anthropic" | "google", string, string];
+  if (publisher === "anthropic" ? !ANTHROPIC_VERBS.has(verb) : !GOOGLE_VERBS.has(verb)) return undefined;
+  if (!/^[A-Za-z0-9][A-Za-z0-9._@-]*$/.test(model)) return undefined;
+  return {
+    path: `/${version}/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(region)}/publishers/${publisher}/models/${model}:${verb}`,
+    publisher,
+    model: publisher === "anthropic" && model === "count-tokens" ? undefined : model,
+    verb,
+    stream: verb.startsWith("stream"),
+  };
+}
+
+/** The regional Vertex endpoint, as the providers' SDKs pick it (no version path). */
+export function vertexEndpoint(region: string): string {
+  if (region === "global") return "https://aiplatform.googleapis.com";
+  if (region === "us" || region === "eu") return `https://aiplatform.${region}.rep.googleapis.com`;
+  return `https://${region}-aiplatform.googleapis.com`;
+}
+
+export interface VertexAuth {
+  /** Headers that sign one request: `authorization` (and `x-goog-user-project` when the credentials name one). */
+  headers(): Promise<Record<string, string>>;
+}
+
+interface RequestHeadersClient {
+  getRequestHeaders(): Promise<Headers | Record<string, string>>;
+}
+
+const AUTH_ACTION = "google-github-actions/auth (with workload_identity_provider, and `permissions: id-token: write`)";
+
+/** The credentials file's JSON, checked for a type this gateway signs with. */
+function readCredentials(file: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new ConfigurationError(`provider: vertex: the credentials file GOOGLE_APPLICATION_CREDENTIALS names could not be read (${errorMessage(e)}). Add ${AUTH_ACTION} before this step.`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new ConfigurationError("provider: vertex: the file GOOGLE_APPLICATION_CREDENTIALS names is not a JSON object.");
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * The auth client for a credentials file, built with the constructor of its
+ * type (the library's generic loaders print warnings meant for untrusted
+ * files; this one is the workflow's own).
+ */
+async function authClient(json: Record<string, unknown>): Promise<RequestHeadersClient> {
+  const lib = await import("google-auth-library");
+  switch (json.type) {
+    case "external_account": {
+      const source = (json.credential_source ?? {}) as Record<string, unknown>;
+      if (typeof source.file !== "string" && typeof source.url !== "string")
+        throw new ConfigurationError(
+          "provider: vertex: the external_account credentials take their subject token from neither a file nor a URL; only those (what google-github-actions/auth writes) are supported.",
+        );
+      return new lib.IdentityPoolClient({ ...(json as object), scopes: [VERTEX_SCOPE] } as ConstructorParameters<typeof lib.IdentityPoolClient>[0]);
+    }
+    case "service_account":
+      if (typeof json.client_email !== "string" || typeof json.private_key !== "string")
+        throw new ConfigurationError("provider: vertex: the service_account credentials file lacks client_email or private_key.");
+      return new lib.JWT({ email: json.client_email, key: json.private_key, keyId: typeof json.private_key_id === "string" ? json.private_key_id : undefined, scopes: [VERTEX_SCOPE] });
+    case "authorized_user":
+      return new lib.UserRefreshClient({
+        clientId: String(json.client_id ?? ""),
+        clientSecret: String(json.client_secret ?? ""),
+        refreshToken: String(json.refresh_token ?? ""),
+      });
+    default:
+      throw new ConfigurationError(
+        `provider: vertex: credentials of type '${String(json.type)}' are not supported; use workload identity federation (external_account) or a service account key. Add ${AUTH_ACTION} before this step.`,
+      );
+  }
+}
+
+/**
+ * The signer's bearer source for the credentials file. Tokens are fetched on
+ * first use and refreshed by the library before they expire; a failure is
+ * the request's failure (the gateway answers 502), not the run's.
+ */
+export async function createVertexAuth(credentialsFile: string): Promise<VertexAuth> {
+  const client = await authClient(readCredentials(credentialsFile));
+  return {
+    headers: async () => {
+      const h = await client.getRequestHeaders();
+      const get = (name: string) => (h instanceof Headers ? h.get(name) : (h[name] ?? h[name.toLowerCase()])) ?? undefined;
+      const authorization = get("authorization") ?? get("Authorization");
+      if (!authorization) throw new Error("google-auth-library returned no authorization header");
+      const quota = get("x-goog-user-project");
+      return { authorization, ...(quota ? { "x-goog-user-project": quota } : {}) };
+    },
+  };
+}
+
+/** Where the run's Vertex credentials are, or the error naming what was looked for. */
+export function vertexCredentialsFile(env: Record<string, string | undefined>): string {
+  const file = env.GOOGLE_APPLICATION_CREDENTIALS || env.GOOGLE_GHA_CREDS_PATH;
+  if (!file)
+    throw new ConfigurationError(
+      `provider: vertex needs Google Cloud credentials on the runner; looked for GOOGLE_APPLICATION_CREDENTIALS (or GOOGLE_GHA_CREDS_PATH) and found neither. Add ${AUTH_ACTION} before this step.`,
+    );
+  return file;
+}
