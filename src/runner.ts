@@ -171,6 +171,7 @@ async function prepareLaunch(
       layout,
       network: settings.run.network,
       log,
+      ...(deps.sandboxHost.credentialFiles?.length ? { credentialFiles: deps.sandboxHost.credentialFiles } : {}),
       ...(gateway ? { gateway: { host: "127.0.0.1", port: gateway.port } } : {}),
       ...(settings.sandbox.dockerImage ? { dockerImage: settings.sandbox.dockerImage } : {}),
     }));
@@ -201,6 +202,8 @@ async function prepareLaunch(
       runId,
     });
     for (const name of agentEnv.missingForwards) log.warning(`Input 'forward-env': ${name} is not set on the runner; not passed.`);
+    for (const name of agentEnv.withheldCloud)
+      log.warning(`Input 'secrets': ${name} is a cloud credential; it stays on the runner (the model gateway signs cloud requests) and is not passed to the agent.`);
     const spawnSpec = sandbox.wrap({ file: invocation.file, args: invocation.args, cwd: settings.workspace, env: { ...agentEnv.env, ...sandbox.env() } });
     return { sandbox, ctx, invocation, spawnSpec, runId };
   } catch (e) {

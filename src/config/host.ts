@@ -7,6 +7,7 @@
 import os from "node:os";
 import { INPUTS, type InputName } from "../constants.js";
 import type { SandboxHost } from "../shared/host.js";
+import { CLOUD_CREDENTIAL_FILE_VARS } from "../shared/cloud.js";
 import type { RawInputs } from "./parse.js";
 
 export interface HostContext {
@@ -93,6 +94,7 @@ export function sandboxHost(env: NodeJS.ProcessEnv = process.env): SandboxHost {
     ...(env.HOME ? { home: env.HOME } : {}),
     ...(env.RUNNER_TEMP ? { runnerTemp: env.RUNNER_TEMP } : {}),
     ...(env.RUNNER_WORKSPACE ? { runnerWorkspace: env.RUNNER_WORKSPACE } : {}),
+    credentialFiles: CLOUD_CREDENTIAL_FILE_VARS.map((n) => env[n]?.trim()).filter((f): f is string => Boolean(f)),
     // Only set ones: an empty DOCKER_HOST would point the CLI nowhere.
     dockerEnv: pick(env, (k) => DOCKER_CLIENT_ENV.includes(k) && Boolean(env[k])),
     githubHosted: env.RUNNER_ENVIRONMENT === "github-hosted",

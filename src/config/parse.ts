@@ -11,6 +11,7 @@ import { z } from "zod";
 import { INPUTS, type InputName, type InputSpec } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
 import { artifactNameProblem } from "../shared/artifact-name.js";
+import { CLOUD_CREDENTIAL_PREFIXES, isCloudCredentialName } from "../shared/cloud.js";
 import { parseSafeOutputs, SAFE_OUTPUTS_SERVER, type SafeOutputsConfig } from "../safe-outputs/config.js";
 import { attachmentPatterns } from "./attachments.js";
 import { inside, outputSchemaDocument, resolveInsideWorkspace } from "./input-files.js";
@@ -200,6 +201,13 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   const forwardEnv = list("forward-env");
   for (const name of forwardEnv)
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) problems.add("forward-env", `'${name}' is not an environment variable name.`);
+  // Named on purpose, so refused rather than dropped: the agent must never hold a cloud credential.
+  for (const [input, names] of [["forward-env", forwardEnv], ["env", Object.keys(agentCandidate.env)]] as const)
+    for (const name of names.filter(isCloudCredentialName))
+      problems.add(
+        input,
+        `'${name}' is a cloud credential variable (${CLOUD_CREDENTIAL_PREFIXES}), which never reaches the agent; remove it. The model gateway reads cloud credentials on the runner and signs model requests itself (input 'provider').`,
+      );
 
   const runCandidate = {
     prompt,
