@@ -128,6 +128,7 @@ async function openStep(io: ActionIO, log: Logger, redactor: Redactor): Promise<
   const parse = (configFile?: { text: string | undefined; source: string }) =>
     parseSettings(io.inputs, {
       cwd: io.host.workspace,
+      cloudDefaults: io.host.cloud,
       eventProvidesPrompt,
       configOrigin: configFile ? origins.base : origins.checkedOut,
       notice,

@@ -8,6 +8,7 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { installAgent, type InstallContext } from "./agents/install.js";
 import { agentBackend } from "./agents/registry.js";
+import { chooseProvider, type ProviderChoice } from "./agents/providers.js";
 import { runContextText } from "./agents/run-context.js";
 import type { AgentBackend, AgentContext, AgentInvocation, InstalledAgent } from "./agents/types.js";
 import { stageAttachments, type StagedAttachments } from "./config/attachments.js";
@@ -24,6 +25,7 @@ import { buildAgentEnv } from "./sandbox/env.js";
 import { runProcessTree, type ProcessOutcome } from "./sandbox/process.js";
 import { chooseSandbox } from "./sandbox/registry.js";
 import { baseUrlFor, startModelGateway, type ModelGateway } from "./sandbox/gateway.js";
+import { isCloud } from "./shared/agents.js";
 import type { PreparedSandbox, SandboxBackend, SandboxHost, SandboxLayout, SpawnSpec } from "./sandbox/types.js";
 import type { TracedEvent } from "./shared/events.js";
 import { formatEvent } from "./trace/live-log.js";
@@ -72,13 +74,14 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   const startedAt = new Date();
   const backend = agentBackend(settings.agent.backend);
   // --- prepare: nothing below may start the agent until every check passed.
+  const choice = chooseProvider(backend, settings.agent);
   await checkOptions(settings, backend, deps.log);
   const { repo, baseline } = await measureStart(settings, deps);
   const stage = await layOut(settings, backend, deps);
   const sandboxBackend = await chooseSandbox(settings.sandbox.choice, deps.log, deps.sandboxHost, { dockerImage: settings.sandbox.dockerImage });
   // The model key stays on the host: the agent talks to a loopback gateway that injects it.
-  const gateway = await startGatewayFor(backend, settings, deps.log);
-  const launch = await prepareLaunch(settings, deps, backend, stage, sandboxBackend, gateway);
+  const gateway = choice ? await startGatewayFor(choice, backend, settings, deps) : undefined;
+  const launch = await prepareLaunch(settings, deps, backend, stage, sandboxBackend, gateway && choice ? { gateway, choice } : undefined);
   // --- run: from here on, failures become the result instead of exceptions.
   const ran = await runTraced(settings, deps, backend, launch, gateway, stage.installed.version);
   // --- collect
@@ -160,8 +163,9 @@ async function prepareLaunch(
   backend: AgentBackend,
   { layout, installed, attachments }: Stage,
   sandboxBackend: SandboxBackend,
-  gateway: ModelGateway | undefined,
+  model: { gateway: ModelGateway; choice: ProviderChoice } | undefined,
 ): Promise<Launch> {
+  const gateway = model?.gateway;
   const { log } = deps;
   const runId = deps.runId ?? randomUUID();
   // Set once prepared, so a failure before the agent starts still tears it down.
@@ -177,10 +181,14 @@ async function prepareLaunch(
     }));
     if (gateway && settings.run.network.mode === "none")
       log.warning("network: none leaves the agent no route to the model gateway; use network: model-only for model-backed agents.");
-    const endpoint =
-      gateway && backend.provider
-        ? { baseUrl: sandbox.reachable(baseUrlFor(backend.provider, gateway.url)), apiKey: gateway.placeholderKey }
-        : undefined;
+    const endpoint = model
+      ? {
+          baseUrl: sandbox.reachable(baseUrlFor(model.choice.wire, model.gateway.url)),
+          apiKey: model.gateway.placeholderKey,
+          provider: model.choice.provider,
+          cloud: settings.agent.cloud,
+        }
+      : undefined;
     const ctx: AgentContext = {
       agent: settings.agent,
       run: attachments ? { ...settings.run, prompt: settings.run.prompt + attachments.promptText } : settings.run,
@@ -404,8 +412,30 @@ const PROVIDER_DEFAULT_URL = {
  * Starts the model gateway for backends that talk to a model. The key comes
  * from `secrets`; without one, only a custom base-url (a local server) may work.
  */
-async function startGatewayFor(backend: AgentBackend, settings: Settings, log: Logger): Promise<ModelGateway | undefined> {
-  if (!backend.provider) return undefined;
+async function startGatewayFor({ provider, wire }: ProviderChoice, backend: AgentBackend, settings: Settings, deps: RunnerDeps): Promise<ModelGateway> {
+  const { log } = deps;
+  const common = {
+    provider: wire,
+    // Provider-side fetching would get around the network policy; only `open` has none to get around.
+    allowProviderFetch: settings.run.network.mode === "open",
+    ...(settings.budget ? { budget: settings.budget, modelPrices: settings.budget.modelPrices } : {}),
+    log,
+  };
+  if (isCloud(provider)) {
+    // The cloud's library is loaded only now; its credentials are resolved before any agent starts.
+    const { cloudUpstream } = await import("./sandbox/cloud/registry.js");
+    const cloud = await cloudUpstream(provider, {
+      wire,
+      cloud: settings.agent.cloud,
+      ...(settings.agent.baseUrl ? { baseUrl: settings.agent.baseUrl } : {}),
+      env: deps.sandboxHost.cloudEnv ?? {},
+      secrets: settings.run.secrets,
+      log,
+    });
+    return startModelGateway({ ...common, upstream: cloud.upstream.href, apiKey: "", cloud });
+  }
+  if (provider !== backend.provider)
+    throw new ConfigurationError(`Input 'provider': agent '${settings.agent.name}' speaks '${backend.provider ?? "none"}' with a key of its own; 'provider: ${provider}' is not available for it.`);
   const keyName = backend.keyNames.find((n) => settings.run.secrets[n]);
   if (!keyName && !settings.agent.baseUrl)
     throw new ConfigurationError(
@@ -413,13 +443,9 @@ async function startGatewayFor(backend: AgentBackend, settings: Settings, log: L
     );
   if (!keyName) log.warning(`No ${backend.keyNames.join("/")} in secrets: model requests to ${settings.agent.baseUrl} carry no key.`);
   return startModelGateway({
-    provider: backend.provider,
-    upstream: settings.agent.baseUrl ?? PROVIDER_DEFAULT_URL[backend.provider],
+    ...common,
+    upstream: settings.agent.baseUrl ?? PROVIDER_DEFAULT_URL[wire],
     apiKey: keyName ? settings.run.secrets[keyName]! : "",
-    // Provider-side fetching would get around the network policy; only `open` has none to get around.
-    allowProviderFetch: settings.run.network.mode === "open",
-    ...(settings.budget ? { budget: settings.budget, modelPrices: settings.budget.modelPrices } : {}),
-    log,
   });
 }
 

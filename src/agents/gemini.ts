@@ -345,6 +345,8 @@ export const geminiAgent: AgentBackend = {
   name: "gemini",
   npmPackage: { name: "@google/gemini-cli", bin: "gemini", defaultVersion: "0.61.0" },
   provider: "gemini",
+  // Gemini CLI 0.61: GOOGLE_GENAI_USE_VERTEXAI switches it to Vertex AI's paths.
+  providers: { gemini: "gemini", vertex: "gemini" },
   keyNames: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
 
   unsupported(agent, run) {

@@ -21,16 +21,20 @@ type PriceTable = (usage: Record<string, number>, model: string, options: { prov
 
 export class PriceBook {
   private constructor(
-    private readonly provider: ModelProvider,
+    /** The table's provider id tried first: the wire API's, or the cloud's (`aws` knows `us.anthropic.…-v1:0`). */
+    private readonly tableProvider: string,
     /** `model-prices`: model id → USD per million tokens. */
     private readonly custom: Record<string, ModelPriceSpec>,
     private readonly table: PriceTable,
   ) {}
 
-  /** The table is half a megabyte of data: loaded only when a run talks to a model. */
-  static async load(provider: ModelProvider, custom: Record<string, ModelPriceSpec> = {}): Promise<PriceBook> {
+  /**
+   * The table is half a megabyte of data: loaded only when a run talks to a model.
+   * `cloudTable`: the table's provider id of the cloud in between (CloudUpstream.priceTable), whose model ids and prices are its own.
+   */
+  static async load(provider: ModelProvider, custom: Record<string, ModelPriceSpec> = {}, cloudTable?: string): Promise<PriceBook> {
     const { calcPrice } = await import("@pydantic/genai-prices");
-    return new PriceBook(provider, custom, calcPrice as PriceTable);
+    return new PriceBook(cloudTable ?? TABLE_PROVIDER[provider], custom, calcPrice as PriceTable);
   }
 
   /** Whether a price is known for `model` (custom first, then the table for this provider, then the whole table). */
@@ -49,7 +53,7 @@ export class PriceBook {
       cache_write_tokens: usage.cacheWriteTokens ?? 0,
     };
     // Another provider's model behind an OpenAI-compatible endpoint (opencode through a router) is still priced.
-    const priced = safeCalc(this.table, tableUsage, model, TABLE_PROVIDER[this.provider]) ?? safeCalc(this.table, tableUsage, model);
+    const priced = safeCalc(this.table, tableUsage, model, this.tableProvider) ?? safeCalc(this.table, tableUsage, model);
     return priced?.total_price;
   }
 }

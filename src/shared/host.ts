@@ -18,6 +18,11 @@ export interface SandboxHost {
    * from the agent wherever it could see them.
    */
   credentialFiles?: string[];
+  /**
+   * The runner's cloud credential variables (shared/cloud.ts names: AWS_*, GOOGLE_*, AZURE_*, …),
+   * for the model gateway's signers only; never the agent's.
+   */
+  cloudEnv?: Record<string, string>;
   /** The runner's DOCKER_HOST, DOCKER_CONTEXT, …: how the Docker CLI finds its daemon. */
   dockerEnv: Record<string, string>;
   /** A GitHub-hosted runner, where bubblewrap may be installed and AppArmor relaxed with sudo. */
