@@ -47,6 +47,7 @@ import {
   safeOutputTools,
 } from "./common.js";
 import type { AgentBackend, AttachmentFile, EventParser, ModelEndpoint } from "./types.js";
+import { VERTEX_AGENT_PROJECT, VERTEX_AGENT_REGION } from "../shared/agents.js";
 
 /** Our tool vocabulary → Claude Code's tool names. */
 const CLAUDE_TOOL: Record<GenericTool, string> = {
@@ -139,6 +140,21 @@ export function claudeProviderEnv(endpoint: ModelEndpoint | undefined): Record<s
         ...(endpoint.cloud?.awsRegion ? { AWS_REGION: endpoint.cloud.awsRegion } : {}),
         ...bearer,
       };
+    case "vertex":
+      // The Vertex SDK appends /projects/<project>/locations/<region>/… to the base URL; both are
+      // placeholders the gateway replaces. With the skip switch it sends no Google auth, and the
+      // placeholder key travels as x-api-key.
+      return {
+        CLAUDE_CODE_USE_VERTEX: "1",
+        CLAUDE_CODE_SKIP_VERTEX_AUTH: "1",
+        ANTHROPIC_VERTEX_BASE_URL: `${endpoint.baseUrl}/v1`,
+        ANTHROPIC_VERTEX_PROJECT_ID: VERTEX_AGENT_PROJECT,
+        CLOUD_ML_REGION: VERTEX_AGENT_REGION,
+        ANTHROPIC_API_KEY: endpoint.apiKey,
+      };
+    case "azure":
+      // Microsoft Foundry: Messages at <base>/v1/messages; the placeholder as its API key (x-api-key).
+      return { CLAUDE_CODE_USE_FOUNDRY: "1", ANTHROPIC_FOUNDRY_BASE_URL: endpoint.baseUrl, ANTHROPIC_FOUNDRY_API_KEY: endpoint.apiKey };
     default:
       return endpointEnv(endpoint, { baseUrl: "ANTHROPIC_BASE_URL", apiKey: "ANTHROPIC_API_KEY" });
   }

@@ -165,10 +165,14 @@ export function upstreamUrl(provider: ModelProvider, upstream: URL, pathname: st
   return target;
 }
 
-/** A cloud route's upstream URL: the base's path, then the path as the agent sent it (still percent-encoded, as signed). */
-function cloudRouteUrl(upstream: URL, pathname: string, search: URLSearchParams): URL {
+/**
+ * A cloud route's upstream URL: the base's path, then the path as the agent
+ * sent it (still percent-encoded, as signed), or as the route rewrites it.
+ */
+function cloudRouteUrl(upstream: URL, route: CloudRoute, pathname: string, search: URLSearchParams): URL {
   const target = new URL(upstream.origin);
-  target.pathname = upstream.pathname.replace(/\/+$/, "") + pathname;
+  const match = route.upstreamPath ? route.path.exec(pathname) : null;
+  target.pathname = upstream.pathname.replace(/\/+$/, "") + (match ? route.upstreamPath!(match) : pathname);
   const q = search.toString();
   target.search = q ? `?${q}` : "";
   return target;
@@ -447,7 +451,7 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
     const { reservation } = admitted;
     stats.requests++;
     if (billed) meter.started();
-    const target = parsed.cloudRoute ? cloudRouteUrl(upstream, parsed.pathname, parsed.search) : upstreamUrl(provider, upstream, parsed.pathname, parsed.search);
+    const target = parsed.cloudRoute ? cloudRouteUrl(upstream, parsed.cloudRoute, parsed.pathname, parsed.search) : upstreamUrl(provider, upstream, parsed.pathname, parsed.search);
     const headers: Record<string, string> = {};
     const cloudPrefixes = cloud?.forwardedHeaderPrefixes ?? [];
     for (const [k, v] of Object.entries(req.headers)) {

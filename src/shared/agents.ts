@@ -28,3 +28,11 @@ export interface CloudSettings {
   vertexProject?: string;
   vertexRegion?: string;
 }
+
+/**
+ * The Vertex AI project and region the agent's SDK is given: placeholders.
+ * The gateway puts the workflow's own into each path (sandbox/cloud/vertex.ts),
+ * so the agent never sees them.
+ */
+export const VERTEX_AGENT_PROJECT = "agent-runner";
+export const VERTEX_AGENT_REGION = "global";

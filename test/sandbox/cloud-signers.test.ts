@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createVertexAuth, vertexCredentialsFile, vertexEndpoint, vertexTarget } from "../../src/sandbox/cloud/vertex.js";
+import { createVertexAuth, vertexCredentialsFile, vertexEndpoint, vertexRoutes } from "../../src/sandbox/cloud/vertex.js";
 import { azureCredentialProblem, azureCredentialSource, createAzureAuth, isAzureModelPath } from "../../src/sandbox/cloud/azure.js";
 import { ConfigurationError } from "../../src/errors.js";
 import { startFakeEntra, startFakeGoogleSts, type FakeEntra } from "../support/fake-cloud-auth.js";
@@ -18,29 +18,46 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const bearerOf = (h: Record<string, string>) => /^Bearer (.+)$/.exec(h.authorization ?? "")?.[1];
 
 describe("Vertex paths", () => {
+  /** The upstream path the gateway sends an agent path to (cloudRouteDecision's rule: the first route of the method whose path matches), or undefined. */
+  const target = (wire: "anthropic" | "gemini", method: string, p: string, project = "my-proj", region = "us-east5") => {
+    const route = vertexRoutes(wire, project, region).find((r) => r.method === method && r.path.test(p));
+    const m = route?.path.exec(p);
+    return route && m ? { path: route.upstreamPath!(m), model: m[1], canonical: route.canonical, stream: route.stream } : undefined;
+  };
+
   it("maps the CLIs' Vertex paths onto the workflow's project and location, and nothing else", () => {
-    expect(vertexTarget("POST", "/v1/projects/agent-runner/locations/global/publishers/anthropic/models/claude-sonnet-4-5@20250929:streamRawPredict", "my-proj", "us-east5")).toEqual({
+    expect(target("anthropic", "POST", "/v1/projects/agent-runner/locations/global/publishers/anthropic/models/claude-sonnet-4-5@20250929:streamRawPredict")).toEqual({
       path: "/v1/projects/my-proj/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:streamRawPredict",
-      publisher: "anthropic",
       model: "claude-sonnet-4-5@20250929",
-      verb: "streamRawPredict",
+      canonical: "/v1/messages",
       stream: true,
     });
-    expect(vertexTarget("POST", "/v1/projects/x/locations/y/publishers/anthropic/models/count-tokens:rawPredict", "p", "r")?.model).toBeUndefined();
-    // Gemini CLI's express form.
-    expect(vertexTarget("POST", "/v1beta1/publishers/google/models/gemini-2.5-pro:streamGenerateContent", "p", "europe-west4")?.path).toBe(
-      "/v1beta1/projects/p/locations/europe-west4/publishers/google/models/gemini-2.5-pro:streamGenerateContent",
+    expect(target("anthropic", "POST", "/v1/projects/x/locations/y/publishers/anthropic/models/count-tokens:rawPredict")).toMatchObject({
+      path: "/v1/projects/my-proj/locations/us-east5/publishers/anthropic/models/count-tokens:rawPredict",
+      canonical: "/v1/messages/count_tokens",
+    });
+    // Gemini CLI's express form, and the project form.
+    expect(target("gemini", "POST", "/v1beta1/publishers/google/models/gemini-2.5-pro:streamGenerateContent", "p", "europe-west4")).toEqual({
+      path: "/v1beta1/projects/p/locations/europe-west4/publishers/google/models/gemini-2.5-pro:streamGenerateContent",
+      model: "gemini-2.5-pro",
+      canonical: "/v1beta/models/vertex:streamGenerateContent",
+      stream: true,
+    });
+    expect(target("gemini", "POST", "/v1/projects/a/locations/b/publishers/google/models/gemini-2.5-flash:generateContent")?.path).toBe(
+      "/v1/projects/my-proj/locations/us-east5/publishers/google/models/gemini-2.5-flash:generateContent",
     );
-    for (const [method, p] of [
-      ["GET", "/v1/projects/p/locations/r/publishers/google/models/gemini-2.5-pro:generateContent"],
-      ["POST", "/v1/projects/p/locations/r/publishers/google/models/gemini-2.5-pro:predict"],
-      ["POST", "/v1/projects/p/locations/r/publishers/anthropic/models/claude:streamGenerateContent"],
-      ["POST", "/v1/projects/p/locations/r/endpoints/123:predict"],
-      ["POST", "/v1/projects/p/locations/r/publishers/meta/models/llama:rawPredict"],
-      ["POST", "/v1/projects/p/locations/r/datasets"],
-      ["POST", "/v1/projects/p/locations/r/publishers/google/models/a/b:generateContent"],
-    ] as const)
-      expect(vertexTarget(method, p, "p", "r"), `${method} ${p}`).toBeUndefined();
+    const refused: Array<["anthropic" | "gemini", string, string]> = [
+      ["gemini", "GET", "/v1/projects/p/locations/r/publishers/google/models/gemini-2.5-pro:generateContent"],
+      ["gemini", "POST", "/v1/projects/p/locations/r/publishers/google/models/gemini-2.5-pro:predict"],
+      ["anthropic", "POST", "/v1/projects/p/locations/r/publishers/anthropic/models/claude:streamGenerateContent"],
+      ["gemini", "POST", "/v1/projects/p/locations/r/publishers/anthropic/models/claude:streamRawPredict"],
+      ["anthropic", "POST", "/v1/projects/p/locations/r/endpoints/123:predict"],
+      ["anthropic", "POST", "/v1/projects/p/locations/r/publishers/meta/models/llama:rawPredict"],
+      ["gemini", "POST", "/v1/projects/p/locations/r/datasets"],
+      ["gemini", "POST", "/v1/projects/p/locations/r/publishers/google/models/a/b:generateContent"],
+      ["gemini", "POST", "/v1/projects/p/locations/r/publishers/google/models/../models/x:generateContent"],
+    ];
+    for (const [wire, method, p] of refused) expect(target(wire, method, p), `${method} ${p}`).toBeUndefined();
     expect(vertexEndpoint("global")).toBe("https://aiplatform.googleapis.com");
     expect(vertexEndpoint("us-east5")).toBe("https://us-east5-aiplatform.googleapis.com");
     expect(vertexEndpoint("eu")).toBe("https://aiplatform.eu.rep.googleapis.com");
@@ -48,7 +65,7 @@ describe("Vertex paths", () => {
 
   it("fails before anything starts when no credentials file is named, naming provider and the auth action", () => {
     expect(() => vertexCredentialsFile({})).toThrow(ConfigurationError);
-    expect(() => vertexCredentialsFile({})).toThrow(/provider: vertex.*GOOGLE_APPLICATION_CREDENTIALS.*google-github-actions\/auth/);
+    expect(() => vertexCredentialsFile({})).toThrow(/'provider': vertex.*GOOGLE_APPLICATION_CREDENTIALS.*google-github-actions\/auth/);
     expect(vertexCredentialsFile({ GOOGLE_APPLICATION_CREDENTIALS: "/x/gha-creds-1.json" })).toBe("/x/gha-creds-1.json");
   });
 });
@@ -95,10 +112,10 @@ describe("Vertex bearer (google-auth-library, workload identity federation)", ()
 
   it("refuses unreadable and unsupported credentials files with a ConfigurationError naming provider", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "vertex-creds-"));
-    await expect(createVertexAuth(path.join(dir, "missing.json"))).rejects.toThrow(/provider: vertex.*google-github-actions\/auth/);
+    await expect(createVertexAuth(path.join(dir, "missing.json"))).rejects.toThrow(/'provider': vertex.*google-github-actions\/auth/);
     const odd = path.join(dir, "odd.json");
     writeFileSync(odd, JSON.stringify({ type: "impersonated_service_account" }));
-    await expect(createVertexAuth(odd)).rejects.toThrow(/provider: vertex: credentials of type 'impersonated_service_account'/);
+    await expect(createVertexAuth(odd)).rejects.toThrow(/'provider': vertex: credentials of type 'impersonated_service_account'/);
   });
 });
 
@@ -151,7 +168,7 @@ describe("Azure credential (api-key, @azure/identity)", () => {
 
   it("names provider, what it looked for and the auth action when nothing is there", async () => {
     const source = azureCredentialSource({ HOME: mkdtempSync(path.join(os.tmpdir(), "no-azure-")) }, {});
-    expect(azureCredentialProblem(source)).toMatch(/provider: azure.*AZURE_OPENAI_API_KEY.*AZURE_CLIENT_ID.*azure\/login/);
+    expect(azureCredentialProblem(source)).toMatch(/'provider': azure.*AZURE_OPENAI_API_KEY.*AZURE_CLIENT_ID.*azure\/login/);
     await expect(createAzureAuth(source, "openai")).rejects.toThrow(ConfigurationError);
   });
 

@@ -7,7 +7,8 @@
  *   STS minted and still valid; paths `/v1/projects/<project>/locations/<region>/publishers/
  *   {anthropic,google}/models/<model>:<verb>` (Anthropic-on-Vertex `streamRawPredict` /
  *   `rawPredict` answered as Messages SSE / JSON, Gemini `streamGenerateContent` /
- *   `generateContent` in Gemini's shapes).
+ *   `generateContent` in Gemini's shapes), and the OpenAI-compatible
+ *   `/v1/projects/<project>/locations/<region>/endpoints/openapi/chat/completions`.
  * - {@link startAzureOpenAiStub}: Azure OpenAI. `api-key: <key>`, or `Authorization: Bearer` from
  *   the fake Entra authority; paths `/openai/v1/{responses,chat/completions}`,
  *   `/openai/deployments/<d>/chat/completions?api-version=…`, `/openai/responses?api-version=…`,
@@ -106,7 +107,7 @@ export interface VertexStubOptions extends StubModelOptions {
 export async function startVertexStub(script: StubScript, options: VertexStubOptions): Promise<CloudStub> {
   const stub = await startStubModel(script, options);
   const route = new RegExp(
-    `^/v1(beta1)?/projects/${options.project}/locations/${options.region}/publishers/(anthropic/models/[^/:]+:(streamRawPredict|rawPredict)|anthropic/models/count-tokens:rawPredict|google/models/[^/:]+:(streamGenerateContent|generateContent|countTokens))$`,
+    `^/v1(beta1)?/projects/${options.project}/locations/${options.region}/(publishers/(anthropic/models/[^/:]+:(streamRawPredict|rawPredict)|anthropic/models/count-tokens:rawPredict|google/models/[^/:]+:(streamGenerateContent|generateContent|countTokens))|endpoints/openapi/chat/completions)$`,
   );
   const front = await startFront(stub, (req, pathname) => {
     if (req.method !== "POST" || !route.test(pathname)) return `not a route of project ${options.project} in ${options.region}: ${req.method} ${pathname}`;

@@ -17,8 +17,10 @@
  *   - otherwise azure/login's session (AzureCliCredential).
  */
 import { existsSync, readFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
-import { ConfigurationError } from "../../errors.js";
+import { ConfigurationError, errorMessage } from "../../errors.js";
+import type { CloudUpstream, CloudUpstreamOptions } from "./types.js";
 
 export const AZURE_SCOPE = "https://cognitiveservices.azure.com/.default";
 /** The audience GitHub's OIDC token must carry for an Entra federated credential. */
@@ -82,8 +84,8 @@ export function azureCredentialSource(env: Record<string, string | undefined>, s
 
 /** Whether azure/login left an Azure CLI session: its profile in ~/.azure, or where AZURE_CONFIG_DIR moves it. */
 function azureCliSession(env: Record<string, string | undefined>): boolean {
-  const dir = env.AZURE_CONFIG_DIR || (env.HOME ? path.join(env.HOME, ".azure") : undefined);
-  return dir !== undefined && existsSync(path.join(dir, "azureProfile.json"));
+  const dir = env.AZURE_CONFIG_DIR || path.join(env.HOME || os.homedir(), ".azure");
+  return existsSync(path.join(dir, "azureProfile.json"));
 }
 
 const AUTH_ACTIONS = "azure/login (with client-id, tenant-id and subscription-id, and `permissions: id-token: write`), or AZURE_OPENAI_API_KEY in `secrets`";
@@ -127,7 +129,7 @@ export async function createAzureAuth(source: AzureCredentialSource, wire: Azure
     credential = new identity.AzureCliCredential({ tenantId: source.tenantId });
   } else {
     throw new ConfigurationError(
-      `provider: azure needs credentials on the runner; looked for AZURE_OPENAI_API_KEY in secrets, AZURE_CLIENT_ID with AZURE_TENANT_ID (and AZURE_FEDERATED_TOKEN_FILE or an OIDC token), and azure/login's session. Add ${AUTH_ACTIONS}.`,
+      `Input 'provider': azure needs credentials on the runner; looked for AZURE_OPENAI_API_KEY in secrets, AZURE_CLIENT_ID with AZURE_TENANT_ID (and AZURE_FEDERATED_TOKEN_FILE or an OIDC token), and azure/login's session. Add ${AUTH_ACTIONS}.`,
     );
   }
   const token = identity.getBearerTokenProvider(credential, AZURE_SCOPE);
@@ -146,11 +148,50 @@ export function azureCredentialProblem(source: AzureCredentialSource): string | 
       try {
         readFileSync(source.federatedTokenFile);
       } catch {
-        return `provider: azure: AZURE_FEDERATED_TOKEN_FILE names a file that cannot be read. Add ${AUTH_ACTIONS}.`;
+        return `Input 'provider': azure: AZURE_FEDERATED_TOKEN_FILE names a file that cannot be read. Add ${AUTH_ACTIONS}.`;
       }
     }
     return undefined;
   }
   if (source.allowCli) return undefined;
-  return `provider: azure needs credentials on the runner; looked for AZURE_OPENAI_API_KEY in secrets, AZURE_CLIENT_ID with AZURE_TENANT_ID, and azure/login's session, and found none. Add ${AUTH_ACTIONS}.`;
+  return `Input 'provider': azure needs credentials on the runner; looked for AZURE_OPENAI_API_KEY in secrets, AZURE_CLIENT_ID with AZURE_TENANT_ID, and azure/login's session, and found none. Add ${AUTH_ACTIONS}.`;
+}
+
+// ------------------------------------------------------------------ the gateway's upstream
+
+/**
+ * Azure behind the gateway. The agent keeps speaking its wire API at the
+ * gateway as usual; the upstream is the resource's API for that wire:
+ * `<base-url>/openai/v1` (Azure OpenAI's v1 API: Responses and Chat
+ * Completions, the deployment name as the model) or `<base-url>/anthropic`
+ * (Claude on Microsoft Foundry).
+ */
+export async function createUpstream(opts: CloudUpstreamOptions): Promise<CloudUpstream> {
+  if (opts.wire === "gemini") throw new ConfigurationError("Input 'provider': azure serves the OpenAI and Anthropic APIs; this agent speaks the Gemini API.");
+  if (!opts.baseUrl)
+    throw new ConfigurationError(
+      "Input 'base-url': provider azure needs the resource's endpoint: https://<resource>.openai.azure.com (Azure OpenAI) or https://<resource>.services.ai.azure.com (Claude on Microsoft Foundry).",
+    );
+  const source = azureCredentialSource(opts.env, opts.secrets);
+  const problem = azureCredentialProblem(source);
+  if (problem) throw new ConfigurationError(problem);
+  const wire: AzureWire = opts.wire;
+  const auth = await createAzureAuth(source, wire);
+  if (auth.kind !== "api-key") {
+    // A token now, so a federation that does not work fails before the agent starts.
+    try {
+      await auth.headers();
+    } catch (e) {
+      throw new ConfigurationError(`Input 'provider': azure could not get a Microsoft Entra token (${auth.kind}: ${errorMessage(e).slice(0, 300)}). Check ${AUTH_ACTIONS}.`);
+    }
+  }
+  const upstream = new URL(opts.baseUrl);
+  const suffix = wire === "openai" ? "/openai/v1" : "/anthropic";
+  if (!upstream.pathname.replace(/\/+$/, "").endsWith(suffix)) upstream.pathname = `${upstream.pathname.replace(/\/+$/, "")}${suffix}`;
+  return {
+    provider: "azure",
+    upstream,
+    credentialSource: { "api-key": "AZURE_OPENAI_API_KEY in secrets", "workload-identity": "AZURE_FEDERATED_TOKEN_FILE (workload identity)", "github-oidc": "the job's OIDC token (AZURE_CLIENT_ID, AZURE_TENANT_ID)", "azure-cli": "azure/login's Azure CLI session" }[auth.kind],
+    sign: () => auth.headers(),
+  };
 }

@@ -8,6 +8,8 @@ import type { CloudModule, CloudUpstream, CloudUpstreamOptions } from "./types.j
 
 const MODULES: Partial<Record<CloudName, () => Promise<CloudModule>>> = {
   bedrock: () => import("./bedrock.js"),
+  vertex: () => import("./vertex.js"),
+  azure: () => import("./azure.js"),
 };
 
 /** The cloud's upstream with its credentials resolved: fails (ConfigurationError naming `provider`) before any agent starts. */

@@ -24,6 +24,12 @@ export interface CloudRoute {
   canonical: string;
   /** Whether the response streams (the body has no `stream` flag on these routes). */
   stream: boolean;
+  /**
+   * The upstream path (under `upstream`'s path) for a matched request, when it
+   * is not the agent's path: Vertex puts the workflow's project and region in
+   * place of the placeholders the agent was given.
+   */
+  upstreamPath?(match: RegExpExecArray): string;
 }
 
 /** Turns a binary streamed response body (AWS event stream) into the JSON documents it carries. */

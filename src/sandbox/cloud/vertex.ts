@@ -18,48 +18,10 @@
  */
 import { readFileSync } from "node:fs";
 import { ConfigurationError, errorMessage } from "../../errors.js";
+import type { ModelProvider } from "../../shared/agents.js";
+import type { CloudRoute, CloudUpstream, CloudUpstreamOptions } from "./types.js";
 
 export const VERTEX_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
-/** Project and location the agent's SDK is given; the gateway replaces them with the real ones. */
-export const VERTEX_AGENT_PROJECT = "agent-runner";
-export const VERTEX_AGENT_REGION = "global";
-
-export interface VertexTarget {
-  /** The upstream path (project and location the real ones). */
-  path: string;
-  publisher: "anthropic" | "google";
-  /** The model id from the path; undefined for Anthropic's count-tokens. */
-  model: string | undefined;
-  verb: string;
-  /** Whether the answer streams (streamRawPredict, streamGenerateContent). */
-  stream: boolean;
-}
-
-const ANTHROPIC_VERBS = new Set(["rawPredict", "streamRawPredict"]);
-const GOOGLE_VERBS = new Set(["streamGenerateContent", "generateContent", "countTokens"]);
-const PROJECT_PATH = /^\/(v1|v1beta1)\/projects\/[^/]+\/locations\/[^/]+\/publishers\/(anthropic|google)\/models\/([^/:]+):([A-Za-z]+)$/;
-const EXPRESS_PATH = /^\/(v1|v1beta1)\/publishers\/(google)\/models\/([^/:]+):([A-Za-z]+)$/;
-
-/**
- * The Vertex model request an agent path stands for, or undefined when it is
- * none (the gateway refuses it). Only POSTs of the model verbs of the two
- * publishers the CLIs use; project and location are the workflow's.
- */
-export function vertexTarget(method: string, pathname: string, project: string, region: string): VertexTarget | undefined {
-  if (method !== "POST") return undefined;
-  const m = PROJECT_PATH.exec(pathname) ?? EXPRESS_PATH.exec(pathname);
-  if (!m) return undefined;
-  const [, version, publisher, model, verb] = m as unknown as [string, string, "anthropic" | "google", string, string];
-  if (publisher === "anthropic" ? !ANTHROPIC_VERBS.has(verb) : !GOOGLE_VERBS.has(verb)) return undefined;
-  if (!/^[A-Za-z0-9][A-Za-z0-9._@-]*$/.test(model)) return undefined;
-  return {
-    path: `/${version}/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(region)}/publishers/${publisher}/models/${model}:${verb}`,
-    publisher,
-    model: publisher === "anthropic" && model === "count-tokens" ? undefined : model,
-    verb,
-    stream: verb.startsWith("stream"),
-  };
-}
 
 /** The regional Vertex endpoint, as the providers' SDKs pick it (no version path). */
 export function vertexEndpoint(region: string): string {
@@ -85,9 +47,9 @@ function readCredentials(file: string): Record<string, unknown> {
   try {
     parsed = JSON.parse(readFileSync(file, "utf8"));
   } catch (e) {
-    throw new ConfigurationError(`provider: vertex: the credentials file GOOGLE_APPLICATION_CREDENTIALS names could not be read (${errorMessage(e)}). Add ${AUTH_ACTION} before this step.`);
+    throw new ConfigurationError(`Input 'provider': vertex: the credentials file GOOGLE_APPLICATION_CREDENTIALS names could not be read (${errorMessage(e)}). Add ${AUTH_ACTION} before this step.`);
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new ConfigurationError("provider: vertex: the file GOOGLE_APPLICATION_CREDENTIALS names is not a JSON object.");
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new ConfigurationError("Input 'provider': vertex: the file GOOGLE_APPLICATION_CREDENTIALS names is not a JSON object.");
   return parsed as Record<string, unknown>;
 }
 
@@ -103,13 +65,13 @@ async function authClient(json: Record<string, unknown>): Promise<RequestHeaders
       const source = (json.credential_source ?? {}) as Record<string, unknown>;
       if (typeof source.file !== "string" && typeof source.url !== "string")
         throw new ConfigurationError(
-          "provider: vertex: the external_account credentials take their subject token from neither a file nor a URL; only those (what google-github-actions/auth writes) are supported.",
+          "Input 'provider': vertex: the external_account credentials take their subject token from neither a file nor a URL; only those (what google-github-actions/auth writes) are supported.",
         );
       return new lib.IdentityPoolClient({ ...(json as object), scopes: [VERTEX_SCOPE] } as ConstructorParameters<typeof lib.IdentityPoolClient>[0]);
     }
     case "service_account":
       if (typeof json.client_email !== "string" || typeof json.private_key !== "string")
-        throw new ConfigurationError("provider: vertex: the service_account credentials file lacks client_email or private_key.");
+        throw new ConfigurationError("Input 'provider': vertex: the service_account credentials file lacks client_email or private_key.");
       return new lib.JWT({ email: json.client_email, key: json.private_key, keyId: typeof json.private_key_id === "string" ? json.private_key_id : undefined, scopes: [VERTEX_SCOPE] });
     case "authorized_user":
       return new lib.UserRefreshClient({
@@ -119,7 +81,7 @@ async function authClient(json: Record<string, unknown>): Promise<RequestHeaders
       });
     default:
       throw new ConfigurationError(
-        `provider: vertex: credentials of type '${String(json.type)}' are not supported; use workload identity federation (external_account) or a service account key. Add ${AUTH_ACTION} before this step.`,
+        `Input 'provider': vertex: credentials of type '${String(json.type)}' are not supported; use workload identity federation (external_account) or a service account key. Add ${AUTH_ACTION} before this step.`,
       );
   }
 }
@@ -148,7 +110,74 @@ export function vertexCredentialsFile(env: Record<string, string | undefined>): 
   const file = env.GOOGLE_APPLICATION_CREDENTIALS || env.GOOGLE_GHA_CREDS_PATH;
   if (!file)
     throw new ConfigurationError(
-      `provider: vertex needs Google Cloud credentials on the runner; looked for GOOGLE_APPLICATION_CREDENTIALS (or GOOGLE_GHA_CREDS_PATH) and found neither. Add ${AUTH_ACTION} before this step.`,
+      `Input 'provider': vertex needs Google Cloud credentials on the runner; looked for GOOGLE_APPLICATION_CREDENTIALS (or GOOGLE_GHA_CREDS_PATH) and found neither. Add ${AUTH_ACTION} before this step.`,
     );
   return file;
+}
+
+// ------------------------------------------------------------------ the gateway's upstream
+
+const MODEL_ID = "([A-Za-z0-9][A-Za-z0-9._@-]*)";
+const ANY = "[^/]+";
+
+/**
+ * The Vertex routes each wire API's CLIs call, the wire route whose rules
+ * apply to them, and the upstream path with the workflow's project and
+ * region in place of the agent's placeholders.
+ */
+export function vertexRoutes(wire: ModelProvider, project: string, region: string): CloudRoute[] {
+  const at = (version: string, publisher: string, model: string, verb: string) =>
+    `/${version}/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(region)}/publishers/${publisher}/models/${model}:${verb}`;
+  if (wire === "openai")
+    // Vertex's OpenAI-compatible Chat Completions (Gemini models as `google/<model>`), for OpenCode.
+    return [
+      {
+        method: "POST",
+        path: /^\/v1\/chat\/completions$/,
+        canonical: "/v1/chat/completions",
+        stream: false,
+        upstreamPath: () => `/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(region)}/endpoints/openapi/chat/completions`,
+      },
+    ];
+  if (wire === "anthropic") {
+    const claude = (verb: string) => new RegExp(`^/v1/projects/${ANY}/locations/${ANY}/publishers/anthropic/models/${MODEL_ID}:${verb}$`);
+    return [
+      { method: "POST", path: new RegExp(`^/v1/projects/${ANY}/locations/${ANY}/publishers/anthropic/models/(count-tokens):rawPredict$`), canonical: "/v1/messages/count_tokens", stream: false, upstreamPath: () => at("v1", "anthropic", "count-tokens", "rawPredict") },
+      { method: "POST", path: claude("streamRawPredict"), canonical: "/v1/messages", stream: true, upstreamPath: (m) => at("v1", "anthropic", m[1]!, "streamRawPredict") },
+      { method: "POST", path: claude("rawPredict"), canonical: "/v1/messages", stream: false, upstreamPath: (m) => at("v1", "anthropic", m[1]!, "rawPredict") },
+    ];
+  }
+  // Gemini: Vertex's express form (what Gemini CLI and OpenCode's Google provider call with an API key), and the project form.
+  const gemini = (verb: string, stream: boolean): CloudRoute[] =>
+    [`^/(?:v1|v1beta1)/publishers/google/models/${MODEL_ID}:${verb}$`, `^/(?:v1|v1beta1)/projects/${ANY}/locations/${ANY}/publishers/google/models/${MODEL_ID}:${verb}$`].map((re) => ({
+      method: "POST" as const,
+      path: new RegExp(re),
+      // The Gemini API route whose rules apply (the model comes from the path).
+      canonical: `/v1beta/models/vertex:${verb}`,
+      stream,
+      upstreamPath: (m: RegExpExecArray) => at(m.input.split("/")[1]!, "google", m[1]!, verb),
+    }));
+  return [...gemini("streamGenerateContent", true), ...gemini("generateContent", false), ...gemini("countTokens", false)];
+}
+
+export async function createUpstream(opts: CloudUpstreamOptions): Promise<CloudUpstream> {
+  const project = opts.cloud.vertexProject;
+  if (!project)
+    throw new ConfigurationError(`Input 'provider': vertex needs a Google Cloud project: set 'vertex-project', or GOOGLE_CLOUD_PROJECT on the runner (${AUTH_ACTION} sets it).`);
+  const region = opts.cloud.vertexRegion || "global";
+  const file = vertexCredentialsFile(opts.env);
+  const auth = await createVertexAuth(file);
+  // A token now, so a federation that does not work fails before the agent starts.
+  try {
+    await auth.headers();
+  } catch (e) {
+    throw new ConfigurationError(`Input 'provider': vertex could not get an access token with the credentials GOOGLE_APPLICATION_CREDENTIALS names (${errorMessage(e).slice(0, 300)}). Check ${AUTH_ACTION}.`);
+  }
+  return {
+    provider: "vertex",
+    upstream: new URL(opts.baseUrl ?? vertexEndpoint(region)),
+    routes: vertexRoutes(opts.wire, project, region),
+    credentialSource: "GOOGLE_APPLICATION_CREDENTIALS",
+    sign: () => auth.headers(),
+  };
 }
