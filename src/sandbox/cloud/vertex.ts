@@ -59,7 +59,9 @@ function readCredentials(file: string): Record<string, unknown> {
  * files; this one is the workflow's own).
  */
 async function authClient(json: Record<string, unknown>): Promise<RequestHeadersClient> {
-  const lib = await import("google-auth-library");
+  const imported = await import("google-auth-library");
+  // A CommonJS package: bundled, its exports come as the module's default.
+  const lib = "IdentityPoolClient" in imported ? imported : (imported as { default: typeof imported }).default;
   switch (json.type) {
     case "external_account": {
       const source = (json.credential_source ?? {}) as Record<string, unknown>;
