@@ -54,7 +54,10 @@ export class PriceBook {
     };
     // Another provider's model behind an OpenAI-compatible endpoint (opencode through a router) is still priced.
     const priced = safeCalc(this.table, tableUsage, model, this.tableProvider) ?? safeCalc(this.table, tableUsage, model);
-    return priced?.total_price;
+    if (priced) return priced.total_price;
+    // A publisher-prefixed id (`google/gemini-2.5-pro` on Vertex's OpenAI-compatible endpoint) is priced as the model it names.
+    const slash = model.lastIndexOf("/");
+    return slash > 0 ? safeCalc(this.table, tableUsage, model.slice(slash + 1), this.tableProvider)?.total_price : undefined;
   }
 }
 

@@ -68,6 +68,8 @@ describe("provider: vertex", () => {
   it.each([
     ["claude", "claude-sonnet-4-5@20250929"],
     ["gemini", "gemini-2.5-pro"],
+    // Vertex's OpenAI-compatible endpoint names Gemini models with their publisher.
+    ["opencode", "google/gemini-2.5-pro"],
   ] as const)(
     "%s under bwrap: the bearer is minted through workload identity federation and refreshed mid-run; usage counted; no credential reaches the agent",
     async (cli, model) => {
@@ -102,6 +104,8 @@ describe("provider: vertex", () => {
         expect(r.result.usage.requests).toBe(stub.stub.modelRequests().length);
         expect(r.result.usage.inputTokens).toBeGreaterThan(0);
         expect(r.result.usage.outputTokens).toBeGreaterThan(0);
+        // Priced from the table by Vertex's own model ids.
+        expect(r.result.usage.costUsd).toBeGreaterThan(0);
         // The credentials file is intact on the host, and the agent saw neither it nor the project.
         expect(readFileSync(sts.credentialsFile, "utf8")).toBe(credentials);
         expectNoLeak(r, workspace, [...sts.secrets(), credentials, PROJECT]);
@@ -179,6 +183,7 @@ describe("provider: azure", () => {
         expect(stub.seen.every((s) => s.apiKey === key && s.bearer === undefined)).toBe(true);
         expect(r.result.usage.requests).toBe(stub.stub.modelRequests().length);
         expect(r.result.usage.inputTokens).toBeGreaterThan(0);
+        expect(r.result.usage.costUsd).toBeGreaterThan(0);
         expectNoLeak(r, workspace, [key]);
       } finally {
         await stub.close();

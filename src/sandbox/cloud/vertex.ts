@@ -179,6 +179,8 @@ export async function createUpstream(opts: CloudUpstreamOptions): Promise<CloudU
     provider: "vertex",
     upstream: new URL(opts.baseUrl ?? vertexEndpoint(region)),
     routes: vertexRoutes(opts.wire, project, region),
+    // genai-prices' Google table knows Vertex's ids (`claude-sonnet-4-5@20250929`, `gemini-2.5-pro`).
+    priceTable: "google",
     credentialSource: "GOOGLE_APPLICATION_CREDENTIALS",
     sign: () => auth.headers(),
   };
