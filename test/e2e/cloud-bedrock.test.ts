@@ -17,6 +17,7 @@ import { AGENT_PATH } from "../agents/helpers.js";
 import { runStep, type StepResult } from "../support/harness.js";
 import { startStubBedrock, type StubBedrock } from "../support/stub-bedrock.js";
 import type { StubScript } from "../support/stub-model.js";
+import { writeFileStep } from "../support/stub-model-tools.js";
 
 const CREDS = { accessKeyId: "AKIAE2ESTUBBEDROCK01", secretAccessKey: "e2eStubBedrockSecretAccessKey0123456789ab", sessionToken: "e2eStubBedrockSessionToken0123456789" };
 const MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
@@ -45,14 +46,16 @@ function filesUnder(dir: string): string[] {
 }
 
 async function claudeOnBedrock(ws: string, script: StubScript, extra: Record<string, string> = {}): Promise<StepResult> {
+  return onBedrock(ws, script, { agent: "claude", model: MODEL, ...extra });
+}
+
+async function onBedrock(ws: string, script: StubScript, extra: Record<string, string>): Promise<StepResult> {
   stub.model.setScript(script);
   stub.requests.length = 0;
   return runStep("main", {
     workspace: ws,
     inputs: {
-      agent: "claude",
       provider: "bedrock",
-      model: MODEL,
       "base-url": stub.url,
       prompt: "write the file",
       "agent-version": "preinstalled",
@@ -142,6 +145,22 @@ describe("Claude Code on Bedrock, signed by the gateway (bwrap)", () => {
     expect(main.outputs["budget-exceeded"], main.log).toBe("true");
     expect(existsSync(path.join(ws, "two.txt"))).toBe(false);
     expect(stub.requests.filter((r) => r.path.includes("/invoke"))).toHaveLength(1);
+  });
+
+  it.each(["codex", "opencode"] as const)("%s (OpenAI wire) writes a file through Bedrock's OpenAI-compatible API, signed by the gateway", async (cli) => {
+    const ws = makeRepo();
+    // Codex picks its tools by model family: the stub's apply_patch shape is that of gpt-5.5.
+    const model = cli === "codex" ? "gpt-5.5" : "openai.gpt-oss-120b-1:0";
+    const main = await onBedrock(ws, [writeFileStep(cli, path.join(ws, "hello.txt"), "via bedrock\n"), { text: "Done." }], { agent: cli, model });
+    expect(main.outputs.conclusion, main.log + main.stderr).toBe("success");
+    expect(readFileSync(path.join(ws, "hello.txt"), "utf8")).toBe("via bedrock\n");
+    const calls = stub.requests.filter((r) => /\/openai\/v1\/(responses|chat\/completions)$/.test(r.path));
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    expect(stub.requests.filter((r) => !r.signatureValid)).toEqual([]);
+    const usage = JSON.parse(main.outputs.usage!) as { inputTokens: number; requests: number };
+    expect(usage.inputTokens).toBeGreaterThan(0);
+    const log = main.rawStdout.replace(/^::add-mask::.*$/gm, "");
+    for (const v of AWS_VALUES) expect(log).not.toContain(v);
   });
 
   it("an agent whose CLI cannot reach the provider is one error naming provider and agent", async () => {

@@ -113,9 +113,9 @@ function sseEvents(text: string): unknown[] {
     .map((d) => JSON.parse(d) as unknown);
 }
 
-function forward(modelUrl: string, path: string, body: Buffer, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+function forward(modelUrl: string, path: string, body: Buffer, headers: Record<string, string>, method = "POST"): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    const up = http.request(new URL(path, modelUrl), { method: "POST", headers: { ...headers, "content-length": String(body.length) } }, (res) => {
+    const up = http.request(new URL(path, modelUrl), { method, headers: { ...headers, "content-length": String(body.length) } }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -155,7 +155,7 @@ export async function startStubBedrock(
         return;
       }
       if (url.pathname.startsWith("/openai/v1/")) {
-        const up = await forward(model.url, url.pathname.replace(/^\/openai/, "") + url.search, body, { "content-type": "application/json" });
+        const up = await forward(model.url, url.pathname.replace(/^\/openai/, "") + url.search, body, { "content-type": "application/json" }, req.method);
         res.writeHead(up.status, { "content-type": String(up.headers["content-type"] ?? "application/json") });
         res.end(up.body);
         return;
