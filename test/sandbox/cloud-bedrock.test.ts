@@ -7,7 +7,13 @@
  * model ids, budgets hold, and a job without AWS credentials fails before
  * anything starts.
  */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { RunResult } from "../../src/result.js";
+import { Redactor } from "../../src/shared/redact.js";
+import { buildRunSpans } from "../../src/trace/otel.js";
 import { cloudUpstream } from "../../src/sandbox/cloud/registry.js";
 import { EventStreamReader } from "../../src/sandbox/cloud/bedrock.js";
 import { startModelGateway, type ModelGateway } from "../../src/sandbox/gateway.js";
@@ -64,6 +70,35 @@ describe("Bedrock behind the gateway", () => {
       [MODEL, true, "chat"],
       [MODEL, false, "chat"],
     ]);
+  });
+
+  it("its model requests become chat spans named for the Bedrock model, gen_ai.provider.name aws.bedrock", async () => {
+    const stub = await startStubBedrock([{ text: "one" }], { credentials: CREDS });
+    cleanups.push(stub.close);
+    const gw = await bedrockGateway(stub, "anthropic");
+    expect((await invoke(gw, "invoke-with-response-stream", MESSAGES)).status).toBe(200);
+    const trace = path.join(mkdtempSync(path.join(os.tmpdir(), "bedrock-otel-")), "trace.jsonl");
+    writeFileSync(trace, "");
+    const result = {
+      conclusion: "success",
+      agentName: "claude",
+      agentBackend: "claude",
+      model: MODEL,
+      sandboxBackend: "none",
+      startedAt: new Date().toISOString(),
+      durationMs: 10,
+      usage: gw.usage(),
+      toolCalls: 0,
+      numTurns: 1,
+      networkBlocked: 0,
+      permissionDenials: [],
+      diff: { baseCommit: "", baseTree: "", patchPath: "", changedFiles: [], agentCommits: [] },
+      metadata: { provider: "bedrock", modelRequests: gw.requestLog() },
+    } as unknown as RunResult;
+    const spans = await buildRunSpans(result, trace, { host: { repository: "octo/repo", runId: "1", runAttempt: "1", serverUrl: "https://github.com", eventName: "push" } }, new Redactor([]));
+    const chat = spans.find((x) => x.name === `chat ${MODEL}`);
+    expect(chat?.attributes).toMatchObject({ "gen_ai.provider.name": "aws.bedrock", "gen_ai.request.model": MODEL, "gen_ai.request.stream": true, "gen_ai.usage.output_tokens": 20 });
+    expect(spans.find((x) => x.name === "invoke_agent claude")?.attributes["gen_ai.provider.name"]).toBe("aws.bedrock");
   });
 
   it("refuses what the placeholder does not open, other routes, and enforces max-model-requests", async () => {
