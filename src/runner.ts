@@ -382,6 +382,8 @@ function buildResult({ settings, deps, backend, startedAt, baseline, stage, laun
       leftoverProcessesKilled: outcome.leftoversKilled,
       ...(installed.install ? { install: installed.install } : {}),
       ...(gateway ? { gateway: gateway.stats(), cliUsage: events.usage, modelRequests: gateway.requestLog() } : {}),
+      // Input `provider` as used (the span's gen_ai.provider.name names a cloud).
+      ...(settings.agent.provider ? { provider: settings.agent.provider } : {}),
       ...(attachments ? { attachments: attachments.record } : {}),
       // Epoch ms, for the benchmark's overhead numbers.
       timings: { spawnedAt: ran.spawnedAt, exitedAt: ran.spawnedAt + outcome.durationMs },

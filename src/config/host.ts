@@ -195,6 +195,19 @@ export function otelSecretValues(host: Pick<HostContext, "otel">): string[] {
   return Object.values(host.otel?.headers ?? {}).flatMap((v) => [v, encodeURIComponent(v)]).filter((v, i, all) => v && all.indexOf(v) === i);
 }
 
+/**
+ * The runner's cloud credential values (access keys, session tokens, client
+ * secrets, the OIDC request token): masked and redacted like `secrets`, so a
+ * cloud SDK's error message cannot print one. Files, paths, URLs and regions
+ * are not secrets and stay readable.
+ */
+export function cloudSecretValues(host: Pick<HostContext, "sandbox">): string[] {
+  return Object.entries(host.sandbox?.cloudEnv ?? {})
+    // Paths (GOOGLE_APPLICATION_CREDENTIALS names a file) are not secrets: the files are hidden instead.
+    .filter(([name, v]) => /SECRET|TOKEN|KEY|PASSWORD/i.test(name) && !/(_FILE|_PATH|_URL|_REGION)$/i.test(name) && v.length >= 8 && !v.startsWith("/"))
+    .map(([, v]) => v);
+}
+
 /** The token `agent-runner logs` reads past runs with: GH_TOKEN (as gh uses it), else GITHUB_TOKEN. */
 export function cliGitHubToken(env: NodeJS.ProcessEnv = process.env): string | undefined {
   return env.GH_TOKEN?.trim() || env.GITHUB_TOKEN?.trim() || undefined;

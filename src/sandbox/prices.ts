@@ -9,12 +9,15 @@
  * Prices are per request, as providers bill: tiered prices (long-context
  * rates) apply to the request that crossed the tier.
  */
-import type { ModelProvider } from "../shared/agents.js";
+import type { CloudName, ModelProvider } from "../shared/agents.js";
 import type { ModelPriceSpec } from "../config/schema.js";
 import type { ModelRequestUsage } from "../trace/model-requests.js";
 
 /** genai-prices' provider ids for the gateway's wire APIs. */
 const TABLE_PROVIDER: Record<ModelProvider, string> = { anthropic: "anthropic", openai: "openai", gemini: "google" };
+
+/** genai-prices' provider ids of the clouds, whose model ids (`us.anthropic.…-v1:0`) and prices are their own. */
+export const CLOUD_PRICE_TABLES: Partial<Record<CloudName, string>> = { bedrock: "aws" };
 
 /** The table's price function (`calcPrice`). */
 type PriceTable = (usage: Record<string, number>, model: string, options: { providerId?: string }) => { total_price: number } | null | undefined;

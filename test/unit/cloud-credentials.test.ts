@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseSettings, type RawInputs } from "../../src/config/parse.js";
-import { sandboxHost } from "../../src/config/host.js";
+import { cloudSecretValues, sandboxHost } from "../../src/config/host.js";
 import { ConfigurationError } from "../../src/errors.js";
 import { buildAgentEnv } from "../../src/sandbox/env.js";
 import { cloudCredentialFiles } from "../../src/sandbox/hostfs.js";
@@ -92,6 +92,13 @@ describe("cloud credential variables", () => {
     expect(problems[1]).toMatch(/^Input 'env': 'AZURE_CLIENT_SECRET' is a cloud credential variable/);
     const ok = parseSettings({ agent: "command", "agent-command": "true", prompt: "p", secrets: "AZURE_OPENAI_API_KEY=k" }, { cwd: tmp("cloud-parse-") });
     expect(ok.run.secrets.AZURE_OPENAI_API_KEY).toBe("k");
+  });
+
+  it("masks the runner's cloud secrets (keys, tokens, client secrets), not its files, URLs or regions", () => {
+    const values = cloudSecretValues({ sandbox: sandboxHost({ PATH: "/bin", ...CLOUD_ENV, AZURE_CLIENT_SECRET: "probe-azure-client-secret" }) });
+    expect(values.sort()).toEqual(
+      ["AKIAPROBEACCESSKEY01", "probe-aws-secret-value-0123456789", "probe-aws-session-token", "probe-azure-openai-key", "probe-oidc-request-bearer", "probe-azure-client-secret"].sort(),
+    );
   });
 
   it("reads the credentials files the runner's environment names", () => {

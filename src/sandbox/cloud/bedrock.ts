@@ -20,6 +20,7 @@ import { EventStreamCodec } from "@smithy/eventstream-codec";
 import { SignatureV4 } from "@smithy/signature-v4";
 import type { AwsCredentialIdentity } from "@smithy/types";
 import { ConfigurationError, errorMessage } from "../../errors.js";
+import { CLOUD_PRICE_TABLES } from "../prices.js";
 import type { CloudRoute, CloudUpstream, CloudUpstreamOptions, FrameReader, SignableRequest } from "./types.js";
 
 /** Bedrock model ids: `anthropic.claude-…-v1:0`, `us.anthropic.…`, percent-encoded by the SDKs (`%3A`). */
@@ -101,7 +102,7 @@ export async function createUpstream(opts: CloudUpstreamOptions): Promise<CloudU
     provider: "bedrock",
     upstream,
     ...(opts.wire === "anthropic" ? { routes: INVOKE_ROUTES, forwardedHeaderPrefixes: ["x-amzn-bedrock-"] } : {}),
-    priceTable: "aws",
+    priceTable: CLOUD_PRICE_TABLES.bedrock!,
     credentialSource: source,
     sign: (request) => sign(signer, request),
     frameReader: (contentType) => (/application\/vnd\.amazon\.eventstream/i.test(contentType) ? new EventStreamReader() : undefined),

@@ -1,0 +1,63 @@
+/**
+ * Issue #23: which CLI speaks which provider (AgentBackend.providers), the
+ * one error for a pair the pinned CLI cannot do, and Claude Code's env per
+ * provider (checked against its 2.1.197 bundle: CLAUDE_CODE_USE_BEDROCK,
+ * ANTHROPIC_BEDROCK_BASE_URL, CLAUDE_CODE_SKIP_BEDROCK_AUTH, and the
+ * Authorization of ANTHROPIC_CUSTOM_HEADERS it sends when auth is skipped).
+ */
+import { describe, expect, it } from "vitest";
+import { claudeProviderEnv } from "../../src/agents/claude.js";
+import { chooseProvider, supportedProviders } from "../../src/agents/providers.js";
+import { agentBackend } from "../../src/agents/registry.js";
+import { AGENT_BACKENDS } from "../../src/shared/agents.js";
+import { ConfigurationError } from "../../src/errors.js";
+
+describe("CLI × provider", () => {
+  it("each backend lists its own provider first", () => {
+    expect(Object.fromEntries(AGENT_BACKENDS.map((b) => [b, supportedProviders(agentBackend(b))]))).toEqual({
+      claude: ["anthropic", "bedrock", "vertex", "azure"],
+      codex: ["openai", "bedrock", "azure"],
+      opencode: ["openai", "bedrock", "azure", "vertex"],
+      gemini: ["gemini", "vertex"],
+      command: [],
+    });
+  });
+
+  it("defaults to the agent's own and gives the wire API it speaks", () => {
+    expect(chooseProvider(agentBackend("claude"), { name: "claude" })).toEqual({ provider: "anthropic", wire: "anthropic" });
+    expect(chooseProvider(agentBackend("claude"), { name: "claude", provider: "bedrock" })).toEqual({ provider: "bedrock", wire: "anthropic" });
+    expect(chooseProvider(agentBackend("codex"), { name: "codex", provider: "bedrock" })).toEqual({ provider: "bedrock", wire: "openai" });
+    expect(chooseProvider(agentBackend("command"), { name: "command" })).toBeUndefined();
+  });
+
+  it("an unsupported pair is one ConfigurationError naming provider and agent", () => {
+    const err = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    };
+    const e1 = err(() => chooseProvider(agentBackend("gemini"), { name: "gemini", provider: "azure" }));
+    expect(e1).toBeInstanceOf(ConfigurationError);
+    expect((e1 as ConfigurationError).problems).toEqual([
+      "Input 'provider': agent 'gemini' cannot use provider 'azure' (its pinned CLI supports gemini, vertex); choose one of those, or an agent that speaks 'azure'.",
+    ]);
+    const e2 = err(() => chooseProvider(agentBackend("command"), { name: "command", provider: "bedrock" }));
+    expect((e2 as ConfigurationError).problems[0]).toMatch(/^Input 'provider': agent 'command' makes no model requests of its own/);
+    expect(err(() => chooseProvider(agentBackend("claude"), { name: "claude", provider: "openai" }))).toBeInstanceOf(ConfigurationError);
+  });
+
+  it("Claude Code on Bedrock: the gateway as its Bedrock endpoint, its own AWS auth off, the placeholder as Authorization, only the region from AWS", () => {
+    const env = claudeProviderEnv({ baseUrl: "http://127.0.0.1:9", apiKey: "sk-ant-placeholder", provider: "bedrock", cloud: { awsRegion: "eu-west-3" } });
+    expect(env).toEqual({
+      CLAUDE_CODE_USE_BEDROCK: "1",
+      ANTHROPIC_BEDROCK_BASE_URL: "http://127.0.0.1:9",
+      CLAUDE_CODE_SKIP_BEDROCK_AUTH: "1",
+      AWS_REGION: "eu-west-3",
+      ANTHROPIC_CUSTOM_HEADERS: "Authorization: Bearer sk-ant-placeholder",
+    });
+    expect(claudeProviderEnv({ baseUrl: "http://127.0.0.1:9", apiKey: "k" })).toEqual({ ANTHROPIC_BASE_URL: "http://127.0.0.1:9", ANTHROPIC_API_KEY: "k" });
+  });
+});
