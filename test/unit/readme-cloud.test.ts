@@ -26,6 +26,8 @@ describe("README cloud workflows", () => {
   it("has one per cloud the gateway signs for", () => {
     expect(start).toBeGreaterThan(0);
     expect(blocks.some((b) => b.includes("provider: bedrock") && b.includes("aws-actions/configure-aws-credentials"))).toBe(true);
+    expect(blocks.some((b) => b.includes("provider: vertex") && b.includes("google-github-actions/auth"))).toBe(true);
+    expect(blocks.some((b) => b.includes("provider: azure") && b.includes("azure/login"))).toBe(true);
   });
 
   it.each(blocks.map((b, i) => [i, b]))("block %i parses, passes actionlint, asks for id-token: write and names only declared inputs", async (i, content) => {
