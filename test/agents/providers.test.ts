@@ -7,6 +7,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { claudeProviderEnv } from "../../src/agents/claude.js";
+import { geminiAgent, geminiEndpointEnv } from "../../src/agents/gemini.js";
+import { testContext } from "./helpers.js";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { chooseProvider, supportedProviders } from "../../src/agents/providers.js";
 import { agentBackend } from "../../src/agents/registry.js";
 import { AGENT_BACKENDS } from "../../src/shared/agents.js";
@@ -59,5 +63,41 @@ describe("CLI × provider", () => {
       ANTHROPIC_CUSTOM_HEADERS: "Authorization: Bearer sk-ant-placeholder",
     });
     expect(claudeProviderEnv({ baseUrl: "http://127.0.0.1:9", apiKey: "k" })).toEqual({ ANTHROPIC_BASE_URL: "http://127.0.0.1:9", ANTHROPIC_API_KEY: "k" });
+  });
+
+  it("Claude Code on Vertex: the gateway as its Vertex base (with /v1), Google auth off, placeholders for project and region, the placeholder as its key", () => {
+    const env = claudeProviderEnv({ baseUrl: "http://127.0.0.1:9", apiKey: "sk-ant-placeholder", provider: "vertex", cloud: { vertexProject: "real-project", vertexRegion: "us-east5" } });
+    expect(env).toEqual({
+      CLAUDE_CODE_USE_VERTEX: "1",
+      CLAUDE_CODE_SKIP_VERTEX_AUTH: "1",
+      ANTHROPIC_VERTEX_BASE_URL: "http://127.0.0.1:9/v1",
+      ANTHROPIC_VERTEX_PROJECT_ID: "agent-runner",
+      CLOUD_ML_REGION: "global",
+      ANTHROPIC_API_KEY: "sk-ant-placeholder",
+    });
+    expect(JSON.stringify(env)).not.toMatch(/real-project|us-east5/);
+  });
+
+  it("Claude Code on Azure: Microsoft Foundry mode at the gateway, the placeholder as its Foundry key", () => {
+    expect(claudeProviderEnv({ baseUrl: "http://127.0.0.1:9", apiKey: "sk-ant-placeholder", provider: "azure", cloud: {} })).toEqual({
+      CLAUDE_CODE_USE_FOUNDRY: "1",
+      ANTHROPIC_FOUNDRY_BASE_URL: "http://127.0.0.1:9",
+      ANTHROPIC_FOUNDRY_API_KEY: "sk-ant-placeholder",
+    });
+  });
+
+  it("Gemini CLI on Vertex: Vertex mode at the gateway with the placeholder as its key (express paths), and vertex-ai auth selected", async () => {
+    expect(geminiEndpointEnv({ baseUrl: "http://127.0.0.1:9", apiKey: "ph", provider: "vertex", cloud: { vertexProject: "real-project" } })).toEqual({
+      GOOGLE_GENAI_USE_VERTEXAI: "true",
+      GOOGLE_VERTEX_BASE_URL: "http://127.0.0.1:9",
+      GOOGLE_API_KEY: "ph",
+    });
+    expect(geminiEndpointEnv({ baseUrl: "http://127.0.0.1:9", apiKey: "ph" })).toEqual({ GOOGLE_GEMINI_BASE_URL: "http://127.0.0.1:9", GEMINI_API_KEY: "ph" });
+    const ctx = testContext({ agent: { backend: "gemini" } });
+    ctx.endpoint = { baseUrl: "http://127.0.0.1:9", apiKey: "ph", provider: "vertex", cloud: {} };
+    const out = await geminiAgent.materialise(ctx);
+    const settings = JSON.parse(readFileSync(path.join(ctx.layout.home, ".gemini", "settings.json"), "utf8")) as { security: { auth: { selectedType: string } } };
+    expect(settings.security.auth.selectedType).toBe("vertex-ai");
+    expect(out.env.GOOGLE_GENAI_USE_VERTEXAI).toBe("true");
   });
 });
