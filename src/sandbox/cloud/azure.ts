@@ -1,7 +1,7 @@
 /**
  * Azure (Azure OpenAI, and Claude on Microsoft Foundry) for the model
- * gateway: which agent paths are model requests, and the credential that signs
- * them.
+ * gateway: where requests go (the agent keeps its wire API's routes; see
+ * createUpstream), and the credential that signs them.
  *
  * Credentials, read on the host, in this order:
  * - an `AZURE_OPENAI_API_KEY` given in `secrets` (withheld from the agent): the
@@ -27,26 +27,6 @@ export const AZURE_SCOPE = "https://cognitiveservices.azure.com/.default";
 export const AZURE_OIDC_AUDIENCE = "api://AzureADTokenExchange";
 
 export type AzureWire = "openai" | "anthropic";
-
-/**
- * Paths an agent may reach on Azure: Azure OpenAI's v1 API (`/openai/v1/…`,
- * what codex and opencode are pointed at), its older deployment and
- * api-version forms, and Foundry's Anthropic Messages API.
- */
-const ROUTES: Record<AzureWire, RegExp[]> = {
-  openai: [/^\/openai\/v1\/(responses|chat\/completions)$/, /^\/openai\/deployments\/[A-Za-z0-9._-]+\/chat\/completions$/, /^\/openai\/responses$/],
-  anthropic: [/^\/anthropic\/v1\/messages(\/count_tokens)?$/],
-};
-
-/** Whether `pathname` is a model request path of Azure for this wire API (only POST). */
-export function isAzureModelPath(wire: AzureWire, method: string, pathname: string): boolean {
-  return method === "POST" && ROUTES[wire].some((r) => r.test(pathname));
-}
-
-/** The deployment a deployment-form path names (the model, on Azure). */
-export function azureDeploymentOf(pathname: string): string | undefined {
-  return /^\/openai\/deployments\/([^/]+)\//.exec(pathname)?.[1];
-}
 
 export interface AzureAuth {
   /** How this run authenticates, for the log (never a value). */
