@@ -165,6 +165,57 @@ describe("Bedrock behind the gateway", () => {
   });
 });
 
+describe("web identity (AWS_ROLE_ARN with AWS_WEB_IDENTITY_TOKEN_FILE)", () => {
+  it("exchanges the token file at STS, signs with the minted session, and fetches a new one before it expires", async () => {
+    const minted = { accessKeyId: "ASIASTUBWEBIDENTITY01", secretAccessKey: "stubWebIdentitySecretAccessKey0123456789ab", sessionToken: "stubWebIdentitySessionToken0123" };
+    const stsCalls: Record<string, string>[] = [];
+    // A fake STS: AssumeRoleWithWebIdentity answers a session that expires in two minutes (inside the gateway's five-minute margin).
+    const sts = await import("node:http").then(({ default: http }) =>
+      http.createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on("data", (c: Buffer) => chunks.push(c));
+        req.on("end", () => {
+          const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString()));
+          stsCalls.push(form);
+          const exp = new Date(Date.now() + 2 * 60_000).toISOString();
+          res.writeHead(200, { "content-type": "text/xml" });
+          res.end(
+            `<AssumeRoleWithWebIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><AssumeRoleWithWebIdentityResult><Credentials><AccessKeyId>${minted.accessKeyId}</AccessKeyId><SecretAccessKey>${minted.secretAccessKey}</SecretAccessKey><SessionToken>${minted.sessionToken}</SessionToken><Expiration>${exp}</Expiration></Credentials><AssumedRoleUser><Arn>arn:aws:sts::123456789012:assumed-role/agent/s</Arn><AssumedRoleId>AROASTUB:s</AssumedRoleId></AssumedRoleUser></AssumeRoleWithWebIdentityResult><ResponseMetadata><RequestId>stub</RequestId></ResponseMetadata></AssumeRoleWithWebIdentityResponse>`,
+          );
+        });
+      }),
+    );
+    await new Promise<void>((r) => sts.listen(0, "127.0.0.1", r));
+    cleanups.push(() => new Promise<void>((r) => sts.close(() => r())));
+    const stub = await startStubBedrock([{ text: "one" }, { text: "two" }], { credentials: minted });
+    cleanups.push(stub.close);
+    const tokenFile = path.join(mkdtempSync(path.join(os.tmpdir(), "web-identity-")), "token");
+    writeFileSync(tokenFile, "stub-oidc-jwt-from-github");
+    const saved = process.env.AWS_ENDPOINT_URL_STS;
+    process.env.AWS_ENDPOINT_URL_STS = `http://127.0.0.1:${(sts.address() as { port: number }).port}`;
+    try {
+      const log = recordingLogger();
+      const env = { AWS_ROLE_ARN: "arn:aws:iam::123456789012:role/agent", AWS_WEB_IDENTITY_TOKEN_FILE: tokenFile };
+      const cloud = await cloudUpstream("bedrock", { wire: "anthropic", cloud: { awsRegion: stub.region }, baseUrl: stub.url, env, secrets: {}, log });
+      expect(cloud.credentialSource).toBe("AWS_ROLE_ARN with AWS_WEB_IDENTITY_TOKEN_FILE");
+      const gw = await startModelGateway({ provider: "anthropic", upstream: "", apiKey: "", cloud, log });
+      cleanups.push(gw.close);
+      expect((await invoke(gw, "invoke", MESSAGES)).status).toBe(200);
+      expect((await invoke(gw, "invoke", MESSAGES)).status).toBe(200);
+    } finally {
+      if (saved === undefined) delete process.env.AWS_ENDPOINT_URL_STS;
+      else process.env.AWS_ENDPOINT_URL_STS = saved;
+    }
+    expect(stub.requests.map((r) => [r.signatureValid, r.accessKeyId])).toEqual([
+      [true, minted.accessKeyId],
+      [true, minted.accessKeyId],
+    ]);
+    expect(stsCalls[0]).toMatchObject({ Action: "AssumeRoleWithWebIdentity", RoleArn: "arn:aws:iam::123456789012:role/agent", WebIdentityToken: "stub-oidc-jwt-from-github" });
+    // Resolved once at start, then again for each request: the session was inside its last five minutes every time.
+    expect(stsCalls.length).toBe(3);
+  });
+});
+
 describe("the event-stream reader", () => {
   it("reads frames split anywhere, and stops at a corrupt one", async () => {
     const { EventStreamCodec } = await import("@smithy/eventstream-codec");

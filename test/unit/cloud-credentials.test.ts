@@ -5,7 +5,7 @@
  * and a patch never carries google-github-actions/auth's credentials file.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -16,6 +16,7 @@ import { buildAgentEnv } from "../../src/sandbox/env.js";
 import { cloudCredentialFiles } from "../../src/sandbox/hostfs.js";
 import { pathProblem } from "../../src/publish/patch-rules.js";
 import { isCloudCredentialName } from "../../src/shared/cloud.js";
+import { noneSandbox } from "../../src/sandbox/none.js";
 import { HostRepo } from "../../src/git/host-repo.js";
 import { collectChanges, takeBaseline } from "../../src/git/snapshot.js";
 
@@ -127,6 +128,19 @@ describe("cloud credentials files", () => {
     expect(found).toEqual(
       [path.join(root, "aws-token"), path.join(root, "repo", "gha-creds-0123abcd.json"), path.join(ws, "gha-creds-ffff.json"), path.join(ws, "token-link")].sort(),
     );
+  });
+
+  it("sandbox: none names each one the agent can read, in a warning", async () => {
+    const ws = tmp("cloud-none-");
+    writeFileSync(path.join(ws, "gha-creds-abcdef.json"), "{}");
+    const warnings: string[] = [];
+    const log = { debug: () => {}, info: () => {}, warning: (m: string) => warnings.push(m), error: () => {} } as never;
+    const layout = { workspace: ws, home: tmp("h-"), tmp: tmp("t-"), outputsDir: tmp("o-"), readOnlyPaths: [] };
+    const prepared = await noneSandbox.prepare({ layout, network: { mode: "open", allowedDomains: [] }, log, credentialFiles: [] });
+    await prepared.cleanup();
+    expect(warnings.filter((w) => w.includes("cloud credentials file"))).toEqual([
+      `sandbox: none: the agent can read the cloud credentials file ${path.join(realpathSync(ws), "gha-creds-abcdef.json")}. Use a sandbox, which hides it.`,
+    ]);
   });
 
   it("are refused as patch paths", () => {

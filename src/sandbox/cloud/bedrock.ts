@@ -61,14 +61,28 @@ function credentialsFrom(env: Record<string, string>, region: string): { provide
   return { provider: () => chain(), source: "the AWS SDK's default provider chain" };
 }
 
-/** Credentials kept until five minutes before they expire, then fetched again (web identity sessions last an hour). */
+/**
+ * Credentials kept until five minutes before they expire, then fetched again
+ * (web identity sessions last an hour); while a refresh fails, the held ones
+ * serve until they really expire.
+ */
 function refreshing(provider: CredentialProvider): CredentialProvider {
   let current: Promise<AwsCredentialIdentity> | undefined;
   return async () => {
     const held = current && (await current.catch(() => undefined));
-    if (held && (!held.expiration || held.expiration.getTime() - Date.now() > 5 * 60_000)) return held;
-    current = provider();
-    return current;
+    const left = held?.expiration ? held.expiration.getTime() - Date.now() : Infinity;
+    if (held && left > 5 * 60_000) return held;
+    const next = provider();
+    current = next;
+    try {
+      return await next;
+    } catch (e) {
+      if (held && left > 0) {
+        current = Promise.resolve(held);
+        return held;
+      }
+      throw e;
+    }
   };
 }
 
