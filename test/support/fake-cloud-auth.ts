@@ -176,8 +176,9 @@ export async function startFakeGoogleSts(options: FakeGoogleStsOptions = {}): Pr
   const port = await listen(server);
   const url = `http://127.0.0.1:${port}`;
 
+  // Only the file source has a token file (the URL source is what the Actions runner offers instead).
   const oidcFile = path.join(dir, "oidc-token.jwt");
-  writeFileSync(oidcFile, oidcToken);
+  if (options.subjectSource !== "url") writeFileSync(oidcFile, oidcToken);
   const credentialSource =
     options.subjectSource === "url"
       ? {
