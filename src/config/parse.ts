@@ -477,7 +477,9 @@ function parsePermissions(v: ConfigValue | undefined, problems: Problems): Permi
 function cloudSettings(str: (name: InputName) => string | undefined, defaults: CloudSettings, problems: Problems): CloudSettings {
   const out: CloudSettings = {};
   const take = (input: InputName, key: keyof CloudSettings, shape: RegExp, example: string) => {
-    const v = str(input) ?? defaults[key];
+    const given = str(input);
+    // A runner default of another shape is not this run's business (the run may not use that cloud): left out, not an error.
+    const v = given ?? (defaults[key] !== undefined && shape.test(defaults[key]) ? defaults[key] : undefined);
     if (v === undefined) return;
     if (!shape.test(v)) problems.add(input, `'${v.slice(0, 60)}' is not a valid ${example}.`);
     else out[key] = v;

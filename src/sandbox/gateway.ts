@@ -312,6 +312,10 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
       reject(res, 404, `${shown}: not a model API route`, `${shown} is not a model API path of the ${api} API; only model requests are forwarded.`);
       return undefined;
     }
+    if (cloud?.quietlyRefused?.some((q) => q.method === method && q.path.test(parsed.pathname))) {
+      reject(res, 404, `${shown}: not forwarded`, `${shown} is not forwarded to ${cloud.provider}; only model requests are.`, {}, false);
+      return undefined;
+    }
     const onCloud = cloud?.routes ? cloudRouteDecision(cloud.routes, method, parsed.pathname) : undefined;
     const route = onCloud ?? routeDecision(provider, method, parsed.pathname);
     if (!route.ok) {

@@ -5,7 +5,11 @@
  * ANTHROPIC_BEDROCK_BASE_URL, CLAUDE_CODE_SKIP_BEDROCK_AUTH, and the
  * Authorization of ANTHROPIC_CUSTOM_HEADERS it sends when auth is skipped).
  */
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { parseSettings } from "../../src/config/parse.js";
 import { claudeProviderEnv } from "../../src/agents/claude.js";
 import { geminiAgent, geminiEndpointEnv } from "../../src/agents/gemini.js";
 import { testContext } from "./helpers.js";
@@ -99,5 +103,35 @@ describe("CLI × provider", () => {
     const settings = JSON.parse(readFileSync(path.join(ctx.layout.home, ".gemini", "settings.json"), "utf8")) as { security: { auth: { selectedType: string } } };
     expect(settings.security.auth.selectedType).toBe("vertex-ai");
     expect(out.env.GOOGLE_GENAI_USE_VERTEXAI).toBe("true");
+  });
+});
+
+describe("the cloud inputs", () => {
+  const parse = (raw: Record<string, string>, cloudDefaults = {}) => parseSettings({ agent: "claude", prompt: "p", ...raw }, { cwd: mkdtempSync(path.join(os.tmpdir(), "cloud-inputs-")), cloudDefaults });
+  const problems = (raw: Record<string, string>) => {
+    try {
+      parse(raw);
+    } catch (e) {
+      if (e instanceof ConfigurationError) return e.problems;
+      throw e;
+    }
+    return [];
+  };
+
+  it("take the runner's AWS_REGION, GOOGLE_CLOUD_PROJECT and CLOUD_ML_REGION as defaults; inputs win", () => {
+    const defaults = { awsRegion: "eu-west-3", vertexProject: "my-project-123", vertexRegion: "us-east5" };
+    expect(parse({ provider: "bedrock" }, defaults).agent).toMatchObject({ provider: "bedrock", cloud: defaults });
+    expect(parse({ "aws-region": "us-west-2", "vertex-region": "global" }, defaults).agent.cloud).toEqual({ ...defaults, awsRegion: "us-west-2", vertexRegion: "global" });
+    expect(parse({}).agent.provider).toBeUndefined();
+    // A runner default of another shape is ignored, not an error: the run may not use that cloud.
+    expect(parse({}, { awsRegion: "local" }).agent.cloud).toEqual({});
+  });
+
+  it("name each bad value", () => {
+    expect(problems({ provider: "aws", "aws-region": "us_east_1", "vertex-region": "../x" })).toEqual([
+      "Input 'provider': 'aws' is not allowed; use one of: anthropic, openai, gemini, bedrock, vertex, azure.",
+      "Input 'aws-region': 'us_east_1' is not a valid AWS region (like us-east-1).",
+      "Input 'vertex-region': '../x' is not a valid Vertex AI region (global, us-east5, europe-west1 …).",
+    ]);
   });
 });

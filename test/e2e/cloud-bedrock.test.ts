@@ -76,7 +76,8 @@ async function onBedrock(ws: string, script: StubScript, extra: Record<string, s
   });
 }
 
-describe("Claude Code on Bedrock, signed by the gateway (bwrap)", () => {
+// Real CLIs under bwrap on a shared machine: a minute is not always enough.
+describe("Claude Code on Bedrock, signed by the gateway (bwrap)", { timeout: 180_000 }, () => {
   it("writes a file through the stub runtime; every request is correctly signed; usage is counted; no AWS value reaches the agent or leaves the host", async () => {
     const ws = makeRepo();
     const probe = path.join(ws, "probe.txt");
@@ -128,6 +129,8 @@ describe("Claude Code on Bedrock, signed by the gateway (bwrap)", () => {
     const results = path.dirname(main.outputs["patch-path"]!);
     const leaked = filesUnder(results).flatMap((f) => AWS_VALUES.filter((v) => readFileSync(f, "latin1").includes(v)).map((v) => `${f}: ${v.slice(0, 6)}…`));
     expect(leaked).toEqual([]);
+    // Claude Code's own inference-profile listing is refused quietly: not a network attempt of the agent.
+    expect(readFileSync(path.join(results, "trace.jsonl"), "utf8")).not.toContain('"type":"network_blocked"');
     expect(main.log).toMatch(/Model gateway: signing bedrock requests with credentials from AWS_ACCESS_KEY_ID with AWS_SESSION_TOKEN/);
   });
 
@@ -161,6 +164,23 @@ describe("Claude Code on Bedrock, signed by the gateway (bwrap)", () => {
     expect(usage.inputTokens).toBeGreaterThan(0);
     const log = main.rawStdout.replace(/^::add-mask::.*$/gm, "");
     for (const v of AWS_VALUES) expect(log).not.toContain(v);
+    // (OpenCode's start-up and shutdown under bwrap take most of a minute on a loaded machine; its two model requests take milliseconds.)
+  });
+
+  it("without AWS credentials on the runner: fails before the agent starts, naming provider, what it looked for and the auth action", async () => {
+    const ws = makeRepo();
+    const before = stub.requests.length;
+    const main = await runStep("main", {
+      workspace: ws,
+      inputs: { agent: "claude", provider: "bedrock", model: MODEL, "base-url": stub.url, prompt: "p", "agent-version": "preinstalled", sandbox: "bwrap", comment: "none" },
+      // No keys, no role; no profile file and no instance metadata for the SDK's chain to find.
+      env: { PATH: AGENT_PATH, AWS_REGION: "eu-west-3", AWS_EC2_METADATA_DISABLED: "true", AWS_CONFIG_FILE: "/nonexistent/config", AWS_SHARED_CREDENTIALS_FILE: "/nonexistent/credentials" },
+    });
+    expect(main.exitCode).not.toBe(0);
+    expect(main.log).toMatch(/Input 'provider': bedrock found no AWS credentials on the runner \(looked for AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_ROLE_ARN with AWS_WEB_IDENTITY_TOKEN_FILE, then the AWS SDK's default chain/);
+    expect(main.log).toMatch(/Add aws-actions\/configure-aws-credentials/);
+    expect(main.log).not.toMatch(/Starting claude/);
+    expect(stub.requests.length).toBe(before);
   });
 
   it("an agent whose CLI cannot reach the provider is one error naming provider and agent", async () => {

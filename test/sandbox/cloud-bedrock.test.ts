@@ -107,6 +107,10 @@ describe("Bedrock behind the gateway", () => {
     const gw = await bedrockGateway(stub, "anthropic", { budget: { maxModelRequests: 1 } });
     expect((await invoke(gw, "invoke-with-response-stream", MESSAGES, "stolen")).status).toBe(401);
     expect((await request(gw.url, "/guardrails", { method: "GET", headers: { authorization: `Bearer ${gw.placeholderKey}` } })).status).toBe(404);
+    // Claude Code's control-plane listing: refused, never forwarded, not a blocked attempt; the other refusals are.
+    expect((await request(gw.url, "/inference-profiles?type=SYSTEM_DEFINED", { method: "GET", headers: { authorization: `Bearer ${gw.placeholderKey}` } })).status).toBe(404);
+    expect(stub.requests.some((r) => r.path.startsWith("/inference-profiles"))).toBe(false);
+    expect(gw.refusals().map((r) => r.detail)).toEqual(["POST /model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke-with-response-stream: carries an API key other than the one this run gave the agent", "GET /guardrails: not a model API route"]);
     expect((await request(gw.url, `/model/${MODEL}/invoke`, { method: "GET", headers: { authorization: `Bearer ${gw.placeholderKey}` } })).status).toBe(405);
     expect((await invoke(gw, "count-tokens", { input: { invokeModel: { body: "{}" } } })).status).toBe(200);
     expect((await invoke(gw, "invoke-with-response-stream", MESSAGES)).status).toBe(200);

@@ -17,6 +17,7 @@ import { cloudCredentialFiles } from "../../src/sandbox/hostfs.js";
 import { pathProblem } from "../../src/publish/patch-rules.js";
 import { isCloudCredentialName } from "../../src/shared/cloud.js";
 import { noneSandbox } from "../../src/sandbox/none.js";
+import { createDockerBackend } from "../../src/sandbox/docker.js";
 import { HostRepo } from "../../src/git/host-repo.js";
 import { collectChanges, takeBaseline } from "../../src/git/snapshot.js";
 
@@ -141,6 +142,32 @@ describe("cloud credentials files", () => {
     expect(warnings.filter((w) => w.includes("cloud credentials file"))).toEqual([
       `sandbox: none: the agent can read the cloud credentials file ${path.join(realpathSync(ws), "gha-creds-abcdef.json")}. Use a sandbox, which hides it.`,
     ]);
+  });
+
+  it("docker mounts an empty read-only file over each one the container can see", async () => {
+    const ws = tmp("cloud-docker-");
+    execFileSync("git", ["init", "-q", "-b", "main"], { cwd: ws });
+    writeFileSync(path.join(ws, "gha-creds-0f0f.json"), '{"credential_source":{"headers":{"Authorization":"Bearer probe-oidc-request-bearer"}}}');
+    mkdirSync(path.join(ws, "ci"));
+    writeFileSync(path.join(ws, "ci", "aws-token"), "jwt");
+    const outside = path.join(tmp("cloud-docker-outside-"), "token");
+    writeFileSync(outside, "jwt");
+    const docker = createDockerBackend({ dockerPath: "/usr/bin/docker-not-called", host: { path: "/usr/bin:/bin", home: "/home/runner", dockerEnv: {} } });
+    const log = { debug: () => {}, info: () => {}, warning: () => {}, error: () => {} } as never;
+    const layout = { workspace: ws, home: tmp("h-"), tmp: tmp("t-"), outputsDir: tmp("o-"), readOnlyPaths: [] };
+    const sandbox = await docker.prepare({ layout, network: { mode: "none", allowedDomains: [] }, dockerImage: "node:24", log, credentialFiles: [path.join(ws, "ci", "aws-token"), outside] });
+    try {
+      const args = sandbox.wrap({ file: "true", args: [], cwd: ws, env: {} }).args;
+      const real = realpathSync(ws);
+      const masks = args.filter((a) => a.includes("cloud-credentials-hidden"));
+      expect(masks.map((m) => /target=([^,]+)/.exec(m)![1]).sort()).toEqual([path.join(real, "ci", "aws-token"), path.join(real, "gha-creds-0f0f.json")].sort());
+      expect(masks.every((m) => m.endsWith(",readonly"))).toBe(true);
+      expect(readFileSync(/source=([^,]+)/.exec(masks[0]!)![1]!, "utf8")).toBe("");
+      // A file outside every mount is not visible in the container: nothing to hide there.
+      expect(args.join(" ")).not.toContain(outside);
+    } finally {
+      await sandbox.cleanup();
+    }
   });
 
   it("are refused as patch paths", () => {

@@ -115,7 +115,14 @@ export async function createUpstream(opts: CloudUpstreamOptions): Promise<CloudU
   return {
     provider: "bedrock",
     upstream,
-    ...(opts.wire === "anthropic" ? { routes: INVOKE_ROUTES, forwardedHeaderPrefixes: ["x-amzn-bedrock-"] } : {}),
+    ...(opts.wire === "anthropic"
+      ? {
+          routes: INVOKE_ROUTES,
+          forwardedHeaderPrefixes: ["x-amzn-bedrock-"],
+          // Claude Code lists the system inference profiles (control plane) to pick model ids; it keeps its built-in ones when refused.
+          quietlyRefused: [{ method: "GET", path: /^\/inference-profiles$/ }],
+        }
+      : {}),
     priceTable: CLOUD_PRICE_TABLES.bedrock!,
     credentialSource: source,
     sign: (request) => sign(signer, request),

@@ -51,6 +51,12 @@ export interface CloudUpstream {
   readonly upstream: URL;
   /** The cloud's own routes the agent calls, when they are not the wire API's (undefined: the wire's routes, under `upstream`). */
   readonly routes?: CloudRoute[];
+  /**
+   * Requests the CLI makes on its own that are answered 404 without being
+   * recorded as blocked network attempts (Claude Code's listing of Bedrock
+   * inference profiles, a control-plane read it does without and falls back from).
+   */
+  readonly quietlyRefused?: Array<{ method: string; path: RegExp }>;
   /** Request header name prefixes forwarded besides the wire API's allowlist (Bedrock's `x-amzn-bedrock-`). */
   readonly forwardedHeaderPrefixes?: string[];
   /** The price table's provider id for this cloud's model ids and prices (genai-prices: `aws` for Bedrock). */
