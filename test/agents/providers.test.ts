@@ -5,7 +5,7 @@
  * ANTHROPIC_BEDROCK_BASE_URL, CLAUDE_CODE_SKIP_BEDROCK_AUTH, and the
  * Authorization of ANTHROPIC_CUSTOM_HEADERS it sends when auth is skipped).
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -13,8 +13,6 @@ import { parseSettings } from "../../src/config/parse.js";
 import { claudeProviderEnv } from "../../src/agents/claude.js";
 import { geminiAgent, geminiEndpointEnv } from "../../src/agents/gemini.js";
 import { testContext } from "./helpers.js";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { chooseProvider, supportedProviders } from "../../src/agents/providers.js";
 import { agentBackend } from "../../src/agents/registry.js";
 import { AGENT_BACKENDS } from "../../src/shared/agents.js";
