@@ -149,6 +149,28 @@ describe("Azure credential (api-key, @azure/identity)", () => {
     expect(bearerOf(await auth.headers())).toBe(bearer);
   });
 
+  it("gets a new Entra bearer once the one it holds nears expiry", async () => {
+    const shortLived = await startFakeEntra({ lifetimeSeconds: 2 });
+    tls.setDefaultCACertificates([...tls.getCACertificates("default"), readCa(shortLived.caFile)]);
+    try {
+      const auth = await createAzureAuth(
+        azureCredentialSource(
+          { AZURE_CLIENT_ID: shortLived.clientId, AZURE_TENANT_ID: shortLived.tenantId, AZURE_FEDERATED_TOKEN_FILE: shortLived.federatedTokenFile, AZURE_AUTHORITY_HOST: shortLived.authorityHost },
+          {},
+        ),
+        "openai",
+      );
+      const first = bearerOf(await auth.headers());
+      await sleep(2200);
+      const second = bearerOf(await auth.headers());
+      expect(second).not.toBe(first);
+      expect(shortLived.accessTokens()).toEqual([first, second]);
+      expect(shortLived.accessTokenProblem(second)).toBeUndefined();
+    } finally {
+      await shortLived.close();
+    }
+  });
+
   it("gets an Entra bearer from the job's OIDC token (client assertion) when there is no token file", async () => {
     const source = azureCredentialSource(
       {
