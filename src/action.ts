@@ -10,7 +10,7 @@
  */
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { otelSecretValues, rawSecretValues } from "./config/host.js";
+import { cloudSecretValues, otelSecretValues, rawSecretValues } from "./config/host.js";
 import { readInputFiles } from "./config/input-files.js";
 import { inputStagingDir } from "./config/input-files.js";
 import { configFilePath, parseSettings } from "./config/parse.js";
@@ -39,7 +39,7 @@ import { inputsNameThread, repositoryOfRemote } from "./shared/item-ref.js";
 export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
   // Mask before anything else can print them, even if parsing fails below.
   const secretValues = rawSecretValues(io.inputs);
-  secretValues.push(...otelSecretValues(io.host));
+  secretValues.push(...otelSecretValues(io.host), ...cloudSecretValues(io.host));
   for (const v of secretValues) io.setSecret(v);
   const redactor = new Redactor(secretValues);
   const log = filteredLogger(io.log, (s) => redactor.redact(s));
@@ -128,6 +128,7 @@ async function openStep(io: ActionIO, log: Logger, redactor: Redactor): Promise<
   const parse = (configFile?: { text: string | undefined; source: string }) =>
     parseSettings(io.inputs, {
       cwd: io.host.workspace,
+      cloudDefaults: io.host.cloud,
       eventProvidesPrompt,
       configOrigin: configFile ? origins.base : origins.checkedOut,
       notice,

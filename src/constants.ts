@@ -17,8 +17,16 @@ export const INPUTS = {
   "agent-command": { description: "For `agent: command`: the command line to run (shell words). The prompt arrives on stdin." },
   model: { description: "Model id. Defaults to the backend's default." },
   "base-url": {
-    description: "Model API base URL (a gateway, a proxy, a local server), as the provider's SDK takes it: Anthropic and Gemini without a version path, OpenAI-style with `/v1`.",
+    description:
+      "Model API base URL (a gateway, a proxy, a local server), as the provider's SDK takes it: Anthropic and Gemini without a version path, OpenAI-style with `/v1`. For a cloud `provider`, the cloud endpoint to sign for (a private endpoint): Bedrock's runtime URL, Vertex AI's, or the Azure resource's.",
   },
+  provider: {
+    description:
+      "Where model requests go: `anthropic`, `openai`, `gemini`, or a cloud: `bedrock` (AWS), `vertex` (Google Cloud), `azure`. Defaults to the agent's own. For a cloud the model gateway reads the credentials the official auth action left on the runner and signs every request; the agent never holds them (see Cloud providers).",
+  },
+  "aws-region": { description: "For `provider: bedrock`: the AWS region. Defaults to `AWS_REGION` (or `AWS_DEFAULT_REGION`) on the runner." },
+  "vertex-project": { description: "For `provider: vertex`: the Google Cloud project. Defaults to `GOOGLE_CLOUD_PROJECT` on the runner." },
+  "vertex-region": { description: "For `provider: vertex`: the region (`global`, `us-east5`, …). Defaults to `CLOUD_ML_REGION` (or `GOOGLE_CLOUD_LOCATION`) on the runner." },
   prompt: { description: "The task. On comment triggers, defaults to the comment text after the trigger phrase." },
   "prompt-file": { description: "Path of a file holding the prompt (instead of `prompt`)." },
   attachments: {

@@ -8,6 +8,7 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { installAgent, type InstallContext } from "./agents/install.js";
 import { agentBackend } from "./agents/registry.js";
+import { chooseProvider, type ProviderChoice } from "./agents/providers.js";
 import { runContextText } from "./agents/run-context.js";
 import type { AgentBackend, AgentContext, AgentInvocation, InstalledAgent } from "./agents/types.js";
 import { stageAttachments, type StagedAttachments } from "./config/attachments.js";
@@ -25,6 +26,7 @@ import { buildAgentEnv } from "./sandbox/env.js";
 import { runProcessTree, type ProcessOutcome } from "./sandbox/process.js";
 import { chooseSandbox } from "./sandbox/registry.js";
 import { baseUrlFor, startModelGateway, type ModelGateway } from "./sandbox/gateway.js";
+import { isCloud } from "./shared/agents.js";
 import type { PreparedSandbox, SandboxBackend, SandboxHost, SandboxLayout, SpawnSpec } from "./sandbox/types.js";
 import type { TracedEvent } from "./shared/events.js";
 import { formatEvent } from "./trace/live-log.js";
@@ -74,13 +76,14 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   const startedAt = new Date();
   const backend = agentBackend(settings.agent.backend);
   // --- prepare: nothing below may start the agent until every check passed.
+  const choice = chooseProvider(backend, settings.agent);
   await checkOptions(settings, backend, deps.log);
   const { repo, baseline } = await measureStart(settings, deps);
   const stage = await layOut(settings, backend, deps);
   const sandboxBackend = await chooseSandbox(settings.sandbox.choice, deps.log, deps.sandboxHost, { dockerImage: settings.sandbox.dockerImage });
   // The model key stays on the host: the agent talks to a loopback gateway that injects it.
-  const gateway = await startGatewayFor(backend, settings, deps.log);
-  const launch = await prepareLaunch(settings, deps, backend, stage, sandboxBackend, gateway);
+  const gateway = choice ? await startGatewayFor(choice, backend, settings, deps) : undefined;
+  const launch = await prepareLaunch(settings, deps, backend, stage, sandboxBackend, gateway && choice ? { gateway, choice } : undefined);
   // --- run: from here on, failures become the result instead of exceptions.
   const ran = await runTraced(settings, deps, backend, launch, gateway, stage);
   // --- collect
@@ -166,8 +169,9 @@ async function prepareLaunch(
   backend: AgentBackend,
   { layout, installed, attachments }: Stage,
   sandboxBackend: SandboxBackend,
-  gateway: ModelGateway | undefined,
+  model: { gateway: ModelGateway; choice: ProviderChoice } | undefined,
 ): Promise<Launch> {
+  const gateway = model?.gateway;
   const { log } = deps;
   const runId = deps.runId ?? randomUUID();
   // Set once prepared, so a failure before the agent starts still tears it down.
@@ -177,15 +181,20 @@ async function prepareLaunch(
       layout,
       network: settings.run.network,
       log,
+      ...(deps.sandboxHost.credentialFiles?.length ? { credentialFiles: deps.sandboxHost.credentialFiles } : {}),
       ...(gateway ? { gateway: { host: "127.0.0.1", port: gateway.port } } : {}),
       ...(settings.sandbox.dockerImage ? { dockerImage: settings.sandbox.dockerImage } : {}),
     }));
     if (gateway && settings.run.network.mode === "none")
       log.warning("network: none leaves the agent no route to the model gateway; use network: model-only for model-backed agents.");
-    const endpoint =
-      gateway && backend.provider
-        ? { baseUrl: sandbox.reachable(baseUrlFor(backend.provider, gateway.url)), apiKey: gateway.placeholderKey }
-        : undefined;
+    const endpoint = model
+      ? {
+          baseUrl: sandbox.reachable(baseUrlFor(model.choice.wire, model.gateway.url)),
+          apiKey: model.gateway.placeholderKey,
+          provider: model.choice.provider,
+          cloud: settings.agent.cloud,
+        }
+      : undefined;
     const ctx: AgentContext = {
       agent: settings.agent,
       run: attachments ? { ...settings.run, prompt: settings.run.prompt + attachments.promptText } : settings.run,
@@ -207,6 +216,8 @@ async function prepareLaunch(
       runId,
     });
     for (const name of agentEnv.missingForwards) log.warning(`Input 'forward-env': ${name} is not set on the runner; not passed.`);
+    for (const name of agentEnv.withheldCloud)
+      log.warning(`Input 'secrets': ${name} is a cloud credential; it stays on the runner (the model gateway signs cloud requests) and is not passed to the agent.`);
     const env = { ...agentEnv.env, ...sandbox.env() };
     const spawnSpec = sandbox.wrap({ file: invocation.file, args: invocation.args, cwd: settings.workspace, env });
     const verifyEnv = settings.verify
@@ -489,6 +500,8 @@ function buildResult({ settings, deps, backend, startedAt, baseline, stage, laun
       leftoverProcessesKilled: outcome.leftoversKilled,
       ...(installed.install ? { install: installed.install } : {}),
       ...(gateway ? { gateway: gateway.stats(), cliUsage: events.usage, modelRequests: gateway.requestLog() } : {}),
+      // Input `provider` as used (the span's gen_ai.provider.name names a cloud).
+      ...(settings.agent.provider ? { provider: settings.agent.provider } : {}),
       ...(attachments ? { attachments: attachments.record } : {}),
       // Epoch ms, for the benchmark's overhead numbers.
       timings: { spawnedAt: ran.spawnedAt, exitedAt: ran.spawnedAt + outcome.durationMs },
@@ -519,8 +532,30 @@ const PROVIDER_DEFAULT_URL = {
  * Starts the model gateway for backends that talk to a model. The key comes
  * from `secrets`; without one, only a custom base-url (a local server) may work.
  */
-async function startGatewayFor(backend: AgentBackend, settings: Settings, log: Logger): Promise<ModelGateway | undefined> {
-  if (!backend.provider) return undefined;
+async function startGatewayFor({ provider, wire }: ProviderChoice, backend: AgentBackend, settings: Settings, deps: RunnerDeps): Promise<ModelGateway> {
+  const { log } = deps;
+  const common = {
+    provider: wire,
+    // Provider-side fetching would get around the network policy; only `open` has none to get around.
+    allowProviderFetch: settings.run.network.mode === "open",
+    ...(settings.budget ? { budget: settings.budget, modelPrices: settings.budget.modelPrices } : {}),
+    log,
+  };
+  if (isCloud(provider)) {
+    // The cloud's library is loaded only now; its credentials are resolved before any agent starts.
+    const { cloudUpstream } = await import("./sandbox/cloud/registry.js");
+    const cloud = await cloudUpstream(provider, {
+      wire,
+      cloud: settings.agent.cloud,
+      ...(settings.agent.baseUrl ? { baseUrl: settings.agent.baseUrl } : {}),
+      env: deps.sandboxHost.cloudEnv ?? {},
+      secrets: settings.run.secrets,
+      log,
+    });
+    return startModelGateway({ ...common, upstream: cloud.upstream.href, apiKey: "", cloud });
+  }
+  if (provider !== backend.provider)
+    throw new ConfigurationError(`Input 'provider': agent '${settings.agent.name}' speaks '${backend.provider ?? "none"}' with a key of its own; 'provider: ${provider}' is not available for it.`);
   const keyName = backend.keyNames.find((n) => settings.run.secrets[n]);
   if (!keyName && !settings.agent.baseUrl)
     throw new ConfigurationError(
@@ -528,13 +563,9 @@ async function startGatewayFor(backend: AgentBackend, settings: Settings, log: L
     );
   if (!keyName) log.warning(`No ${backend.keyNames.join("/")} in secrets: model requests to ${settings.agent.baseUrl} carry no key.`);
   return startModelGateway({
-    provider: backend.provider,
-    upstream: settings.agent.baseUrl ?? PROVIDER_DEFAULT_URL[backend.provider],
+    ...common,
+    upstream: settings.agent.baseUrl ?? PROVIDER_DEFAULT_URL[wire],
     apiKey: keyName ? settings.run.secrets[keyName]! : "",
-    // Provider-side fetching would get around the network policy; only `open` has none to get around.
-    allowProviderFetch: settings.run.network.mode === "open",
-    ...(settings.budget ? { budget: settings.budget, modelPrices: settings.budget.modelPrices } : {}),
-    log,
   });
 }
 

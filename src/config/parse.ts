@@ -11,6 +11,8 @@ import { z } from "zod";
 import { INPUTS, type InputName, type InputSpec } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
 import { artifactNameProblem } from "../shared/artifact-name.js";
+import { CLOUD_CREDENTIAL_PREFIXES, isCloudCredentialName } from "../shared/cloud.js";
+import { PROVIDERS, type CloudSettings } from "../shared/agents.js";
 import { parseSafeOutputs, SAFE_OUTPUTS_SERVER, type SafeOutputsConfig } from "../safe-outputs/config.js";
 import { attachmentPatterns } from "./attachments.js";
 import { inside, outputSchemaDocument, resolveInsideWorkspace } from "./input-files.js";
@@ -61,6 +63,8 @@ export interface ParseContext {
   configOrigin?: ConfigOrigin;
   /** Told which keys of a config file the workflow does not control were ignored. */
   notice?: (message: string) => void;
+  /** The runner's AWS_REGION, GOOGLE_CLOUD_PROJECT and CLOUD_ML_REGION (config/host.ts): defaults of the cloud inputs. */
+  cloudDefaults?: CloudSettings;
 }
 
 /** The config file's path relative to `cwd` (the `config-file` input or the default), and whether it was given. */
@@ -165,8 +169,14 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   if (baseUrl && !z.string().url().safeParse(baseUrl).success)
     problems.add("base-url", `'${baseUrl}' is not a URL; write it like https://api.example.com or http://127.0.0.1:8080/v1.`);
 
+  const providerRaw = str("provider")?.trim() || undefined;
+  if (providerRaw && !(PROVIDERS as readonly string[]).includes(providerRaw)) problems.add("provider", `'${providerRaw}' is not allowed; use one of: ${PROVIDERS.join(", ")}.`);
+  const cloud = cloudSettings((n) => str(n)?.trim() || undefined, ctx.cloudDefaults ?? {}, problems);
+
   const agentCandidate = {
     name: backend,
+    provider: providerRaw && (PROVIDERS as readonly string[]).includes(providerRaw) ? providerRaw : undefined,
+    cloud,
     backend,
     version: str("agent-version")?.trim() || undefined,
     command,
@@ -201,6 +211,13 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   const forwardEnv = list("forward-env");
   for (const name of forwardEnv)
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) problems.add("forward-env", `'${name}' is not an environment variable name.`);
+  // Named on purpose, so refused rather than dropped: the agent must never hold a cloud credential.
+  for (const [input, names] of [["forward-env", forwardEnv], ["env", Object.keys(agentCandidate.env)]] as const)
+    for (const name of names.filter(isCloudCredentialName))
+      problems.add(
+        input,
+        `'${name}' is a cloud credential variable (${CLOUD_CREDENTIAL_PREFIXES}), which never reaches the agent; remove it. The model gateway reads cloud credentials on the runner and signs model requests itself (input 'provider').`,
+      );
 
   const runCandidate = {
     prompt,
@@ -474,6 +491,23 @@ function parsePermissions(v: ConfigValue | undefined, problems: Problems): Permi
     }
   }
   return PermissionPolicy.parse({ default: parsed.data.default ?? "allow", rules });
+}
+
+/** The cloud inputs, each defaulting to the runner's variable; region and project names are checked for shape (they become URL parts). */
+function cloudSettings(str: (name: InputName) => string | undefined, defaults: CloudSettings, problems: Problems): CloudSettings {
+  const out: CloudSettings = {};
+  const take = (input: InputName, key: keyof CloudSettings, shape: RegExp, example: string) => {
+    const given = str(input);
+    // A runner default of another shape is not this run's business (the run may not use that cloud): left out, not an error.
+    const v = given ?? (defaults[key] !== undefined && shape.test(defaults[key]) ? defaults[key] : undefined);
+    if (v === undefined) return;
+    if (!shape.test(v)) problems.add(input, `'${v.slice(0, 60)}' is not a valid ${example}.`);
+    else out[key] = v;
+  };
+  take("aws-region", "awsRegion", /^[a-z]{2}(-[a-z]+)+-\d+$/, "AWS region (like us-east-1)");
+  take("vertex-project", "vertexProject", /^[a-z][a-z0-9-]{4,61}[a-z0-9]$|^[a-z0-9.:-]{6,100}$/, "Google Cloud project id (like my-project-123)");
+  take("vertex-region", "vertexRegion", /^(global|[a-z]+-[a-z]+\d+)$/, "Vertex AI region (global, us-east5, europe-west1 …)");
+  return out;
 }
 
 function parseAssignments(input: string, v: ConfigValue | undefined, problems: Problems): Record<string, string> {

@@ -54,6 +54,10 @@ export const SETTING_SOURCES: Record<InputName, SettingSource> = {
   "agent-command": "workflow",
   model: "workflow",
   "base-url": "workflow",
+  provider: "workflow",
+  "aws-region": "workflow",
+  "vertex-project": "workflow",
+  "vertex-region": "workflow",
   "max-turns": "workflow",
   "timeout-minutes": "workflow",
   // The project's check: a command run in the sandbox, like agent-command.

@@ -3,7 +3,7 @@
  * input parser); inside, the types are trusted.
  */
 import { z } from "zod";
-import { AGENT_BACKENDS, type AgentBackendName } from "../shared/agents.js";
+import { AGENT_BACKENDS, PROVIDERS, type AgentBackendName } from "../shared/agents.js";
 
 export { AGENT_BACKENDS, type AgentBackendName };
 
@@ -55,6 +55,10 @@ export const Agent = z.object({
   command: z.array(z.string()).optional(),
   model: z.string().optional(),
   baseUrl: z.string().url().optional(),
+  /** Input `provider`; undefined: the agent's own. */
+  provider: z.enum(PROVIDERS).optional(),
+  /** Inputs aws-region, vertex-project, vertex-region (defaults from the runner's AWS_REGION, GOOGLE_CLOUD_PROJECT, CLOUD_ML_REGION). */
+  cloud: z.object({ awsRegion: z.string().optional(), vertexProject: z.string().optional(), vertexRegion: z.string().optional() }).default({}),
   instructions: z.string().optional(),
   mcpServers: z.record(z.string(), McpServer).default({}),
   skills: z.array(Skill).default([]),
