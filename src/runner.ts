@@ -58,6 +58,11 @@ export interface RunnerDeps {
   session?: SessionHooks;
   /** Where and how agent CLIs are installed (tool cache, npm's environment, Actions cache). */
   install?: Pick<InstallContext, "toolCache" | "env" | "cache">;
+  /**
+   * A model gateway the caller owns (startGatewayFor), shared by several runs so that one
+   * budget covers them all (src/attempts/): used instead of starting one, and left open.
+   */
+  gateway?: ModelGateway;
 }
 
 /** Where the runner lets session carrying in: HOME is fresh before, intact after. */
@@ -77,10 +82,11 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   const stage = await layOut(settings, backend, deps);
   const sandboxBackend = await chooseSandbox(settings.sandbox.choice, deps.log, deps.sandboxHost, { dockerImage: settings.sandbox.dockerImage });
   // The model key stays on the host: the agent talks to a loopback gateway that injects it.
-  const gateway = await startGatewayFor(backend, settings, deps.log);
-  const launch = await prepareLaunch(settings, deps, backend, stage, sandboxBackend, gateway);
+  const gateway = deps.gateway ?? (await startGatewayFor(backend, settings, deps.log));
+  const ownGateway = gateway && gateway !== deps.gateway ? gateway : undefined;
+  const launch = await prepareLaunch(settings, deps, backend, stage, sandboxBackend, gateway, ownGateway);
   // --- run: from here on, failures become the result instead of exceptions.
-  const ran = await runTraced(settings, deps, backend, launch, gateway, stage.installed.version);
+  const ran = await runTraced(settings, deps, backend, launch, gateway, ownGateway, stage.installed.version);
   // --- collect
   const collected = await collect(repo, baseline, deps);
   const result = buildResult({ settings, deps, backend, startedAt, baseline, stage, launch, ran, collected, gateway });
@@ -161,6 +167,7 @@ async function prepareLaunch(
   { layout, installed, attachments }: Stage,
   sandboxBackend: SandboxBackend,
   gateway: ModelGateway | undefined,
+  ownGateway: ModelGateway | undefined,
 ): Promise<Launch> {
   const { log } = deps;
   const runId = deps.runId ?? randomUUID();
@@ -205,7 +212,7 @@ async function prepareLaunch(
     return { sandbox, ctx, invocation, spawnSpec, runId };
   } catch (e) {
     await prepared?.cleanup().catch(() => undefined);
-    await gateway?.close();
+    await ownGateway?.close();
     throw e;
   }
 }
@@ -225,6 +232,7 @@ async function runTraced(
   backend: AgentBackend,
   launch: Launch,
   gateway: ModelGateway | undefined,
+  ownGateway: ModelGateway | undefined,
   version: string,
 ): Promise<Ran> {
   const { log } = deps;
@@ -265,7 +273,7 @@ async function runTraced(
   } finally {
     await trace.close();
     await sandbox.cleanup().catch((e: unknown) => log.warning(`Sandbox cleanup failed: ${errorMessage(e)}`));
-    await gateway?.close();
+    await ownGateway?.close();
   }
   return { outcome, events: summary.summary(), eventCount, spawnedAt, stderrTail: trace.lastStderr() };
 }
@@ -401,7 +409,7 @@ const PROVIDER_DEFAULT_URL = {
  * Starts the model gateway for backends that talk to a model. The key comes
  * from `secrets`; without one, only a custom base-url (a local server) may work.
  */
-async function startGatewayFor(backend: AgentBackend, settings: Settings, log: Logger): Promise<ModelGateway | undefined> {
+export async function startGatewayFor(backend: AgentBackend, settings: Settings, log: Logger): Promise<ModelGateway | undefined> {
   if (!backend.provider) return undefined;
   const keyName = backend.keyNames.find((n) => settings.run.secrets[n]);
   if (!keyName && !settings.agent.baseUrl)
