@@ -64,6 +64,19 @@ export const INPUTS = {
       "How the delivered attempt is chosen when `attempts` > 1: `verify` (a passing attempt first, then the fewest changed lines) or `judge` (a read-only judge agent ranks the passing attempts' patches against the task; falls back to `verify` with a warning when it fails).",
     default: "verify",
   },
+  "verify-command": {
+    description:
+      "The project's own check, run after the agent (shell words, e.g. `npm test`): in the agent's sandbox, with its workspace, network policy and environment, never the model key. A non-zero exit starts a fix round (`max-fix-rounds`). Its output is kept in the trace and the artifact (`verify/verify-<n>.log`); output `verified` says how it ended.",
+  },
+  "max-fix-rounds": {
+    description:
+      "With `verify-command`: how many times (0–10) a failing check resumes the agent's session with the tail of the check's output, then checks again. A change that never passes is not committed or pushed: it stays in the comment and artifact, and the step fails.",
+    default: "2",
+  },
+  "verify-timeout-minutes": {
+    description: "Time limit of each `verify-command` run, in minutes (fractions allowed); counted within `timeout-minutes`, which covers the agent, the checks and the fix rounds together.",
+    default: "10",
+  },
   "config-file": {
     description: "YAML file with the same settings (keys are input names). Defaults to `.github/agent-runner.yml` when present; inputs set in the step override it.",
   },
@@ -185,6 +198,7 @@ export const OUTPUTS = {
   usage: "JSON, as the model gateway counted it (the same for every agent): `inputTokens`, `outputTokens`, `cachedTokens`, `costUsd` when known, `requests`.",
   "budget-exceeded": "`true` when a budget (`max-cost-usd`, `max-tokens`, `max-model-requests`) stopped the run, else `false`.",
   attempts: "JSON array, one entry per attempt (`attempts` > 1): `{attempt, conclusion, verified: passed|failed|not-run, changedLines, exitCode, chosen}`; empty with one attempt.",
+  verified: "`passed` (the last `verify-command` run passed), `failed` (it still failed after the fix rounds, or the agent failed during one) or `not-run` (no `verify-command`, or the agent failed before the first check).",
   "duration-ms": "Wall time of the agent run in milliseconds.",
   "changed-files": "JSON array of the paths the agent changed.",
   "excluded-files": "JSON array of the paths left out of the patch: already changed or created relative to the starting commit before the agent ran (by an earlier step), whether or not the agent touched them.",
@@ -227,6 +241,8 @@ export const RESULTS_FILES = {
   transcriptMd: "transcript.md",
   transcriptHtml: "transcript.html",
   outputs: "outputs",
+  /** The verify-command's output, one log per run (verify-1.log, …). */
+  verify: "verify",
   /** Copies of the files attached to the task (config/attachments.ts). */
   attachments: "attachments",
 } as const;

@@ -3,6 +3,37 @@ import type { Usage } from "./shared/events.js";
 
 export type Conclusion = "success" | "failure" | "timeout" | "cancelled" | "skipped";
 
+/** How `verify-command` ended: the last check passed, still failed, or never ran (no command, or the agent failed first). */
+export type Verified = "passed" | "failed" | "not-run";
+
+/** One run of `verify-command` (runner/verify.ts). */
+export interface VerifyRun {
+  /** 1 after the agent's first answer, 2 after the first fix round, … */
+  run: number;
+  passed: boolean;
+  exitCode: number | null;
+  signal?: string;
+  /** Stopped by `verify-timeout-minutes` (or by what was left of `timeout-minutes`). */
+  timedOut: boolean;
+  /** The process could not be started. */
+  spawnError?: string;
+  durationMs: number;
+  /** Bytes of output the check wrote (stdout and stderr); the log keeps a bounded, redacted part. */
+  outputBytes: number;
+  /** The log, relative to the results folder (verify/verify-1.log). */
+  log: string;
+}
+
+/** `verify-command`'s record in result.json. */
+export interface VerifyReport {
+  /** argv of the check. */
+  command: string[];
+  maxFixRounds: number;
+  /** Fix rounds the agent ran (resumed sessions after a failing check). */
+  fixRounds: number;
+  runs: VerifyRun[];
+}
+
 export interface RunResult {
   conclusion: Conclusion;
   /** One line saying why, when not success. */
@@ -49,6 +80,10 @@ export interface RunResult {
     excludedFiles?: string[];
   };
   structuredOutput?: unknown;
+  /** `verify-command`'s verdict; absent in results of older versions (read as `not-run`). */
+  verified?: Verified;
+  /** The checks and fix rounds, when `verify-command` was set. */
+  verify?: VerifyReport;
   /** Every attempt when `attempts` > 1; the run's own fields are the chosen attempt's. */
   attempts?: AttemptRecord[];
   attemptSelection?: AttemptSelection;
@@ -56,8 +91,6 @@ export interface RunResult {
   metadata: Record<string, unknown>;
 }
 
-/** Whether the verify command passed on an attempt's workspace (`not-run`: no verify-command, or the agent never finished). */
-export type Verified = "passed" | "failed" | "not-run";
 
 /** One attempt of a run with `attempts` > 1 (src/attempts/): a row of output `attempts` and of the comment's table. */
 export interface AttemptRecord {

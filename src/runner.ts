@@ -14,6 +14,7 @@ import { stageAttachments, type StagedAttachments } from "./config/attachments.j
 import type { Settings } from "./config/schema.js";
 import { RESULTS_FILES } from "./constants.js";
 import { ConfigurationError, errorMessage } from "./errors.js";
+import { oneLine } from "./text.js";
 import { HostRepo } from "./git/host-repo.js";
 import type { TouchedWorkspaces } from "./git/touched.js";
 import { collectChanges, takeBaseline, type Baseline, type Collected } from "./git/snapshot.js";
@@ -31,6 +32,7 @@ import { patchPieces } from "./shared/patch-pieces.js";
 import { redactPatchInPlace, type Redactor } from "./shared/redact.js";
 import { SummaryBuilder, type EventSummary } from "./trace/summary.js";
 import { TraceWriter } from "./trace/writer.js";
+import { agentVerifyFixRounds, describeVerifyRun, displayCommand, runVerifyCommand, type RoundsOutcome, type RoundSteps } from "./runner/verify.js";
 
 export interface RunnerDeps {
   log: Logger;
@@ -86,7 +88,7 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   const ownGateway = gateway && gateway !== deps.gateway ? gateway : undefined;
   const launch = await prepareLaunch(settings, deps, backend, stage, sandboxBackend, gateway, ownGateway);
   // --- run: from here on, failures become the result instead of exceptions.
-  const ran = await runTraced(settings, deps, backend, launch, gateway, ownGateway, stage.installed.version);
+  const ran = await runTraced(settings, deps, backend, launch, gateway, ownGateway, stage);
   // --- collect
   const collected = await collect(repo, baseline, deps);
   const result = buildResult({ settings, deps, backend, startedAt, baseline, stage, launch, ran, collected, gateway });
@@ -157,6 +159,10 @@ interface Launch {
   ctx: AgentContext;
   invocation: AgentInvocation;
   spawnSpec: SpawnSpec;
+  /** The agent's environment before wrapping: fix rounds start with it again. */
+  env: Record<string, string>;
+  /** The check's environment: the agent's allowlist without the backend's own variables (its config, the gateway placeholder). */
+  verifyEnv: Record<string, string>;
   runId: string;
 }
 
@@ -208,8 +214,12 @@ async function prepareLaunch(
       runId,
     });
     for (const name of agentEnv.missingForwards) log.warning(`Input 'forward-env': ${name} is not set on the runner; not passed.`);
-    const spawnSpec = sandbox.wrap({ file: invocation.file, args: invocation.args, cwd: settings.workspace, env: { ...agentEnv.env, ...sandbox.env() } });
-    return { sandbox, ctx, invocation, spawnSpec, runId };
+    const env = { ...agentEnv.env, ...sandbox.env() };
+    const spawnSpec = sandbox.wrap({ file: invocation.file, args: invocation.args, cwd: settings.workspace, env });
+    const verifyEnv = settings.verify
+      ? { ...buildAgentEnv({ layout, run: settings.run, withheldSecrets: gateway ? backend.keyNames : [], backendEnv: {}, pathPrepend: [path.dirname(installed.binPath)], runId }).env, ...sandbox.env() }
+      : {};
+    return { sandbox, ctx, invocation, spawnSpec, env, verifyEnv, runId };
   } catch (e) {
     await prepared?.cleanup().catch(() => undefined);
     await ownGateway?.close();
@@ -218,64 +228,152 @@ async function prepareLaunch(
 }
 
 interface Ran {
+  /** The last agent round's process; durationMs and leftoversKilled cover every round and check. */
   outcome: ProcessOutcome;
   events: EventSummary;
   eventCount: number;
   spawnedAt: number;
   stderrTail: string;
+  verify: RoundsOutcome;
+  /** `timeout-minutes` ran out during a check. */
+  verifyTimedOut: boolean;
 }
 
-/** The agent's process tree, its output parsed into events as it streams; sandbox and gateway closed after. */
-async function runTraced(
-  settings: Settings,
-  deps: RunnerDeps,
-  backend: AgentBackend,
-  launch: Launch,
-  gateway: ModelGateway | undefined,
-  ownGateway: ModelGateway | undefined,
-  version: string,
-): Promise<Ran> {
+/**
+ * The agent's process tree, its output parsed into events as it streams; with
+ * `verify-command`, the checks and fix rounds after it (runner/verify.ts), all
+ * within `timeout-minutes`, in the same sandbox. Sandbox and gateway closed after.
+ */
+async function runTraced(settings: Settings, deps: RunnerDeps, backend: AgentBackend, launch: Launch, gateway: ModelGateway | undefined, ownGateway: ModelGateway | undefined, stage: Stage): Promise<Ran> {
   const { log } = deps;
-  const { sandbox, ctx, invocation, spawnSpec, runId } = launch;
+  const { sandbox } = launch;
   const trace = new TraceWriter(deps.resultsDir, deps.redactor);
+  // One summary across rounds: the final message and the session are the last round's, tool calls add up.
   const summary = new SummaryBuilder();
-  const parser = backend.createParser(ctx);
   let eventCount = 0;
-  const emit = (e: Parameters<SummaryBuilder["add"]>[0], raw?: string) => {
+  const emit = (e: Parameters<SummaryBuilder["add"]>[0], raw?: string, opts: { summary: boolean } = { summary: true }) => {
     const traced = trace.event(e, raw);
     eventCount++;
-    summary.add(traced);
+    if (opts.summary) summary.add(traced);
     const line = formatEvent(traced);
     if (line) log.info(line);
     deps.onEvent?.(traced);
   };
 
-  let outcome: ProcessOutcome;
   const spawnedAt = Date.now();
-  log.info(`Starting ${settings.agent.name} (${version}) in sandbox '${sandbox.name}'.`);
+  const deadline = spawnedAt + settings.run.timeoutSeconds * 1000;
+  let outcome: ProcessOutcome | undefined;
+  let leftoversKilled = 0;
+  let verifyTimedOut = false;
+  log.info(`Starting ${settings.agent.name} (${stage.installed.version}) in sandbox '${sandbox.name}'.`);
+  const steps: RoundSteps = {
+    agent: async (round, prompt) => {
+      if (round > 0) summary.newRound();
+      outcome = await agentRound(settings, deps, backend, launch, stage, { round, prompt, deadline, trace, emit, sessionId: summary.summary().sessionId });
+      leftoversKilled += outcome.leftoversKilled;
+      const budgetStop = gateway?.budgetStopReason();
+      return { ok: !budgetStop && conclude(outcome, summary.summary(), trace.lastStderr(), undefined).conclusion === "success" };
+    },
+    verify: async (n) => {
+      const command = settings.verify!.command;
+      const ownLimit = settings.verify!.timeoutSeconds * 1000;
+      const left = Math.max(deadline - Date.now(), 1);
+      emit({ type: "tool_call", id: `verify-${n}`, name: VERIFY_TOOL, input: { command: displayCommand(command), run: n } }, undefined, { summary: false });
+      const checked = await log.group(`Verify: ${displayCommand(command)} (run ${n})`, () =>
+        runVerifyCommand(sandbox.wrap({ file: command[0]!, args: command.slice(1), cwd: settings.workspace, env: launch.verifyEnv }), {
+          n,
+          timeoutMs: Math.min(ownLimit, left),
+          runId: launch.runId,
+          resultsDir: deps.resultsDir,
+          redactor: deps.redactor,
+          ...(deps.signal ? { signal: deps.signal } : {}),
+        }),
+      );
+      if (checked.run.timedOut && left < ownLimit) verifyTimedOut = true;
+      emit({ type: "tool_result", id: `verify-${n}`, name: VERIFY_TOOL, output: checked.tail, isError: !checked.run.passed }, undefined, { summary: false });
+      log.info(`verify-command run ${n}: ${describeVerifyRun(checked.run)}; output in ${checked.run.log}.`);
+      return checked;
+    },
+    stopped: () => Date.now() >= deadline || Boolean(deps.signal?.aborted),
+  };
+  let verify: RoundsOutcome;
   try {
-    outcome = await log.group(`Agent: ${settings.agent.name}`, () =>
-      runProcessTree(spawnSpec, {
-        ...(invocation.stdin !== undefined ? { stdin: invocation.stdin } : {}),
-        timeoutMs: settings.run.timeoutSeconds * 1000,
-        runId,
-        ...(deps.signal ? { signal: deps.signal } : {}),
-        onStdoutLine: (line) => {
-          trace.stdoutLine(line);
-          for (const e of safeParse(() => parser.push(line))) emit(e, line);
-        },
-        onStderr: (chunk) => trace.stderrChunk(chunk),
-        flowControl: trace,
-      }),
-    );
-    for (const e of safeParse(() => parser.end())) emit(e);
+    verify = await agentVerifyFixRounds(settings.verify, steps);
     for (const b of [...sandbox.blockedAttempts(), ...(gateway?.refusals() ?? [])]) emit({ type: "network_blocked", host: b.host, ...(b.detail ? { detail: b.detail } : {}) });
   } finally {
     await trace.close();
     await sandbox.cleanup().catch((e: unknown) => log.warning(`Sandbox cleanup failed: ${errorMessage(e)}`));
     await ownGateway?.close();
   }
-  return { outcome, events: summary.summary(), eventCount, spawnedAt, stderrTail: trace.lastStderr() };
+  // The first round always runs: the loop starts with it.
+  const last = outcome!;
+  return {
+    outcome: { ...last, durationMs: Date.now() - spawnedAt, leftoversKilled, timedOut: last.timedOut || verifyTimedOut },
+    events: summary.summary(),
+    eventCount,
+    spawnedAt,
+    stderrTail: trace.lastStderr(),
+    verify,
+    verifyTimedOut,
+  };
+}
+
+/** The name the checks carry in the trace (a tool call of the runner's, not the agent's). */
+const VERIFY_TOOL = "verify-command";
+
+interface RoundRequest {
+  round: number;
+  /** A fix round's prompt; undefined for the task itself. */
+  prompt: string | undefined;
+  deadline: number;
+  trace: TraceWriter;
+  emit: (e: Parameters<SummaryBuilder["add"]>[0], raw?: string) => void;
+  /** The session the agent reported so far: a fix round resumes it. */
+  sessionId: string | undefined;
+}
+
+/**
+ * One agent process: the task (round 0), or a fix round resuming the session
+ * with the check's output as its prompt (the command agent, which has no
+ * session, starts again with that prompt in the workspace as it left it).
+ */
+async function agentRound(settings: Settings, deps: RunnerDeps, backend: AgentBackend, launch: Launch, stage: Stage, req: RoundRequest): Promise<ProcessOutcome> {
+  const { invocation, spawnSpec, ctx } = req.round === 0 ? { ...launch } : fixLaunch(settings, backend, launch, stage, req);
+  const parser = backend.createParser(ctx);
+  const title = req.round === 0 ? `Agent: ${settings.agent.name}` : `Agent: ${settings.agent.name} (fix round ${req.round})`;
+  const outcome = await deps.log.group(title, () =>
+    runProcessTree(spawnSpec, {
+      ...(invocation.stdin !== undefined ? { stdin: invocation.stdin } : {}),
+      timeoutMs: Math.max(req.deadline - Date.now(), 1),
+      runId: launch.runId,
+      ...(deps.signal ? { signal: deps.signal } : {}),
+      onStdoutLine: (line) => {
+        req.trace.stdoutLine(line);
+        for (const e of safeParse(() => parser.push(line))) req.emit(e, line);
+      },
+      onStderr: (chunk) => req.trace.stderrChunk(chunk),
+      flowControl: req.trace,
+    }),
+  );
+  for (const e of safeParse(() => parser.end())) req.emit(e);
+  return outcome;
+}
+
+/** A fix round's command: the same agent, its session resumed (never forked), the check's output as the prompt, no attachments again. */
+function fixLaunch(settings: Settings, backend: AgentBackend, launch: Launch, stage: Stage, req: RoundRequest): { invocation: AgentInvocation; spawnSpec: SpawnSpec; ctx: AgentContext } {
+  const { attachments: _attachments, ...rest } = launch.ctx;
+  void _attachments;
+  const ctx: AgentContext = {
+    ...rest,
+    run: {
+      ...launch.ctx.run,
+      prompt: req.prompt ?? "",
+      ...(req.sessionId ? { resumeSessionId: req.sessionId, continueLast: false } : { resumeSessionId: undefined, continueLast: backend.name !== "command" }),
+      forkSession: false,
+    },
+  };
+  const invocation = backend.command(ctx, stage.installed);
+  return { invocation, ctx, spawnSpec: launch.sandbox.wrap({ file: invocation.file, args: invocation.args, cwd: settings.workspace, env: launch.env }) };
 }
 
 /** The patch from the private repository; a failure is recorded, not thrown, so the run still reports. */
@@ -334,10 +432,11 @@ function buildResult({ settings, deps, backend, startedAt, baseline, stage, laun
   const { installed, attachments } = stage;
   // A budget that stopped the model requests is the reason, whatever the CLI made of the refusal.
   const budgetStop = gateway?.budgetStopReason();
-  const { conclusion, reason } =
+  const agentEnd =
     budgetStop && !outcome.spawnError && !outcome.cancelled
       ? { conclusion: "failure" as const, reason: budgetStop }
       : conclude(outcome, events, ran.stderrTail, collected.error, (code, tail) => backend.describeExit?.(code, tail));
+  const { conclusion, reason } = withVerdict(agentEnd, ran, settings);
   return deps.redactor.redactValue({
     conclusion,
     ...(reason ? { reason } : {}),
@@ -359,6 +458,8 @@ function buildResult({ settings, deps, backend, startedAt, baseline, stage, laun
     networkBlocked: events.networkBlocked,
     ...(events.sessionId ? { sessionId: events.sessionId } : {}),
     ...(events.result?.structuredOutput !== undefined ? { structuredOutput: events.result.structuredOutput } : {}),
+    verified: ran.verify.verified,
+    ...(ran.verify.report ? { verify: ran.verify.report } : {}),
     // The gateway saw every model request: one figure, counted the same way for every CLI.
     usage: gateway ? gateway.usage() : events.usage,
     ...(gateway?.budgetStop()?.kind === "exceeded" ? { budgetExceeded: true } : {}),
@@ -426,6 +527,24 @@ export async function startGatewayFor(backend: AgentBackend, settings: Settings,
     ...(settings.budget ? { budget: settings.budget, modelPrices: settings.budget.modelPrices } : {}),
     log,
   });
+}
+
+/**
+ * The check's verdict on top of the agent's ending: a change that still fails
+ * is not a success (delivery then holds it back), and `timeout-minutes`
+ * running out during a check is a timeout.
+ */
+function withVerdict(agentEnd: { conclusion: Conclusion; reason?: string }, ran: Ran, settings: Settings): { conclusion: Conclusion; reason?: string } {
+  const report = ran.verify.report;
+  if (agentEnd.conclusion !== "success" && !(agentEnd.conclusion === "timeout" && ran.verifyTimedOut)) return agentEnd;
+  if (ran.verifyTimedOut) return { conclusion: "timeout", reason: "The 'timeout-minutes' limit ran out during verify-command; the check was stopped." };
+  if (ran.verify.verified !== "failed" || !report) return agentEnd;
+  const last = report.runs.at(-1)!;
+  const rounds = `${report.fixRounds} fix round${report.fixRounds === 1 ? "" : "s"}`;
+  return {
+    conclusion: "failure",
+    reason: `verify-command \`${oneLine(displayCommand(settings.verify?.command ?? []), 120)}\` still fails after ${rounds} (run ${last.run}: ${describeVerifyRun(last)}); the changes are not delivered to a branch.`,
+  };
 }
 
 /** A parser bug must not lose the run: the raw line is already in stdout.jsonl. */

@@ -19,7 +19,7 @@ import type { AgentBackend, AgentContext } from "../agents/types.js";
 import type { Settings } from "../config/schema.js";
 import { RESULTS_FILES } from "../constants.js";
 import { errorMessage, isConfigurationError } from "../errors.js";
-import type { AttemptRecord, AttemptSelection, RunResult, Verified } from "../result.js";
+import type { AttemptRecord, AttemptSelection, RunResult } from "../result.js";
 import { runAgent, startGatewayFor, type RunnerDeps, type SessionHooks } from "../runner.js";
 import type { ModelGateway } from "../sandbox/gateway.js";
 import type { Usage } from "../shared/events.js";
@@ -64,7 +64,7 @@ interface Outcome {
   error?: unknown;
 }
 
-export async function runAttempts(settings: Settings, deps: RunnerDeps & { runId: string }, runOne: RunOne = runAgent): Promise<RunResult> {
+export async function runAttempts(settings: Settings, deps: RunnerDeps & { runId: string }): Promise<RunResult> {
   const count = settings.attempts?.count ?? 1;
   const startedAt = new Date();
   const backend = agentBackend(settings.agent.backend);
@@ -92,7 +92,7 @@ export async function runAttempts(settings: Settings, deps: RunnerDeps & { runId
       outcomes.flatMap((o) => (o.result ? [{ attempt: o.attempt, result: o.result }] : [])).map(async ({ attempt, result }) => ({
         attempt,
         result,
-        verified: verifiedOf(result),
+        verified: result.verified ?? "not-run",
         changedLines: await changedLines(result.diff.patchPath),
       })),
     );
@@ -110,7 +110,8 @@ export async function runAttempts(settings: Settings, deps: RunnerDeps & { runId
     const base = attemptScratch(deps, n);
     const copy = await copyCheckout(source, path.join(base, "workspace"));
     const attemptSettings: Settings = { ...settings, workspace: copy.workspace, run: { ...settings.run, env: { ...settings.run.env, [ATTEMPT_VAR]: String(n) } } };
-    return runOne(attemptSettings, {
+    // The agent, then its verify and fix rounds when there is a verify command (runner/verify.ts).
+    return runAgent(attemptSettings, {
       ...deps,
       runId,
       resultsDir: path.join(deps.resultsDir, attemptDirName(n)),
@@ -122,11 +123,6 @@ export async function runAttempts(settings: Settings, deps: RunnerDeps & { runId
   }
 }
 
-/** The verify helper's figure on the result, when there is one. */
-function verifiedOf(result: RunResult): Verified {
-  const v = (result as { verified?: unknown }).verified;
-  return v === "passed" || v === "failed" ? v : "not-run";
-}
 
 async function choose(
   settings: Settings,

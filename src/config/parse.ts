@@ -37,6 +37,7 @@ import {
   type BudgetSettings,
   type InputFiles,
   type Settings,
+  type VerifySettings,
 } from "./schema.js";
 
 /** Input values as strings, keyed by input name; missing = not given. */
@@ -271,6 +272,7 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     problems.add("otel-endpoint", `'${otelEndpoint}' is not an http(s) URL; write it like https://otel-collector.example:4318 (a URL without a path gets /v1/traces).`);
 
   const budget = parseBudget(str, value("model-prices"), problems);
+  const verify = parseVerify(str, problems);
 
   const attemptsRaw = (str("attempts") ?? "1").trim() || "1";
   const attemptCount = Number(attemptsRaw);
@@ -302,7 +304,25 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     ...(otelEndpoint ? { otel: { endpoint: otelEndpoint } } : {}),
     ...(budget ? { budget } : {}),
     ...(attempts ? { attempts } : {}),
+    ...(verify ? { verify } : {}),
   };
+}
+
+/** `verify-command` (shell words, like agent-command), `max-fix-rounds` and `verify-timeout-minutes`; undefined without a command. */
+function parseVerify(str: (name: InputName) => string | undefined, problems: Problems): VerifySettings | undefined {
+  const roundsRaw = (str("max-fix-rounds") ?? "2").trim() || "2";
+  const maxFixRounds = Number(roundsRaw);
+  const roundsOk = Number.isInteger(maxFixRounds) && maxFixRounds >= 0 && maxFixRounds <= 10;
+  if (!roundsOk) problems.add("max-fix-rounds", `'${roundsRaw}' must be a whole number from 0 to 10.`);
+  const limitRaw = (str("verify-timeout-minutes") ?? "10").trim() || "10";
+  const limitMinutes = Number(limitRaw);
+  const limitOk = Number.isFinite(limitMinutes) && limitMinutes > 0;
+  if (!limitOk) problems.add("verify-timeout-minutes", `'${limitRaw}' must be a positive number of minutes (fractions allowed, e.g. 0.5).`);
+  const text = str("verify-command")?.trim();
+  if (!text) return undefined;
+  const command = shellWords("verify-command", text, problems);
+  if (!command.length || !roundsOk || !limitOk) return undefined;
+  return { command, maxFixRounds, timeoutSeconds: limitMinutes * 60 };
 }
 
 /** `max-cost-usd`, `max-tokens`, `max-model-requests` and `model-prices`; undefined when none is given. */

@@ -56,6 +56,10 @@ export const SETTING_SOURCES: Record<InputName, SettingSource> = {
   "base-url": "workflow",
   "max-turns": "workflow",
   "timeout-minutes": "workflow",
+  // The project's check: a command run in the sandbox, like agent-command.
+  "verify-command": "workflow",
+  "max-fix-rounds": "workflow",
+  "verify-timeout-minutes": "workflow",
   "max-cost-usd": "workflow",
   "max-tokens": "workflow",
   "max-model-requests": "workflow",

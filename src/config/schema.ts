@@ -109,6 +109,16 @@ export interface BudgetSettings {
   modelPrices: Record<string, ModelPriceSpec>;
 }
 
+/** `verify-command` and its fix rounds (runner/verify.ts). */
+export interface VerifySettings {
+  /** argv of the check, run in the agent's sandbox. */
+  command: string[];
+  /** `max-fix-rounds`: how many times a failing check resumes the agent (0–10). */
+  maxFixRounds: number;
+  /** `verify-timeout-minutes`, in seconds: the limit of one check, within the run's `timeout-minutes`. */
+  timeoutSeconds: number;
+}
+
 export const Phase = z.enum(["all", "run", "publish"]);
 export const CommitMethod = z.enum(["api", "git"]);
 export const ThreatDetection = z.enum(["auto", "none"]);
@@ -201,6 +211,8 @@ export interface Settings {
   budget?: BudgetSettings;
   /** `attempts`, `select` (absent: one attempt). */
   attempts?: AttemptSettings;
+  /** `verify-command`, `max-fix-rounds`, `verify-timeout-minutes` (absent: no check, output `verified` is `not-run`). */
+  verify?: VerifySettings;
   /** `otel-endpoint`, checked: where the run's trace is exported (absent: the runner's OTEL_* variables decide). */
   otel?: { endpoint: string };
 }

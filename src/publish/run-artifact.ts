@@ -135,6 +135,29 @@ const RunResultSchema = z.object({
   attemptSelection: z
     .object({ select: z.enum(["verify", "judge"]), fallback: z.string().optional(), reasons: z.array(z.string()).max(20).optional() })
     .optional(),
+  verified: z.enum(["passed", "failed", "not-run"]).optional(),
+  verify: z
+    .object({
+      command: z.array(z.string()),
+      maxFixRounds: z.number().int().nonnegative(),
+      fixRounds: z.number().int().nonnegative(),
+      runs: z
+        .array(
+          z.object({
+            run: z.number().int().positive(),
+            passed: z.boolean(),
+            exitCode: z.number().int().nullable(),
+            signal: z.string().optional(),
+            timedOut: z.boolean(),
+            spawnError: z.string().optional(),
+            durationMs: z.number().nonnegative(),
+            outputBytes: z.number().int().nonnegative(),
+            log: z.string(),
+          }),
+        )
+        .max(11),
+    })
+    .optional(),
   artifacts: z.array(z.object({ name: z.string(), id: z.string().optional(), url: z.string().optional() })),
   metadata: z.record(z.string(), z.unknown()),
 });
