@@ -58,8 +58,10 @@ export async function chooseByJudge(
   try {
     const workspace = await emptyRepository(path.join(dir, "workspace"), deps.gitEnv);
     const prompt = await judgePrompt(settings.run.prompt, candidates);
+    // No verify-command, no further attempts: the judge only answers.
+    const { verify: _verify, attempts: _attempts, ...common } = settings;
     const judgeSettings: Settings = {
-      ...settings,
+      ...common,
       workspace,
       agent: {
         ...settings.agent,
