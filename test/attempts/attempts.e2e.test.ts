@@ -10,6 +10,7 @@
  *    commits nothing;
  *  - one budget: claude with max-model-requests 2 and three attempts, each
  *    of which would need two model requests: no more than two reach the stub;
+ *  - in bwrap, each attempt sees only its own copy of the checkout;
  *  - select: judge with claude: the judge (scripted through the stub) picks
  *    attempt 2 out of three passing ones, and attempt 2's patch is delivered;
  *    a judge answering out of shape falls back to select: verify.
@@ -122,6 +123,24 @@ describe("attempts with a command agent and a verify-command", () => {
       expect(await listBranches(s.repo.origin)).toEqual(before);
     }
     console.info(`[attempts] $RANDOM outcome: ${rows.map((a) => `${a.attempt}:${a.verified}${a.chosen ? "*" : ""}`).join(" ")}`);
+  });
+});
+
+describe("attempts in bwrap", () => {
+  it("each attempt sees only its own copy: not the other attempts, not the workspace the workflow checked out", { timeout: SLOW }, async () => {
+    const ws = makeWorkspace({ "README.md": "original\n" });
+    // From its copy (…/attempts/attempt-<n>/workspace/<repo>), the agent lists the attempts folder and tries the original.
+    const agent = `bash -c 'ls ../../.. > seen.txt; if cat "$ORIG/README.md" > /dev/null 2>&1; then echo original-visible >> seen.txt; fi'`;
+    const r = await runAgentAction({ workspace: ws, timeoutMs: SLOW, inputs: { agent: "command", "agent-command": agent, prompt: "look around", sandbox: "bwrap", attempts: "3", env: `ORIG=${ws}` } });
+    expect(r.main.exitCode, r.main.log).toBe(0);
+    const dir = path.dirname(r.main.outputs["patch-path"]!);
+    for (const n of [1, 2, 3]) {
+      const patch = readFileSync(path.join(dir, `attempt-${n}`, "patch.diff"), "utf8");
+      const seen = patch.split("\n").filter((l) => l.startsWith("+") && !l.startsWith("+++")).map((l) => l.slice(1));
+      expect(seen).toEqual([`attempt-${n}`]);
+    }
+    // The original was never written.
+    expect(() => readFileSync(path.join(ws, "seen.txt"))).toThrow();
   });
 });
 
