@@ -172,15 +172,26 @@ class BoundedOutput {
 /** Runs the check once as `spec` (already wrapped by the agent's sandbox) and writes its redacted log. */
 export async function runVerifyCommand(spec: SpawnSpec, opts: VerifyProcessOptions): Promise<VerifyStepResult> {
   const output = new BoundedOutput();
+  // stderr on its own too: the two pipes arrive in any order, and an error printed early must still reach the fix prompt.
+  let stderrTail = "";
   const outcome = await runProcessTree(spec, {
     timeoutMs: opts.timeoutMs,
     runId: opts.runId,
     ...(opts.signal ? { signal: opts.signal } : {}),
     onStdoutLine: (line) => output.push(line + "\n"),
-    onStderr: (chunk) => output.push(chunk),
+    onStderr: (chunk) => {
+      output.push(chunk);
+      stderrTail = (stderrTail + chunk).slice(-4 * FIX_PROMPT_TAIL_BYTES);
+    },
   });
   // Redacted as a whole, so a secret split across chunks is still caught.
   const text = opts.redactor.redact(output.text());
+  const combined = boundedTail(text);
+  const errors = boundedTail(opts.redactor.redact(stderrTail), FIX_PROMPT_TAIL_BYTES / 2, FIX_PROMPT_TAIL_LINES / 4);
+  const tail =
+    !errors.trim() || combined.includes(errors)
+      ? combined
+      : `${errors}\n… (the lines above: the end of stderr; below: the end of all output) …\n${boundedTail(text, FIX_PROMPT_TAIL_BYTES / 2, (FIX_PROMPT_TAIL_LINES * 3) / 4)}`;
   const log = path.join(RESULTS_FILES.verify, `verify-${opts.n}.log`);
   await mkdir(path.join(opts.resultsDir, RESULTS_FILES.verify), { recursive: true });
   await writeFile(path.join(opts.resultsDir, log), text);
@@ -197,7 +208,7 @@ export async function runVerifyCommand(spec: SpawnSpec, opts: VerifyProcessOptio
       outputBytes: output.total,
       log,
     },
-    tail: boundedTail(text),
+    tail,
   };
 }
 
