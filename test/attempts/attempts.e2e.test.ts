@@ -10,6 +10,7 @@
  *    commits nothing;
  *  - one budget: claude with max-model-requests 2 and three attempts, each
  *    of which would need two model requests: no more than two reach the stub;
+ *  - phase run then phase publish: the attempts travel in the artifact;
  *  - in bwrap, each attempt sees only its own copy of the checkout;
  *  - select: judge with claude: the judge (scripted through the stub) picks
  *    attempt 2 out of three passing ones, and attempt 2's patch is delivered;
@@ -25,6 +26,7 @@ import { shellStep } from "../support/stub-model-tools.js";
 import { startStubModel, type RecordedRequest, type StubModel, type StubStep } from "../support/stub-model.js";
 import { makeWorkspace, runAgentAction } from "../agents/helpers.js";
 import { scenario, type Scenario } from "../github/scenario.js";
+import { agentScript, cloneRepo, errors, makeRepo, REPOSITORY, RUN_ID, runJob } from "../artifacts/helpers.js";
 
 const SLOW = 240_000;
 
@@ -123,6 +125,36 @@ describe("attempts with a command agent and a verify-command", () => {
       expect(await listBranches(s.repo.origin)).toEqual(before);
     }
     console.info(`[attempts] $RANDOM outcome: ${rows.map((a) => `${a.attempt}:${a.verified}${a.chosen ? "*" : ""}`).join(" ")}`);
+  });
+});
+
+describe("attempts across two jobs", () => {
+  it("phase run with attempts: 2, then phase publish: the publish job reads the attempts from the artifact (output and table)", { timeout: SLOW }, async () => {
+    results = await startFakeActionsResults({ repository: REPOSITORY });
+    const origin = makeRepo({ "README.md": "# r\n" });
+    const agent = agentScript('for i in $(seq "$AGENT_RUNNER_ATTEMPT"); do echo "line $i" >> out.txt; done\necho "attempt $AGENT_RUNNER_ATTEMPT"');
+    const run = await runJob({
+      results,
+      workspace: cloneRepo(origin),
+      runtime: { runId: RUN_ID + 26, job: "agent" },
+      inputs: { agent: "command", "agent-command": agent, prompt: "p", sandbox: "none", phase: "run", attempts: "2" },
+    });
+    expect(errors(run), run.log + run.stderr).toEqual([]);
+    const publish = await runJob({
+      results,
+      workspace: cloneRepo(origin),
+      runtime: { runId: RUN_ID + 26, job: "publish" },
+      inputs: { agent: "command", "agent-command": "false", phase: "publish" },
+    });
+    expect(errors(publish), publish.log + publish.stderr).toEqual([]);
+    expect(attemptsOf(publish.outputs)).toEqual(attemptsOf(run.outputs));
+    expect(attemptsOf(publish.outputs).map((a) => [a.attempt, a.changedLines, a.chosen])).toEqual([
+      [1, 1, true],
+      [2, 2, false],
+    ]);
+    expect(readFileSync(publish.outputs["patch-path"]!, "utf8")).toContain("+line 1");
+    expect(readFileSync(publish.outputs["patch-path"]!, "utf8")).not.toContain("+line 2");
+    expect(publish.summary).toContain("### Attempts");
   });
 });
 
