@@ -66,7 +66,8 @@ export async function agentVerifyFixRounds(verify: VerifySettings | undefined, s
   while (agent.ok && !steps.stopped()) {
     const checked = await steps.verify(runs.length + 1);
     runs.push(checked.run);
-    if (checked.run.passed || fixRounds >= verify.maxFixRounds || steps.stopped()) break;
+    // A check that cannot start is the workflow's to fix, not the agent's: no fix round for it.
+    if (checked.run.passed || checked.run.spawnError || fixRounds >= verify.maxFixRounds || steps.stopped()) break;
     fixRounds++;
     agent = await steps.agent(fixRounds, fixPrompt(verify.command, checked));
   }

@@ -103,6 +103,17 @@ describe("the loop: agent → check → fix → check", () => {
     expect(fix.calls).toEqual(["agent 0", "verify 1", "agent 1"]);
   });
 
+  it("a check that cannot start gets no fix round", async () => {
+    const steps = fakeSteps([false, true]);
+    const verify = steps.verify;
+    steps.verify = async (n) => {
+      const out = await verify(n);
+      return { ...out, run: { ...out.run, exitCode: null, spawnError: "spawn nosuch ENOENT" } };
+    };
+    expect((await agentVerifyFixRounds({ command: ["nosuch"], maxFixRounds: 2, timeoutSeconds: 60 }, steps)).verified).toBe("failed");
+    expect(steps.calls).toEqual(["agent 0", "verify 1"]);
+  });
+
   it("out of time: no fix round starts", async () => {
     const steps = fakeSteps([false, true]);
     let n = 0;
