@@ -78,6 +78,8 @@ export async function runAttempts(settings: Settings, deps: RunnerDeps & { runId
     deps.log.info(`Running ${count} attempts, ${limit} at a time, each in its own copy of the workspace${gateway ? " (one model gateway and budget for all)" : ""}.`);
     const outcomes = await pool(count, limit, async (i): Promise<Outcome> => {
       const n = i + 1;
+      // A cancelled run starts no further attempt (an already aborted signal would not stop it).
+      if (deps.signal?.aborted) return { attempt: n, error: new Error("the run was cancelled before this attempt started") };
       try {
         return { attempt: n, result: await runAttempt(n, ids[i]!) };
       } catch (e) {
@@ -122,7 +124,6 @@ export async function runAttempts(settings: Settings, deps: RunnerDeps & { runId
     });
   }
 }
-
 
 async function choose(
   settings: Settings,
