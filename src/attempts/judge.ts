@@ -2,8 +2,8 @@
  * `select: judge`: one more run of the same agent, as a judge. It gets the
  * task and the passing attempts' patches in its prompt and answers with a
  * fixed JSON object, `{"best": <attempt number>, "reasons": ["…"]}`, checked
- * with zod. It runs under the main agent's sandbox and network rules (model
- * requests through the same gateway, so the same budget), in an empty
+ * with zod. It runs in the main agent's sandbox with network `model-only`
+ * (model requests through the same gateway, so the same budget), in an empty
  * throwaway repository of its own: no attempt's workspace is reachable, and
  * nothing it writes is used. File-changing tools are denied where the
  * backend has a permission policy. Any failure (an error, a timeout, an
@@ -84,6 +84,8 @@ export async function chooseByJudge(
         resumeSessionId: undefined,
         forkSession: false,
         outputSchema: undefined,
+        // The model gateway only, whatever the attempts were allowed: the judge needs nothing else.
+        network: { mode: settings.run.network.mode === "none" ? "none" : "model-only", allowedDomains: [] },
       },
     };
     const result = await runAgent(judgeSettings, {
