@@ -32,7 +32,7 @@ import { patchPieces } from "./shared/patch-pieces.js";
 import { redactPatchInPlace, type Redactor } from "./shared/redact.js";
 import { SummaryBuilder, type EventSummary } from "./trace/summary.js";
 import { TraceWriter } from "./trace/writer.js";
-import { agentVerifyFixRounds, describeVerifyRun, displayCommand, runVerifyCommand, type RoundsOutcome, type RoundSteps } from "./runner/verify.js";
+import { agentVerifyFixRounds, describeVerifyRun, displayCommand, runVerifyCommand, type RoundsOutcome, type RoundSteps, type VerifyStepResult } from "./runner/verify.js";
 
 export interface RunnerDeps {
   log: Logger;
@@ -251,7 +251,7 @@ async function runTraced(settings: Settings, deps: RunnerDeps, backend: AgentBac
   // One summary across rounds: the final message and the session are the last round's, tool calls add up.
   const summary = new SummaryBuilder();
   let eventCount = 0;
-  const emit = (e: Parameters<SummaryBuilder["add"]>[0], raw?: string, opts: { summary: boolean } = { summary: true }) => {
+  const emit: Emit = (e, raw, opts = { summary: true }) => {
     const traced = trace.event(e, raw);
     eventCount++;
     if (opts.summary) summary.add(traced);
@@ -265,6 +265,7 @@ async function runTraced(settings: Settings, deps: RunnerDeps, backend: AgentBac
   let outcome: ProcessOutcome | undefined;
   let leftoversKilled = 0;
   let verifyTimedOut = false;
+  let checkCancelled = false;
   log.info(`Starting ${settings.agent.name} (${stage.installed.version}) in sandbox '${sandbox.name}'.`);
   const steps: RoundSteps = {
     agent: async (round, prompt) => {
@@ -275,23 +276,9 @@ async function runTraced(settings: Settings, deps: RunnerDeps, backend: AgentBac
       return { ok: !budgetStop && conclude(outcome, summary.summary(), trace.lastStderr(), undefined).conclusion === "success" };
     },
     verify: async (n) => {
-      const command = settings.verify!.command;
-      const ownLimit = settings.verify!.timeoutSeconds * 1000;
-      const left = Math.max(deadline - Date.now(), 1);
-      emit({ type: "tool_call", id: `verify-${n}`, name: VERIFY_TOOL, input: { command: displayCommand(command), run: n } }, undefined, { summary: false });
-      const checked = await log.group(`Verify: ${displayCommand(command)} (run ${n})`, () =>
-        runVerifyCommand(sandbox.wrap({ file: command[0]!, args: command.slice(1), cwd: settings.workspace, env: launch.verifyEnv }), {
-          n,
-          timeoutMs: Math.min(ownLimit, left),
-          runId: launch.runId,
-          resultsDir: deps.resultsDir,
-          redactor: deps.redactor,
-          ...(deps.signal ? { signal: deps.signal } : {}),
-        }),
-      );
-      if (checked.run.timedOut && left < ownLimit) verifyTimedOut = true;
-      emit({ type: "tool_result", id: `verify-${n}`, name: VERIFY_TOOL, output: checked.tail, isError: !checked.run.passed }, undefined, { summary: false });
-      log.info(`verify-command run ${n}: ${describeVerifyRun(checked.run)}; output in ${checked.run.log}.`);
+      const checked = await runCheck(settings, deps, launch, n, deadline, emit);
+      if (checked.stoppedByDeadline) verifyTimedOut = true;
+      if (deps.signal?.aborted) checkCancelled = true;
       return checked;
     },
     stopped: () => Date.now() >= deadline || Boolean(deps.signal?.aborted),
@@ -308,7 +295,8 @@ async function runTraced(settings: Settings, deps: RunnerDeps, backend: AgentBac
   // The first round always runs: the loop starts with it.
   const last = outcome!;
   return {
-    outcome: { ...last, durationMs: Date.now() - spawnedAt, leftoversKilled, timedOut: last.timedOut || verifyTimedOut },
+    // A cancel that came during a check is still the run's cancel.
+    outcome: { ...last, durationMs: Date.now() - spawnedAt, leftoversKilled, timedOut: last.timedOut || verifyTimedOut, cancelled: last.cancelled || checkCancelled },
     events: summary.summary(),
     eventCount,
     spawnedAt,
@@ -321,13 +309,41 @@ async function runTraced(settings: Settings, deps: RunnerDeps, backend: AgentBac
 /** The name the checks carry in the trace (a tool call of the runner's, not the agent's). */
 const VERIFY_TOOL = "verify-command";
 
+type Emit = (e: Parameters<SummaryBuilder["add"]>[0], raw?: string, opts?: { summary: boolean }) => void;
+
+/**
+ * One run of `verify-command` in the agent's sandbox, with the agent's
+ * allowlisted environment (never the model key), limited by
+ * `verify-timeout-minutes` and by what is left of `timeout-minutes`. In the
+ * trace it is a tool call of the runner's (not counted as the agent's).
+ */
+async function runCheck(settings: Settings, deps: RunnerDeps, launch: Launch, n: number, deadline: number, emit: Emit): Promise<VerifyStepResult & { stoppedByDeadline: boolean }> {
+  const command = settings.verify?.command ?? [];
+  const ownLimit = (settings.verify?.timeoutSeconds ?? 0) * 1000;
+  const left = Math.max(deadline - Date.now(), 1);
+  emit({ type: "tool_call", id: `verify-${n}`, name: VERIFY_TOOL, input: { command: displayCommand(command), run: n } }, undefined, { summary: false });
+  const checked = await deps.log.group(`Verify: ${displayCommand(command)} (run ${n})`, () =>
+    runVerifyCommand(launch.sandbox.wrap({ file: command[0]!, args: command.slice(1), cwd: settings.workspace, env: launch.verifyEnv }), {
+      n,
+      timeoutMs: Math.min(ownLimit, left),
+      runId: launch.runId,
+      resultsDir: deps.resultsDir,
+      redactor: deps.redactor,
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    }),
+  );
+  emit({ type: "tool_result", id: `verify-${n}`, name: VERIFY_TOOL, output: checked.tail, isError: !checked.run.passed }, undefined, { summary: false });
+  deps.log.info(`verify-command run ${n}: ${describeVerifyRun(checked.run)}; output in ${checked.run.log}.`);
+  return { ...checked, stoppedByDeadline: checked.run.timedOut && left < ownLimit };
+}
+
 interface RoundRequest {
   round: number;
   /** A fix round's prompt; undefined for the task itself. */
   prompt: string | undefined;
   deadline: number;
   trace: TraceWriter;
-  emit: (e: Parameters<SummaryBuilder["add"]>[0], raw?: string) => void;
+  emit: Emit;
   /** The session the agent reported so far: a fix round resumes it. */
   sessionId: string | undefined;
 }

@@ -147,12 +147,13 @@ const RunResultSchema = z.object({
             run: z.number().int().positive(),
             passed: z.boolean(),
             exitCode: z.number().int().nullable(),
-            signal: z.string().optional(),
+            // Shown in the comment's table: only what the runner writes there.
+            signal: z.string().regex(/^SIG[A-Z0-9]+$/).optional(),
             timedOut: z.boolean(),
             spawnError: z.string().optional(),
             durationMs: z.number().nonnegative(),
             outputBytes: z.number().int().nonnegative(),
-            log: z.string(),
+            log: z.string().regex(/^verify\/verify-\d+\.log$/),
           }),
         )
         .max(11),

@@ -111,6 +111,16 @@ describe("checks within the run's limits and phases", () => {
     expect(await listBranches(s.repo.origin)).toEqual(["main"]);
   });
 
+  it("cancelled during a check: the run ends cancelled, no fix round, nothing pushed", async () => {
+    s = await scenario({ fixture: "issue_comment.issue", agent: "echo more >> src/app.js\necho 'Done.'" });
+    const r = await s.run({ "verify-command": "bash -c 'sleep 1000'", "max-fix-rounds": "2" }, {}, { interrupt: { when: "Verify: bash -c" } });
+    expect(r.outputs.conclusion).toBe("cancelled");
+    expect(r.durationMs).toBeLessThan(30_000);
+    expect(s.agentRuns()).toBe(1);
+    expect(resultOf(r.outputs).verify!.runs).toHaveLength(1);
+    expect(await listBranches(s.repo.origin)).toEqual(["main"]);
+  });
+
   it("a check over verify-timeout-minutes fails and starts a fix round, within the run's limit", async () => {
     s = await scenario({ fixture: "issue_comment.issue", agent: "echo more >> src/app.js\necho 'Done.'" });
     const r = await s.run({ "verify-command": "sleep 60", "verify-timeout-minutes": "0.02", "max-fix-rounds": "1" });

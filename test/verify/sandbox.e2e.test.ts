@@ -11,11 +11,11 @@
  * count, and the host folders.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { makeWorkspace } from "../agents/helpers.js";
 import { REPO_ROOT } from "../support/harness.js";
 import { startStubModel, type StubModel } from "../support/stub-model.js";
@@ -26,12 +26,14 @@ const MODEL_KEY = `sk-ant-canary-model-${tag}`;
 const GITHUB_TOKEN = `ghs_canaryGithubToken${tag}0123456789`;
 const RUNNER_VAR = `canary-runner-${tag}`;
 const RUNTIME_TOKEN = `canary-runtime-${tag}`;
+/** The file the probe tries to write outside the workspace (named per run: a leftover of another run proves nothing). */
+const PWNED = `pwned-by-verify-${tag}`;
 /** Given to the agent on purpose (`env`): the probe must see this one, so its scan is known to work. */
 const VISIBLE = `canary-visible-${tag}`;
 
 /** Writes what it finds into evidence/ in the workspace; always exits 0 (the verdict is the host's). */
 const PROBE = `#!/bin/bash
-port="$1"; shift
+port="$1"; name="$2"; shift 2
 mkdir -p evidence
 env > evidence/env.txt
 for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < "$f" 2>/dev/null; done > evidence/proc.txt
@@ -46,7 +48,7 @@ s.on("timeout", () => { console.log("direct: timeout"); s.destroy(); });
 curl -s -o /dev/null -w 'proxied: %{http_code}\\n' --max-time 5 "http://127.0.0.1:$port/" >> evidence/net.txt 2>&1 || echo "proxied: failed $?" >> evidence/net.txt
 for d in "$@"; do
   mkdir -p "$d" 2>/dev/null
-  if echo pwned > "$d/pwned-by-verify" 2>/dev/null; then echo "wrote $d" >> evidence/write.txt; else echo "refused $d" >> evidence/write.txt; fi
+  if echo pwned > "$d/$name" 2>/dev/null; then echo "wrote $d" >> evidence/write.txt; else echo "refused $d" >> evidence/write.txt; fi
 done
 echo inside > evidence/inside.txt
 echo probe done
@@ -76,6 +78,7 @@ describe("verify-command in the sandbox", () => {
     const hidden = mkdtempSync(path.join(os.tmpdir(), "verify-outside-"));
     const shown = path.join(REPO_ROOT, "test-output", `verify-outside-${tag}`);
     mkdirSync(shown, { recursive: true });
+    onTestFinished(() => rmSync(shown, { recursive: true, force: true }));
     const r = await runWithVerify(
       ws,
       {
@@ -86,7 +89,7 @@ describe("verify-command in the sandbox", () => {
         env: `VISIBLE_TO_CHECK=${VISIBLE}`,
         prompt: "Look around.",
         network: "model-only",
-        "verify-command": `bash probe.sh ${port} ${hidden} ${shown} ${path.dirname(ws)}`,
+        "verify-command": `bash probe.sh ${port} ${PWNED} ${hidden} ${shown} ${path.dirname(ws)}`,
         "max-fix-rounds": "0",
       },
       { RUNNER_CANARY: RUNNER_VAR, ACTIONS_RUNTIME_TOKEN: RUNTIME_TOKEN, GITHUB_TOKEN },
@@ -118,7 +121,7 @@ describe("verify-command in the sandbox", () => {
     expect(connections).toBe(0);
 
     // Host folders untouched; the workspace written.
-    for (const dir of [hidden, shown, path.dirname(ws)]) expect(existsSync(path.join(dir, "pwned-by-verify"))).toBe(false);
+    for (const dir of [hidden, shown, path.dirname(ws)]) expect(existsSync(path.join(dir, PWNED))).toBe(false);
     expect(readdirSync(hidden)).toEqual([]);
     expect(readdirSync(shown)).toEqual([]);
     expect(evidence("inside.txt")).toBe("inside\n");
