@@ -11,17 +11,20 @@
  *  - one budget: claude with max-model-requests 2 and three attempts, each
  *    of which would need two model requests: no more than two reach the stub;
  *  - phase run then phase publish: the attempts travel in the artifact;
+ *  - a job killed outright: the post step stops every attempt's leftovers;
  *  - in bwrap, each attempt sees only its own copy of the checkout;
  *  - select: judge with claude: the judge (scripted through the stub) picks
  *    attempt 2 out of three passing ones, and attempt 2's patch is delivered;
  *    a judge answering out of shape falls back to select: verify.
  */
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { FIXTURE_REPO } from "../support/events.js";
 import { listBranches, readBranchFile } from "../support/git-fixtures.js";
+import { runStep } from "../support/harness.js";
 import { shellStep } from "../support/stub-model-tools.js";
 import { startStubModel, type RecordedRequest, type StubModel, type StubStep } from "../support/stub-model.js";
 import { makeWorkspace, runAgentAction } from "../agents/helpers.js";
@@ -155,6 +158,35 @@ describe("attempts across two jobs", () => {
     expect(readFileSync(publish.outputs["patch-path"]!, "utf8")).toContain("+line 1");
     expect(readFileSync(publish.outputs["patch-path"]!, "utf8")).not.toContain("+line 2");
     expect(publish.summary).toContain("### Attempts");
+  });
+});
+
+describe("attempts and a job killed outright", () => {
+  it("the post step stops what every attempt left behind", { timeout: SLOW }, async () => {
+    const ws = makeRepo({ "a.txt": "a\n" });
+    const marker = `attempt-sleeper-${process.pid}-${Date.now()}`;
+    // Each attempt leaves a detached sleeper; attempt 1 says so once attempt 2 has had time to start too.
+    const agent = agentScript(
+      [
+        `setsid bash -c "exec -a ${marker}-$AGENT_RUNNER_ATTEMPT sleep 1000" </dev/null >/dev/null 2>&1 &`,
+        'if [ "$AGENT_RUNNER_ATTEMPT" = 1 ]; then sleep 3; echo all-attempts-started; fi',
+        "sleep 1000",
+      ].join("\n"),
+    );
+    const sleepers = () => execFileSync("ps", ["-eo", "args"], { encoding: "utf8" }).split("\n").filter((l) => l.startsWith(marker));
+    const main = await runStep("main", {
+      workspace: ws,
+      inputs: { agent: "command", "agent-command": agent, prompt: "hang", sandbox: "none", attempts: "2" },
+      interrupt: { when: "all-attempts-started", signal: "SIGKILL" },
+      timeoutMs: 60_000,
+    });
+    expect(main.exitCode).toBeNull();
+    expect(main.state["agent-run-id"]!.split(" ")).toHaveLength(3);
+    expect(sleepers().sort()).toEqual([`${marker}-1 1000`, `${marker}-2 1000`]);
+    const post = await runStep("post", { workspace: ws, inputs: { agent: "command", "agent-command": agent, prompt: "hang", sandbox: "none", attempts: "2" }, runnerTemp: main.runnerTemp, state: main.state });
+    expect(post.exitCode).toBe(0);
+    expect(post.log).toMatch(/Stopped \d+ agent process\(es\) the main step left behind/);
+    expect(sleepers()).toEqual([]);
   });
 });
 
