@@ -1,15 +1,19 @@
 /**
  * The parts of `attempts` that need no agent: the inputs, the ranking of
  * select: verify, the judge's answer checked, changed lines counted, the
- * concurrency bound and the markers the post step kills by.
+ * concurrency bound, the markers the post step kills by, and the checkout
+ * copied for each attempt.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { allRunIds, attemptConcurrency } from "../../src/attempts/run.js";
 import { parseVerdict } from "../../src/attempts/judge.js";
 import { changedLines, judgeCandidates, rankByVerify, type Finished } from "../../src/attempts/select.js";
+import { checkoutOf, copyCheckout } from "../../src/attempts/workspaces.js";
+import { TouchedWorkspaces } from "../../src/git/touched.js";
 import { parseSettings, type RawInputs } from "../../src/config/parse.js";
 import { ConfigurationError } from "../../src/errors.js";
 import type { RunResult } from "../../src/result.js";
@@ -115,5 +119,38 @@ describe("changed lines, concurrency, markers", () => {
 
   it("one marker per attempt and one for the judge, all saved for the post step", () => {
     expect(allRunIds("abc", 3)).toEqual(["abc-attempt-1", "abc-attempt-2", "abc-attempt-3", "abc-judge"]);
+  });
+});
+
+describe("the checkout copied for each attempt", () => {
+  const repo = () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "attempts-repo-"));
+    const env = { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@e", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@e" };
+    execFileSync("git", ["init", "-q", "-b", "main"], { cwd: dir, env });
+    mkdirSync(path.join(dir, "sub"));
+    writeFileSync(path.join(dir, "sub", "a.txt"), "a\n");
+    execFileSync("git", ["add", "-A"], { cwd: dir, env });
+    execFileSync("git", ["commit", "-qm", "i"], { cwd: dir, env });
+    writeFileSync(path.join(dir, "untracked.txt"), "u\n");
+    return realpathSync(dir);
+  };
+  const gitEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+
+  it("the whole checkout (untracked files and .git included), working-directory kept inside it", async () => {
+    const dir = repo();
+    const touched = TouchedWorkspaces.forJob(mkdtempSync(path.join(os.tmpdir(), "attempts-temp-")));
+    const source = await checkoutOf(path.join(dir, "sub"), gitEnv, touched);
+    expect(source).toEqual({ workTree: dir, pathspec: "sub" });
+    const copy = await copyCheckout(source, mkdtempSync(path.join(os.tmpdir(), "attempts-copy-")));
+    expect(copy.workspace).toBe(path.join(copy.workTree, "sub"));
+    expect(readFileSync(path.join(copy.workTree, "untracked.txt"), "utf8")).toBe("u\n");
+    expect(execFileSync("git", ["status", "--porcelain"], { cwd: copy.workTree, encoding: "utf8" })).toBe("?? untracked.txt\n");
+  });
+
+  it("refused after an earlier agent of this job ran there: its .git is not trusted any more", async () => {
+    const dir = repo();
+    const touched = TouchedWorkspaces.forJob(mkdtempSync(path.join(os.tmpdir(), "attempts-temp-")));
+    await touched.mark({ workTree: dir, gitDir: path.join(dir, ".git"), commonDir: path.join(dir, ".git") });
+    await expect(checkoutOf(dir, gitEnv, touched)).rejects.toThrow(/Input 'attempts': an agent already ran in this repository earlier in this job/);
   });
 });
