@@ -95,3 +95,28 @@ describe.each(["claude", "codex", "gemini", "opencode"] as const)("a fix round w
     expect(r.summary).toMatch(/✅ passed — ` ?node test\.js ?`, 2 checks, 1 fix round of 2/);
   }, 300_000);
 });
+
+describe("one budget over every round", () => {
+  it("claude with max-model-requests: 2: the fix round's request is refused at the gateway, verified=failed, budget-exceeded, two requests reach the stub", async () => {
+    const ws = makeWorkspace({ "test.js": TEST_JS, "README.md": "# adder\n" });
+    stub.setScript([shellStep("claude", WRONG), { text: "FIRST-ANSWER" }, shellStep("claude", RIGHT), { text: "FIXED" }]);
+    const before = stub.modelRequests().length;
+    const r = await runWithVerify(ws, {
+      ...agentInputs("claude"),
+      secrets: KEYS.claude,
+      prompt: "write add.js",
+      "verify-command": "node test.js",
+      "max-fix-rounds": "2",
+      "max-model-requests": "2",
+    });
+    expect(r.exitCode).not.toBe(0);
+    expect(stub.modelRequests().length - before).toBe(2);
+    expect(r.outputs["budget-exceeded"]).toBe("true");
+    expect(r.outputs.verified).toBe("failed");
+    expect(r.outputs.conclusion).toBe("failure");
+    expect(r.result.reason).toMatch(/^Budget exceeded/);
+    // One check, one fix round that the budget stopped: no second check.
+    expect(r.result.verify).toMatchObject({ fixRounds: 1 });
+    expect(r.result.verify!.runs).toHaveLength(1);
+  }, 300_000);
+});
