@@ -27,7 +27,7 @@ import { listBranches, readBranchFile } from "../support/git-fixtures.js";
 import { runStep } from "../support/harness.js";
 import { shellStep } from "../support/stub-model-tools.js";
 import { startStubModel, type RecordedRequest, type StubModel, type StubStep } from "../support/stub-model.js";
-import { makeWorkspace, runAgentAction } from "../agents/helpers.js";
+import { AGENT_PATH, makeWorkspace, runAgentAction } from "../agents/helpers.js";
 import { scenario, type Scenario } from "../github/scenario.js";
 import { agentScript, cloneRepo, errors, makeRepo, REPOSITORY, RUN_ID, runJob } from "../artifacts/helpers.js";
 
@@ -255,33 +255,48 @@ describe("attempts with claude against the stub", () => {
     expect((r.result.metadata.modelRequests as unknown[]).length).toBe(reached);
   });
 
-  it("select: judge: the judge picks attempt 2 of three passing ones, and attempt 2 is delivered", { timeout: SLOW }, async () => {
+  it("select: judge: the judge picks attempt 2 of three passing ones, and attempt 2 is delivered (its pull request)", { timeout: SLOW }, async () => {
     stub.setScript(script('Having read the three patches:\n{"best": 2, "reasons": ["attempt 2 names itself clearly"]}'));
     const from = stub.requests.length;
-    const ws = makeWorkspace();
-    const r = await runAgentAction({
-      workspace: ws,
-      stub,
-      timeoutMs: SLOW,
-      inputs: { ...CLAUDE(stub), prompt: "Write hello.txt", attempts: "3", select: "judge", "verify-command": "test -f hello.txt", "max-fix-rounds": "0" },
-    });
-    expect(r.main.exitCode, r.main.log).toBe(0);
-    const rows = attemptsOf(r.main.outputs);
+    s = await scenario({ fixture: "issue_comment.issue" });
+    const r = await s.run(
+      {
+        ...CLAUDE(stub),
+        "agent-version": "preinstalled",
+        "agent-command": "",
+        prompt: "Write hello.txt",
+        attempts: "3",
+        select: "judge",
+        "verify-command": "test -f hello.txt",
+        "max-fix-rounds": "0",
+        deliver: "pull-request",
+      },
+      { PATH: AGENT_PATH },
+    );
+    expect(r.exitCode, r.log + r.stderr).toBe(0);
+    const rows = attemptsOf(r.outputs);
     expect(rows.map((a) => [a.verified, a.chosen])).toEqual([
       ["passed", false],
       ["passed", true],
       ["passed", false],
     ]);
-    expect(readFileSync(r.main.outputs["patch-path"]!, "utf8")).toContain("+attempt 2");
-    expect(r.result.attemptSelection).toEqual({ select: "judge", reasons: ["attempt 2 names itself clearly"] });
+    // Delivered: attempt 2's file on the pull request's branch.
+    expect(await readBranchFile(s.repo.origin, r.outputs.branch!, "hello.txt")).toBe("attempt 2\n");
+    expect(s.gh.pulls()).toHaveLength(1);
+    const dir = path.dirname(r.outputs["patch-path"]!);
+    const result = JSON.parse(readFileSync(path.join(dir, "result.json"), "utf8")) as { attemptSelection?: unknown };
+    expect(result.attemptSelection).toEqual({ select: "judge", reasons: ["attempt 2 names itself clearly"] });
     // The judge saw the task and all three patches, and its trace is kept.
     const judged = stub.requests.slice(from).find((q) => q.kind === "model" && JSON.stringify(q.body).includes(JUDGE_MARK))!;
     const asked = JSON.stringify(judged.body);
     for (const n of [1, 2, 3]) expect(asked).toContain(`+attempt ${n}`);
-    expect(asked).toContain("Write hello.txt");
-    const dir = path.dirname(r.main.outputs["patch-path"]!);
+    // On a comment trigger the task is the comment's request, with the thread framed as untrusted data.
+    expect(asked).toContain("## The task\\n\\nplease fix the typo in the README");
     expect(readFileSync(path.join(dir, "judge", "trace.jsonl"), "utf8")).toContain("best");
-    expect(r.main.summary).toContain("Chosen by the judge agent");
+    expect(r.summary).toContain("Chosen by the judge agent");
+    // The judge's reasons reach the comment as code (agent text through the Markdown door).
+    const comment = s.gh.issueComments(7).filter((c) => c.user === "github-actions[bot]").at(-1)!.body;
+    expect(comment).toContain("attempt 2 names itself clearly");
   });
 
   it("select: judge answering out of shape falls back to select: verify with a warning", { timeout: SLOW }, async () => {
