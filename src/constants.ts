@@ -197,7 +197,7 @@ export const OUTPUTS = {
   "structured-output": "JSON result matching `output-schema`.",
   usage: "JSON, as the model gateway counted it (the same for every agent): `inputTokens`, `outputTokens`, `cachedTokens`, `costUsd` when known, `requests`.",
   "budget-exceeded": "`true` when a budget (`max-cost-usd`, `max-tokens`, `max-model-requests`) stopped the run, else `false`.",
-  attempts: "JSON array, one entry per attempt (`attempts` > 1): `{attempt, conclusion, verified: passed|failed|not-run, changedLines, exitCode, chosen}`; empty with one attempt.",
+  attempts: "JSON array, one entry per attempt (`attempts` > 1): `{attempt, conclusion, verified: passed|failed|not-run, changedLines, changedFiles, exitCode, durationMs, chosen}`; `[]` with one attempt.",
   verified: "`passed` (the last `verify-command` run passed), `failed` (it still failed after the fix rounds, or the agent failed during one) or `not-run` (no `verify-command`, or the agent failed before the first check).",
   "duration-ms": "Wall time of the agent run in milliseconds.",
   "changed-files": "JSON array of the paths the agent changed.",
