@@ -26,6 +26,8 @@ const LAYERS = [
   { name: "agents", level: 7, path: "^src/agents/" },
   // One run of one agent: install, sandbox, run, trace, diff (src/runner/: its parts, e.g. the verify loop). Knows no caller and no GitHub stage.
   { name: "runner", level: 8, path: "^src/(runner[.]ts$|runner/)" },
+  // attempts: N runs of the runner from one start state, one chosen (select: verify or judge).
+  { name: "attempts", level: 8.5, path: "^src/attempts/" },
   // The GitHub event before the agent starts: who, which thread, PR checkout, pasted files.
   { name: "trigger", level: 9, path: "^src/trigger/" },
   // What a finished run becomes: outputs, summary, comments, patch rules, delivery, safe outputs.

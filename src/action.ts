@@ -177,8 +177,10 @@ async function runTheAgent(step: Step): Promise<void> {
     import("./git/host-repo.js"),
   ]);
   const runId = randomUUID();
-  ctx.io.saveState(STATE.agentRunId, runId);
-  step.result = await runAgent(ctx.settings, {
+  const attempts = ctx.settings.attempts ? await import("./attempts/run.js") : undefined;
+  // Every marker the agents' processes will carry, saved before any starts: post kills what a killed main left behind.
+  ctx.io.saveState(STATE.agentRunId, attempts ? attempts.allRunIds(runId, ctx.settings.attempts!.count).join(" ") : runId);
+  const deps = {
     runId,
     log: ctx.log,
     redactor: ctx.redactor,
@@ -193,7 +195,8 @@ async function runTheAgent(step: Step): Promise<void> {
     ...(step.session ? { session: step.session.hooks } : {}),
     ...(github ? { onEvent: github.stage.progress.onEvent } : {}),
     ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),
-  });
+  };
+  step.result = attempts ? await attempts.runAttempts(ctx.settings, deps) : await runAgent(ctx.settings, deps);
 }
 
 async function uploadArtifact(step: Step): Promise<void> {

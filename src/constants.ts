@@ -62,6 +62,16 @@ export const INPUTS = {
       "Prices for models the price table does not know (or to override it), YAML: model id → `{input, output, cached}` in US dollars per million tokens (`cached`: cache reads, defaults to `input`). Required for an unknown model when `max-cost-usd` is set.",
   },
   "timeout-minutes": { description: "Hard time limit for the agent's whole process tree, in minutes (fractions allowed).", default: "30" },
+  attempts: {
+    description:
+      "Independent agent runs (1–5) from the same start state, each in its own copy of the workspace, sharing one model gateway and its budget; each is verified, one is chosen (`select`) and delivered. Output `attempts` lists them.",
+    default: "1",
+  },
+  select: {
+    description:
+      "How the delivered attempt is chosen when `attempts` > 1: `verify` (a passing attempt first, then the fewest changed lines) or `judge` (a read-only judge agent ranks the passing attempts' patches against the task; falls back to `verify` with a warning when it fails).",
+    default: "verify",
+  },
   "verify-command": {
     description:
       "The project's own check, run after the agent (shell words, e.g. `npm test`): in the agent's sandbox, with its workspace, network policy and environment, never the model key. A non-zero exit starts a fix round (`max-fix-rounds`). Its output is kept in the trace and the artifact (`verify/verify-<n>.log`); output `verified` says how it ended.",
@@ -195,6 +205,7 @@ export const OUTPUTS = {
   "structured-output": "JSON result matching `output-schema`.",
   usage: "JSON, as the model gateway counted it (the same for every agent): `inputTokens`, `outputTokens`, `cachedTokens`, `costUsd` when known, `requests`.",
   "budget-exceeded": "`true` when a budget (`max-cost-usd`, `max-tokens`, `max-model-requests`) stopped the run, else `false`.",
+  attempts: "JSON array, one entry per attempt (`attempts` > 1): `{attempt, conclusion, verified: passed|failed|not-run, changedLines, changedFiles, exitCode, durationMs, chosen}`; `[]` with one attempt.",
   verified: "`passed` (the last `verify-command` run passed), `failed` (it still failed after the fix rounds, or the agent failed during one) or `not-run` (no `verify-command`, or the agent failed before the first check).",
   "duration-ms": "Wall time of the agent run in milliseconds.",
   "changed-files": "JSON array of the paths the agent changed.",

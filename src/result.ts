@@ -84,6 +84,33 @@ export interface RunResult {
   verified?: Verified;
   /** The checks and fix rounds, when `verify-command` was set. */
   verify?: VerifyReport;
+  /** Every attempt when `attempts` > 1; the run's own fields are the chosen attempt's. */
+  attempts?: AttemptRecord[];
+  attemptSelection?: AttemptSelection;
   artifacts: { name: string; id?: string; url?: string }[];
   metadata: Record<string, unknown>;
+}
+
+
+/** One attempt of a run with `attempts` > 1 (src/attempts/): a row of output `attempts` and of the comment's table. */
+export interface AttemptRecord {
+  attempt: number;
+  conclusion: Conclusion;
+  verified: Verified;
+  /** Added plus removed lines of the attempt's patch. */
+  changedLines: number;
+  changedFiles: number;
+  exitCode: number | null;
+  durationMs: number;
+  /** The attempt delivered: its patch is the run's patch. */
+  chosen: boolean;
+}
+
+/** How the delivered attempt was chosen: `select`, and what happened when the judge could not decide. */
+export interface AttemptSelection {
+  select: "verify" | "judge";
+  /** Set when `select: judge` fell back to `verify` (the judge failed or answered out of shape). */
+  fallback?: string;
+  /** The judge's reasons (agent text), when it chose. */
+  reasons?: string[];
 }

@@ -62,6 +62,11 @@ export interface RunnerDeps {
   session?: SessionHooks;
   /** Where and how agent CLIs are installed (tool cache, npm's environment, Actions cache). */
   install?: Pick<InstallContext, "toolCache" | "env" | "cache">;
+  /**
+   * A model gateway the caller owns (startGatewayFor), shared by several runs so that one
+   * budget covers them all (src/attempts/): used instead of starting one, and left open.
+   */
+  gateway?: ModelGateway;
 }
 
 /** Where the runner lets session carrying in: HOME is fresh before, intact after. */
@@ -82,10 +87,11 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   const stage = await layOut(settings, backend, deps);
   const sandboxBackend = await chooseSandbox(settings.sandbox.choice, deps.log, deps.sandboxHost, { dockerImage: settings.sandbox.dockerImage });
   // The model key stays on the host: the agent talks to a loopback gateway that injects it.
-  const gateway = choice ? await startGatewayFor(choice, backend, settings, deps) : undefined;
-  const launch = await prepareLaunch(settings, deps, backend, stage, sandboxBackend, gateway && choice ? { gateway, choice } : undefined);
+  const gateway = deps.gateway ?? (choice ? await startGatewayFor(choice, backend, settings, deps) : undefined);
+  const ownGateway = gateway && gateway !== deps.gateway ? gateway : undefined;
+  const launch = await prepareLaunch(settings, deps, backend, stage, sandboxBackend, gateway && choice ? { gateway, choice } : undefined, ownGateway);
   // --- run: from here on, failures become the result instead of exceptions.
-  const ran = await runTraced(settings, deps, backend, launch, gateway, stage);
+  const ran = await runTraced(settings, deps, backend, launch, gateway, ownGateway, stage);
   // --- collect
   const collected = await collect(repo, baseline, deps);
   const result = buildResult({ settings, deps, backend, startedAt, baseline, stage, launch, ran, collected, gateway });
@@ -170,6 +176,7 @@ async function prepareLaunch(
   { layout, installed, attachments }: Stage,
   sandboxBackend: SandboxBackend,
   model: { gateway: ModelGateway; choice: ProviderChoice } | undefined,
+  ownGateway: ModelGateway | undefined,
 ): Promise<Launch> {
   const gateway = model?.gateway;
   const { log } = deps;
@@ -226,7 +233,7 @@ async function prepareLaunch(
     return { sandbox, ctx, invocation, spawnSpec, env, verifyEnv, runId };
   } catch (e) {
     await prepared?.cleanup().catch(() => undefined);
-    await gateway?.close();
+    await ownGateway?.close();
     throw e;
   }
 }
@@ -248,7 +255,7 @@ interface Ran {
  * `verify-command`, the checks and fix rounds after it (runner/verify.ts), all
  * within `timeout-minutes`, in the same sandbox. Sandbox and gateway closed after.
  */
-async function runTraced(settings: Settings, deps: RunnerDeps, backend: AgentBackend, launch: Launch, gateway: ModelGateway | undefined, stage: Stage): Promise<Ran> {
+async function runTraced(settings: Settings, deps: RunnerDeps, backend: AgentBackend, launch: Launch, gateway: ModelGateway | undefined, ownGateway: ModelGateway | undefined, stage: Stage): Promise<Ran> {
   const { log } = deps;
   const { sandbox } = launch;
   const trace = new TraceWriter(deps.resultsDir, deps.redactor);
@@ -294,7 +301,7 @@ async function runTraced(settings: Settings, deps: RunnerDeps, backend: AgentBac
   } finally {
     await trace.close();
     await sandbox.cleanup().catch((e: unknown) => log.warning(`Sandbox cleanup failed: ${errorMessage(e)}`));
-    await gateway?.close();
+    await ownGateway?.close();
   }
   // The first round always runs: the loop starts with it.
   const last = outcome!;
@@ -527,6 +534,16 @@ const PROVIDER_DEFAULT_URL = {
   openai: "https://api.openai.com/v1",
   gemini: "https://generativelanguage.googleapis.com",
 } as const;
+
+/**
+ * The model gateway a run of this backend and settings needs, or undefined for
+ * one that talks to no model: for callers that share one gateway (and budget)
+ * across several runs (src/attempts/).
+ */
+export async function startRunGateway(backend: AgentBackend, settings: Settings, deps: RunnerDeps): Promise<ModelGateway | undefined> {
+  const choice = chooseProvider(backend, settings.agent);
+  return choice ? startGatewayFor(choice, backend, settings, deps) : undefined;
+}
 
 /**
  * Starts the model gateway for backends that talk to a model. The key comes

@@ -31,6 +31,8 @@ import {
   PermissionPolicy,
   PrCheckout,
   RunConfig,
+  SelectMode,
+  MAX_ATTEMPTS,
   SandboxChoice,
   NetworkMode,
   type PermissionRule,
@@ -289,6 +291,13 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   const budget = parseBudget(str, value("model-prices"), problems);
   const verify = parseVerify(str, problems);
 
+  const attemptsRaw = (str("attempts") ?? "1").trim() || "1";
+  const attemptCount = Number(attemptsRaw);
+  if (!Number.isInteger(attemptCount) || attemptCount < 1 || attemptCount > MAX_ATTEMPTS)
+    problems.add("attempts", `'${attemptsRaw}' must be a whole number from 1 to ${MAX_ATTEMPTS}.`);
+  const select = oneOf("select", SelectMode.options);
+  const attempts = Number.isInteger(attemptCount) && attemptCount > 1 && attemptCount <= MAX_ATTEMPTS ? { count: attemptCount, select } : undefined;
+
   if (problems.list.length) throw new ConfigurationError(problems.list);
 
   // Shapes were checked field by field above; zod fills defaults and guards the types.
@@ -311,6 +320,7 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     ...settingsCandidate,
     ...(otelEndpoint ? { otel: { endpoint: otelEndpoint } } : {}),
     ...(budget ? { budget } : {}),
+    ...(attempts ? { attempts } : {}),
     ...(verify ? { verify } : {}),
   };
 }

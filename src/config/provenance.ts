@@ -68,6 +68,9 @@ export const SETTING_SOURCES: Record<InputName, SettingSource> = {
   "max-tokens": "workflow",
   "max-model-requests": "workflow",
   "model-prices": "workflow",
+  // More attempts multiply what a run costs.
+  attempts: "workflow",
+  select: "workflow",
   // The request and files read on the host (paths may name runner files).
   prompt: "workflow",
   "prompt-file": "workflow",

@@ -131,6 +131,16 @@ export const Deliver = z.enum(["auto", "comment", "commit", "pull-request", "non
 export const CommentMode = z.enum(["sticky", "new", "none"]);
 export const SandboxChoice = z.enum(["auto", "bwrap", "docker", "none"]);
 export const PrCheckout = z.enum(["auto", "none"]);
+export const SelectMode = z.enum(["verify", "judge"]);
+/** `attempts` is at most this: each attempt is a whole agent run with its own workspace copy. */
+export const MAX_ATTEMPTS = 5;
+
+/** `attempts` and `select` (src/attempts/). */
+export interface AttemptSettings {
+  /** 1–MAX_ATTEMPTS; 1 runs the agent in the workspace itself, as without the input. */
+  count: number;
+  select: z.infer<typeof SelectMode>;
+}
 /** `new`, `continue`, or a session id. */
 export const SessionChoice = z.string().min(1);
 
@@ -203,6 +213,8 @@ export interface Settings {
   inputFiles: InputFiles;
   /** `max-cost-usd`, `max-tokens`, `max-model-requests`, `model-prices` (absent: no limits, the table's prices). */
   budget?: BudgetSettings;
+  /** `attempts`, `select` (absent: one attempt). */
+  attempts?: AttemptSettings;
   /** `verify-command`, `max-fix-rounds`, `verify-timeout-minutes` (absent: no check, output `verified` is `not-run`). */
   verify?: VerifySettings;
   /** `otel-endpoint`, checked: where the run's trace is exported (absent: the runner's OTEL_* variables decide). */

@@ -9,6 +9,7 @@ import type { RunResult } from "../result.js";
 import { COMMENT_LIMIT } from "../github/limits.js";
 import { sanitizeUntrusted } from "../shared/sanitize.js";
 import { codeName, fenced } from "./markdown-code.js";
+import { attemptsSection } from "./attempts-table.js";
 import { excludedNote, formatDuration, verifyLine, verifyRunRows } from "./summary.js";
 
 export { COMMENT_LIMIT };
@@ -132,6 +133,7 @@ export function finalBody(input: FinalCommentInput): string {
 
   const excluded = r.diff.excludedFiles ?? [];
   const filesPart = [
+    ...attemptsSection(r, "#### Attempts"),
     ...(r.verify?.runs.length ? [`<details><summary>Checks (${r.verify.runs.length})</summary>`, "", ...verifyRunRows(r), "", "</details>", ""] : []),
     ...collapsedList(`Changed files (${r.diff.changedFiles.length})`, r.diff.changedFiles.map((f) => codeName(f))),
     ...(excluded.length ? collapsedList(`Left out of the patch (${excluded.length})`, excluded.map((f) => codeName(f)), excludedNote(excluded)) : []),

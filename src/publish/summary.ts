@@ -4,6 +4,7 @@
  * (safe-markdown.ts); every agent-chosen text in it is code (codeName).
  */
 import type { RunResult } from "../result.js";
+import { attemptsSection } from "./attempts-table.js";
 import { codeName, fenced } from "./markdown-code.js";
 
 export { fenced };
@@ -57,6 +58,7 @@ export function summaryMarkdown(result: RunResult): string {
     "",
     ...usageTable(result),
     ...verifySection(result),
+    ...attemptsSection(result),
     ...artifactList(result),
     `### Changed files (${files.length})`,
     "",
