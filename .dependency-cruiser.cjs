@@ -24,8 +24,10 @@ const LAYERS = [
   { name: "sandbox", level: 6, path: "^src/sandbox/" },
   // One file per agent CLI; the registry of backends.
   { name: "agents", level: 7, path: "^src/agents/" },
-  // One run of one agent: install, sandbox, run, trace, diff. Knows no caller and no GitHub stage.
-  { name: "runner", level: 8, path: "^src/runner[.]ts$" },
+  // One run of one agent: install, sandbox, run, trace, diff (src/runner/: its parts, e.g. the verify loop). Knows no caller and no GitHub stage.
+  { name: "runner", level: 8, path: "^src/(runner[.]ts$|runner/)" },
+  // attempts: N runs of the runner from one start state, one chosen (select: verify or judge).
+  { name: "attempts", level: 8.5, path: "^src/attempts/" },
   // The GitHub event before the agent starts: who, which thread, PR checkout, pasted files.
   { name: "trigger", level: 9, path: "^src/trigger/" },
   // What a finished run becomes: outputs, summary, comments, patch rules, delivery, safe outputs.
@@ -66,13 +68,13 @@ module.exports = {
         "publish works from what the run left (result, patch, outputs folder) and never reaches back into the trigger stage, the sandbox, the agents or the runner: the publish step runs without them.",
       severity: "error",
       from: { path: "^src/publish/" },
-      to: { path: "^src/((trigger|sandbox|agents)/|runner[.]ts$)" },
+      to: { path: "^src/((trigger|sandbox|agents|runner)/|runner[.]ts$)" },
     },
     {
       name: "runner-knows-no-caller",
       comment: "The runner never knows who called it: not the action, not the CLI.",
       severity: "error",
-      from: { path: "^src/runner[.]ts$" },
+      from: { path: "^src/(runner[.]ts$|runner/)" },
       to: { path: "^src/((action|action-io|main|post|cli)[.]ts$|cli/)" },
     },
     {

@@ -3,7 +3,7 @@
 // 100,000 files (BENCH_SIZES to change): step start → agent spawn, agent exit →
 // step end, peak RSS of the action's process, and dist size. Later sections add
 // per-backend and sandbox numbers. BENCH_SECTIONS picks sections
-// (default "overhead,trace,gateway,agents").
+// (default "overhead,trace,gateway,agents,attempts").
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -15,7 +15,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 /** Runs for the largest repositories, where one run takes seconds. */
 const RUNS_LARGE = Number(process.env.BENCH_RUNS_LARGE ?? 3);
 const SIZES = (process.env.BENCH_SIZES ?? "1000,10000,100000").split(",").map(Number).filter((n) => n > 0);
-const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? "overhead,trace,gateway,agents").split(",").map((x) => x.trim()));
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? "overhead,trace,gateway,agents,attempts").split(",").map((x) => x.trim()));
 
 function makeRepo(fileCount) {
   const dir = mkdtempSync(path.join(os.tmpdir(), "bench-repo-"));
@@ -158,3 +158,6 @@ if (SECTIONS.has("gateway")) await import("./bench/gateway.ts");
 
 // --- Per-backend: each real CLI against the stub model (issue #3), none vs bwrap.
 if (SECTIONS.has("agents")) await import("./bench/agents.ts");
+
+// --- attempts: 3 against attempts: 1, a command agent sleeping 2 s (issue #26).
+if (SECTIONS.has("attempts")) await import("./bench/attempts.ts");

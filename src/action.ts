@@ -10,7 +10,7 @@
  */
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { otelSecretValues, rawSecretValues } from "./config/host.js";
+import { cloudSecretValues, otelSecretValues, rawSecretValues } from "./config/host.js";
 import { readInputFiles } from "./config/input-files.js";
 import { inputStagingDir } from "./config/input-files.js";
 import { parseSettings, readConfigFile, type ConfigFileText } from "./config/parse.js";
@@ -40,7 +40,7 @@ import { inputsNameThread, repositoryOfRemote } from "./shared/item-ref.js";
 export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
   // Mask before anything else can print them, even if parsing fails below.
   const secretValues = rawSecretValues(io.inputs);
-  secretValues.push(...otelSecretValues(io.host));
+  secretValues.push(...otelSecretValues(io.host), ...cloudSecretValues(io.host));
   for (const v of secretValues) io.setSecret(v);
   const redactor = new Redactor(secretValues);
   const log = filteredLogger(io.log, (s) => redactor.redact(s));
@@ -135,6 +135,7 @@ async function openStep(io: ActionIO, log: Logger, redactor: Redactor): Promise<
   const parse = (baseFile?: ConfigFileText) =>
     parseSettings(io.inputs, {
       cwd: io.host.workspace,
+      cloudDefaults: io.host.cloud,
       eventProvidesPrompt,
       configOrigin: baseFile ? origins.base : origins.checkedOut,
       notice,
@@ -183,8 +184,10 @@ async function runTheAgent(step: Step): Promise<void> {
     import("./git/host-repo.js"),
   ]);
   const runId = randomUUID();
-  ctx.io.saveState(STATE.agentRunId, runId);
-  step.result = await runAgent(ctx.settings, {
+  const attempts = ctx.settings.attempts ? await import("./attempts/run.js") : undefined;
+  // Every marker the agents' processes will carry, saved before any starts: post kills what a killed main left behind.
+  ctx.io.saveState(STATE.agentRunId, attempts ? attempts.allRunIds(runId, ctx.settings.attempts!.count).join(" ") : runId);
+  const deps = {
     runId,
     log: ctx.log,
     redactor: ctx.redactor,
@@ -199,7 +202,8 @@ async function runTheAgent(step: Step): Promise<void> {
     ...(step.session ? { session: step.session.hooks } : {}),
     ...(github ? { onEvent: github.stage.progress.onEvent } : {}),
     ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),
-  });
+  };
+  step.result = attempts ? await attempts.runAttempts(ctx.settings, deps) : await runAgent(ctx.settings, deps);
 }
 
 async function uploadArtifact(step: Step): Promise<void> {

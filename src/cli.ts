@@ -289,6 +289,12 @@ async function main(argv: string[]): Promise<number> {
     writeLines(process.stdout, [
       `conclusion: ${result.conclusion}${result.reason ? ` (${result.reason})` : ""}`,
       `changed files: ${result.diff.changedFiles.length ? result.diff.changedFiles.join(", ") : "none"}`,
+      ...(result.verify ? [`verified: ${result.verified ?? "not-run"} (${result.verify.runs.length} check(s), ${result.verify.fixRounds} fix round(s); logs in ${path.join(resultsDir, "verify")})`] : []),
+      ...(result.attempts?.length
+        ? [
+            `attempts: ${result.attempts.map((a) => `${a.attempt} ${a.conclusion}, verify ${a.verified}, ${a.changedLines} line(s)${a.chosen ? " (chosen)" : ""}`).join("; ")}; each in ${path.join(resultsDir, "attempt-<n>")}; the workspace is unchanged (git apply the patch)`,
+          ]
+        : []),
       `results: ${resultsDir}`,
     ]);
     // Last, so that its own lines cannot pass for ours above.

@@ -17,8 +17,16 @@ export const INPUTS = {
   "agent-command": { description: "For `agent: command`: the command line to run (shell words). The prompt arrives on stdin." },
   model: { description: "Model id. Defaults to the backend's default." },
   "base-url": {
-    description: "Model API base URL (a gateway, a proxy, a local server), as the provider's SDK takes it: Anthropic and Gemini without a version path, OpenAI-style with `/v1`.",
+    description:
+      "Model API base URL (a gateway, a proxy, a local server), as the provider's SDK takes it: Anthropic and Gemini without a version path, OpenAI-style with `/v1`. For a cloud `provider`, the cloud endpoint to sign for (a private endpoint): Bedrock's runtime URL, Vertex AI's, or the Azure resource's.",
   },
+  provider: {
+    description:
+      "Where model requests go: `anthropic`, `openai`, `gemini`, or a cloud: `bedrock` (AWS), `vertex` (Google Cloud), `azure`. Defaults to the agent's own. For a cloud the model gateway reads the credentials the official auth action left on the runner and signs every request; the agent never holds them (see Cloud providers).",
+  },
+  "aws-region": { description: "For `provider: bedrock`: the AWS region. Defaults to `AWS_REGION` (or `AWS_DEFAULT_REGION`) on the runner." },
+  "vertex-project": { description: "For `provider: vertex`: the Google Cloud project. Defaults to `GOOGLE_CLOUD_PROJECT` on the runner." },
+  "vertex-region": { description: "For `provider: vertex`: the region (`global`, `us-east5`, …). Defaults to `CLOUD_ML_REGION` (or `GOOGLE_CLOUD_LOCATION`) on the runner." },
   prompt: { description: "The task. On comment triggers, defaults to the comment text after the trigger phrase." },
   "prompt-file": { description: "Path of a file holding the prompt (instead of `prompt`)." },
   attachments: {
@@ -54,6 +62,29 @@ export const INPUTS = {
       "Prices for models the price table does not know (or to override it), YAML: model id → `{input, output, cached}` in US dollars per million tokens (`cached`: cache reads, defaults to `input`). Required for an unknown model when `max-cost-usd` is set.",
   },
   "timeout-minutes": { description: "Hard time limit for the agent's whole process tree, in minutes (fractions allowed).", default: "30" },
+  attempts: {
+    description:
+      "Independent agent runs (1–5) from the same start state, each in its own copy of the workspace, sharing one model gateway and its budget; each is verified, one is chosen (`select`) and delivered. Output `attempts` lists them.",
+    default: "1",
+  },
+  select: {
+    description:
+      "How the delivered attempt is chosen when `attempts` > 1: `verify` (a passing attempt first, then the fewest changed lines) or `judge` (a read-only judge agent ranks the passing attempts' patches against the task; falls back to `verify` with a warning when it fails).",
+    default: "verify",
+  },
+  "verify-command": {
+    description:
+      "The project's own check, run after the agent (shell words, e.g. `npm test`): in the agent's sandbox, with its workspace, network policy and environment, never the model key. A non-zero exit starts a fix round (`max-fix-rounds`). Its output is kept in the trace and the artifact (`verify/verify-<n>.log`); output `verified` says how it ended.",
+  },
+  "max-fix-rounds": {
+    description:
+      "With `verify-command`: how many times (0–10) a failing check resumes the agent's session with the tail of the check's output, then checks again. A change that never passes is not committed or pushed: it stays in the comment and artifact, and the step fails.",
+    default: "2",
+  },
+  "verify-timeout-minutes": {
+    description: "Time limit of each `verify-command` run, in minutes (fractions allowed); counted within `timeout-minutes`, which covers the agent, the checks and the fix rounds together.",
+    default: "10",
+  },
   "config-file": {
     description: "YAML file with the same settings (keys are input names). Defaults to `.github/agent-runner.yml` when present; inputs set in the step override it.",
   },
@@ -174,6 +205,8 @@ export const OUTPUTS = {
   "structured-output": "JSON result matching `output-schema`.",
   usage: "JSON, as the model gateway counted it (the same for every agent): `inputTokens`, `outputTokens`, `cachedTokens`, `costUsd` when known, `requests`.",
   "budget-exceeded": "`true` when a budget (`max-cost-usd`, `max-tokens`, `max-model-requests`) stopped the run, else `false`.",
+  attempts: "JSON array, one entry per attempt (`attempts` > 1): `{attempt, conclusion, verified: passed|failed|not-run, changedLines, changedFiles, exitCode, durationMs, chosen}`; `[]` with one attempt.",
+  verified: "`passed` (the last `verify-command` run passed), `failed` (it still failed after the fix rounds, or the agent failed during one) or `not-run` (no `verify-command`, or the agent failed before the first check).",
   "duration-ms": "Wall time of the agent run in milliseconds.",
   "changed-files": "JSON array of the paths the agent changed.",
   "excluded-files": "JSON array of the paths left out of the patch: already changed or created relative to the starting commit before the agent ran (by an earlier step), whether or not the agent touched them.",
@@ -216,6 +249,8 @@ export const RESULTS_FILES = {
   transcriptMd: "transcript.md",
   transcriptHtml: "transcript.html",
   outputs: "outputs",
+  /** The verify-command's output, one log per run (verify-1.log, …). */
+  verify: "verify",
   /** Copies of the files attached to the task (config/attachments.ts). */
   attachments: "attachments",
 } as const;

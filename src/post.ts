@@ -23,7 +23,8 @@ if (runDir && core.getState(STATE.finished) !== "true") {
   core.warning(`The main step did not finish; partial results may be in ${runDir}.`);
   const agentRunId = core.getState(STATE.agentRunId);
   if (agentRunId) {
-    const killed = killMarked(agentRunId);
+    // One marker per agent process tree (several with `attempts`), separated by spaces.
+    const killed = agentRunId.split(" ").filter(Boolean).reduce((n, id) => n + killMarked(id), 0);
     if (killed) core.info(`Stopped ${killed} agent process(es) the main step left behind.`);
   }
   const saved = core.getState(STATE.comment);

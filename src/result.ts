@@ -3,6 +3,37 @@ import type { Usage } from "./shared/events.js";
 
 export type Conclusion = "success" | "failure" | "timeout" | "cancelled" | "skipped";
 
+/** How `verify-command` ended: the last check passed, still failed, or never ran (no command, or the agent failed first). */
+export type Verified = "passed" | "failed" | "not-run";
+
+/** One run of `verify-command` (runner/verify.ts). */
+export interface VerifyRun {
+  /** 1 after the agent's first answer, 2 after the first fix round, … */
+  run: number;
+  passed: boolean;
+  exitCode: number | null;
+  signal?: string;
+  /** Stopped by `verify-timeout-minutes` (or by what was left of `timeout-minutes`). */
+  timedOut: boolean;
+  /** The process could not be started. */
+  spawnError?: string;
+  durationMs: number;
+  /** Bytes of output the check wrote (stdout and stderr); the log keeps a bounded, redacted part. */
+  outputBytes: number;
+  /** The log, relative to the results folder (verify/verify-1.log). */
+  log: string;
+}
+
+/** `verify-command`'s record in result.json. */
+export interface VerifyReport {
+  /** argv of the check. */
+  command: string[];
+  maxFixRounds: number;
+  /** Fix rounds the agent ran (resumed sessions after a failing check). */
+  fixRounds: number;
+  runs: VerifyRun[];
+}
+
 export interface RunResult {
   conclusion: Conclusion;
   /** One line saying why, when not success. */
@@ -49,6 +80,37 @@ export interface RunResult {
     excludedFiles?: string[];
   };
   structuredOutput?: unknown;
+  /** `verify-command`'s verdict; absent in results of older versions (read as `not-run`). */
+  verified?: Verified;
+  /** The checks and fix rounds, when `verify-command` was set. */
+  verify?: VerifyReport;
+  /** Every attempt when `attempts` > 1; the run's own fields are the chosen attempt's. */
+  attempts?: AttemptRecord[];
+  attemptSelection?: AttemptSelection;
   artifacts: { name: string; id?: string; url?: string }[];
   metadata: Record<string, unknown>;
+}
+
+
+/** One attempt of a run with `attempts` > 1 (src/attempts/): a row of output `attempts` and of the comment's table. */
+export interface AttemptRecord {
+  attempt: number;
+  conclusion: Conclusion;
+  verified: Verified;
+  /** Added plus removed lines of the attempt's patch. */
+  changedLines: number;
+  changedFiles: number;
+  exitCode: number | null;
+  durationMs: number;
+  /** The attempt delivered: its patch is the run's patch. */
+  chosen: boolean;
+}
+
+/** How the delivered attempt was chosen: `select`, and what happened when the judge could not decide. */
+export interface AttemptSelection {
+  select: "verify" | "judge";
+  /** Set when `select: judge` fell back to `verify` (the judge failed or answered out of shape). */
+  fallback?: string;
+  /** The judge's reasons (agent text), when it chose. */
+  reasons?: string[];
 }

@@ -8,12 +8,14 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { installAgent, type InstallContext } from "./agents/install.js";
 import { agentBackend } from "./agents/registry.js";
+import { chooseProvider, type ProviderChoice } from "./agents/providers.js";
 import { runContextText } from "./agents/run-context.js";
 import type { AgentBackend, AgentContext, AgentInvocation, InstalledAgent } from "./agents/types.js";
 import { stageAttachments, type StagedAttachments } from "./config/attachments.js";
 import type { Settings } from "./config/schema.js";
 import { RESULTS_FILES } from "./constants.js";
 import { ConfigurationError, errorMessage } from "./errors.js";
+import { oneLine } from "./text.js";
 import { HostRepo } from "./git/host-repo.js";
 import type { TouchedWorkspaces } from "./git/touched.js";
 import { collectChanges, takeBaseline, type Baseline, type Collected } from "./git/snapshot.js";
@@ -24,6 +26,7 @@ import { buildAgentEnv } from "./sandbox/env.js";
 import { runProcessTree, type ProcessOutcome } from "./sandbox/process.js";
 import { chooseSandbox } from "./sandbox/registry.js";
 import { baseUrlFor, startModelGateway, type ModelGateway } from "./sandbox/gateway.js";
+import { isCloud } from "./shared/agents.js";
 import type { PreparedSandbox, SandboxBackend, SandboxHost, SandboxLayout, SpawnSpec } from "./sandbox/types.js";
 import type { TracedEvent } from "./shared/events.js";
 import { LiveLog } from "./trace/live-log.js";
@@ -31,6 +34,7 @@ import { splitPatch } from "./shared/patch-pieces.js";
 import { redactPatchInPlace, type Redactor } from "./shared/redact.js";
 import { SummaryBuilder, type EventSummary } from "./trace/summary.js";
 import { TraceWriter } from "./trace/writer.js";
+import { agentVerifyFixRounds, describeVerifyRun, displayCommand, runVerifyCommand, type RoundsOutcome, type RoundSteps, type VerifyStepResult } from "./runner/verify.js";
 
 export interface RunnerDeps {
   log: Logger;
@@ -58,6 +62,11 @@ export interface RunnerDeps {
   session?: SessionHooks;
   /** Where and how agent CLIs are installed (tool cache, npm's environment, Actions cache). */
   install?: Pick<InstallContext, "toolCache" | "env" | "cache">;
+  /**
+   * A model gateway the caller owns (startGatewayFor), shared by several runs so that one
+   * budget covers them all (src/attempts/): used instead of starting one, and left open.
+   */
+  gateway?: ModelGateway;
 }
 
 /** Where the runner lets session carrying in: HOME is fresh before, intact after. */
@@ -72,15 +81,17 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   const startedAt = new Date();
   const backend = agentBackend(settings.agent.backend);
   // --- prepare: nothing below may start the agent until every check passed.
+  const choice = chooseProvider(backend, settings.agent);
   await checkOptions(settings, backend, deps.log);
   const { repo, baseline } = await measureStart(settings, deps);
   const stage = await layOut(settings, backend, deps);
   const sandboxBackend = await chooseSandbox(settings.sandbox.choice, deps.log, deps.sandboxHost, { dockerImage: settings.sandbox.dockerImage });
   // The model key stays on the host: the agent talks to a loopback gateway that injects it.
-  const gateway = await startGatewayFor(backend, settings, deps.log);
-  const launch = await prepareLaunch(settings, deps, backend, stage, sandboxBackend, gateway);
+  const gateway = deps.gateway ?? (choice ? await startGatewayFor(choice, backend, settings, deps) : undefined);
+  const ownGateway = gateway && gateway !== deps.gateway ? gateway : undefined;
+  const launch = await prepareLaunch(settings, deps, backend, stage, sandboxBackend, gateway && choice ? { gateway, choice } : undefined, ownGateway);
   // --- run: from here on, failures become the result instead of exceptions.
-  const ran = await runTraced(settings, deps, backend, launch, gateway, stage.installed.version);
+  const ran = await runTraced(settings, deps, backend, launch, gateway, ownGateway, stage);
   // --- collect
   const collected = await collect(repo, baseline, deps);
   const result = buildResult({ settings, deps, backend, startedAt, baseline, stage, launch, ran, collected, gateway });
@@ -151,6 +162,10 @@ interface Launch {
   ctx: AgentContext;
   invocation: AgentInvocation;
   spawnSpec: SpawnSpec;
+  /** The agent's environment before wrapping: fix rounds start with it again. */
+  env: Record<string, string>;
+  /** The check's environment: the agent's allowlist without the backend's own variables (its config, the gateway placeholder). */
+  verifyEnv: Record<string, string>;
   runId: string;
 }
 
@@ -160,8 +175,10 @@ async function prepareLaunch(
   backend: AgentBackend,
   { layout, installed, attachments }: Stage,
   sandboxBackend: SandboxBackend,
-  gateway: ModelGateway | undefined,
+  model: { gateway: ModelGateway; choice: ProviderChoice } | undefined,
+  ownGateway: ModelGateway | undefined,
 ): Promise<Launch> {
+  const gateway = model?.gateway;
   const { log } = deps;
   const runId = deps.runId ?? randomUUID();
   // Set once prepared, so a failure before the agent starts still tears it down.
@@ -171,15 +188,20 @@ async function prepareLaunch(
       layout,
       network: settings.run.network,
       log,
+      ...(deps.sandboxHost.credentialFiles?.length ? { credentialFiles: deps.sandboxHost.credentialFiles } : {}),
       ...(gateway ? { gateway: { host: "127.0.0.1", port: gateway.port } } : {}),
       ...(settings.sandbox.dockerImage ? { dockerImage: settings.sandbox.dockerImage } : {}),
     }));
     if (gateway && settings.run.network.mode === "none")
       log.warning("network: none leaves the agent no route to the model gateway; use network: model-only for model-backed agents.");
-    const endpoint =
-      gateway && backend.provider
-        ? { baseUrl: sandbox.reachable(baseUrlFor(backend.provider, gateway.url)), apiKey: gateway.placeholderKey }
-        : undefined;
+    const endpoint = model
+      ? {
+          baseUrl: sandbox.reachable(baseUrlFor(model.choice.wire, model.gateway.url)),
+          apiKey: model.gateway.placeholderKey,
+          provider: model.choice.provider,
+          cloud: settings.agent.cloud,
+        }
+      : undefined;
     const ctx: AgentContext = {
       agent: settings.agent,
       run: attachments ? { ...settings.run, prompt: settings.run.prompt + attachments.promptText } : settings.run,
@@ -201,74 +223,185 @@ async function prepareLaunch(
       runId,
     });
     for (const name of agentEnv.missingForwards) log.warning(`Input 'forward-env': ${name} is not set on the runner; not passed.`);
-    const spawnSpec = sandbox.wrap({ file: invocation.file, args: invocation.args, cwd: settings.workspace, env: { ...agentEnv.env, ...sandbox.env() } });
-    return { sandbox, ctx, invocation, spawnSpec, runId };
+    for (const name of agentEnv.withheldCloud)
+      log.warning(`Input 'secrets': ${name} is a cloud credential; it stays on the runner (the model gateway signs cloud requests) and is not passed to the agent.`);
+    const env = { ...agentEnv.env, ...sandbox.env() };
+    const spawnSpec = sandbox.wrap({ file: invocation.file, args: invocation.args, cwd: settings.workspace, env });
+    const verifyEnv = settings.verify
+      ? { ...buildAgentEnv({ layout, run: settings.run, withheldSecrets: gateway ? backend.keyNames : [], backendEnv: {}, pathPrepend: [path.dirname(installed.binPath)], runId }).env, ...sandbox.env() }
+      : {};
+    return { sandbox, ctx, invocation, spawnSpec, env, verifyEnv, runId };
   } catch (e) {
     await prepared?.cleanup().catch(() => undefined);
-    await gateway?.close();
+    await ownGateway?.close();
     throw e;
   }
 }
 
 interface Ran {
+  /** The last agent round's process; durationMs and leftoversKilled cover every round and check. */
   outcome: ProcessOutcome;
   events: EventSummary;
   eventCount: number;
   spawnedAt: number;
   stderrTail: string;
+  verify: RoundsOutcome;
+  /** `timeout-minutes` ran out during a check. */
+  verifyTimedOut: boolean;
 }
 
-/** The agent's process tree, its output parsed into events as it streams; sandbox and gateway closed after. */
-async function runTraced(
-  settings: Settings,
-  deps: RunnerDeps,
-  backend: AgentBackend,
-  launch: Launch,
-  gateway: ModelGateway | undefined,
-  version: string,
-): Promise<Ran> {
+/**
+ * The agent's process tree, its output parsed into events as it streams; with
+ * `verify-command`, the checks and fix rounds after it (runner/verify.ts), all
+ * within `timeout-minutes`, in the same sandbox. Sandbox and gateway closed after.
+ */
+async function runTraced(settings: Settings, deps: RunnerDeps, backend: AgentBackend, launch: Launch, gateway: ModelGateway | undefined, ownGateway: ModelGateway | undefined, stage: Stage): Promise<Ran> {
   const { log } = deps;
-  const { sandbox, ctx, invocation, spawnSpec, runId } = launch;
+  const { sandbox } = launch;
   const trace = new TraceWriter(deps.resultsDir, deps.redactor);
+  // One summary across rounds: the final message and the session are the last round's, tool calls add up.
   const summary = new SummaryBuilder();
-  const parser = backend.createParser(ctx);
   const liveLog = new LiveLog((line) => log.info(line));
   let eventCount = 0;
-  const emit = (e: Parameters<SummaryBuilder["add"]>[0], raw?: string) => {
+  const emit: Emit = (e, raw, opts = { summary: true }) => {
     const traced = trace.event(e, raw);
     eventCount++;
-    summary.add(traced);
+    if (opts.summary) summary.add(traced);
     liveLog.event(traced);
     deps.onEvent?.(traced);
   };
 
-  let outcome: ProcessOutcome;
   const spawnedAt = Date.now();
-  log.info(`Starting ${settings.agent.name} (${version}) in sandbox '${sandbox.name}'.`);
+  const deadline = spawnedAt + settings.run.timeoutSeconds * 1000;
+  let outcome: ProcessOutcome | undefined;
+  let leftoversKilled = 0;
+  let verifyTimedOut = false;
+  let checkCancelled = false;
+  log.info(`Starting ${settings.agent.name} (${stage.installed.version}) in sandbox '${sandbox.name}'.`);
+  const steps: RoundSteps = {
+    agent: async (round, prompt) => {
+      if (round > 0) summary.newRound();
+      outcome = await agentRound(settings, deps, backend, launch, stage, { round, prompt, deadline, trace, emit, sessionId: summary.summary().sessionId });
+      leftoversKilled += outcome.leftoversKilled;
+      const budgetStop = gateway?.budgetStopReason();
+      return { ok: !budgetStop && conclude(outcome, summary.summary(), trace.lastStderr(), undefined).conclusion === "success" };
+    },
+    verify: async (n) => {
+      const checked = await runCheck(settings, deps, launch, n, deadline, emit);
+      if (checked.stoppedByDeadline) verifyTimedOut = true;
+      if (deps.signal?.aborted) checkCancelled = true;
+      return checked;
+    },
+    stopped: () => Date.now() >= deadline || Boolean(deps.signal?.aborted),
+  };
+  let verify: RoundsOutcome;
   try {
-    outcome = await log.group(`Agent: ${settings.agent.name}`, () =>
-      runProcessTree(spawnSpec, {
-        ...(invocation.stdin !== undefined ? { stdin: invocation.stdin } : {}),
-        timeoutMs: settings.run.timeoutSeconds * 1000,
-        runId,
-        ...(deps.signal ? { signal: deps.signal } : {}),
-        onStdoutBlock: (text) => trace.stdoutBlock(text),
-        onStdoutLine: (line) => {
-          for (const e of safeParse(() => parser.push(line))) emit(e, line);
-        },
-        onStderr: (chunk) => trace.stderrChunk(chunk),
-        flowControl: trace,
-      }),
-    );
-    for (const e of safeParse(() => parser.end())) emit(e);
+    verify = await agentVerifyFixRounds(settings.verify, steps);
     for (const b of [...sandbox.blockedAttempts(), ...(gateway?.refusals() ?? [])]) emit({ type: "network_blocked", host: b.host, ...(b.detail ? { detail: b.detail } : {}) });
     liveLog.end();
   } finally {
     await trace.close();
     await sandbox.cleanup().catch((e: unknown) => log.warning(`Sandbox cleanup failed: ${errorMessage(e)}`));
-    await gateway?.close();
+    await ownGateway?.close();
   }
-  return { outcome, events: summary.summary(), eventCount, spawnedAt, stderrTail: trace.lastStderr() };
+  // The first round always runs: the loop starts with it.
+  const last = outcome!;
+  return {
+    // A cancel that came during a check is still the run's cancel.
+    outcome: { ...last, durationMs: Date.now() - spawnedAt, leftoversKilled, timedOut: last.timedOut || verifyTimedOut, cancelled: last.cancelled || checkCancelled },
+    events: summary.summary(),
+    eventCount,
+    spawnedAt,
+    stderrTail: trace.lastStderr(),
+    verify,
+    verifyTimedOut,
+  };
+}
+
+/** The name the checks carry in the trace (a tool call of the runner's, not the agent's). */
+const VERIFY_TOOL = "verify-command";
+
+type Emit = (e: Parameters<SummaryBuilder["add"]>[0], raw?: string, opts?: { summary: boolean }) => void;
+
+/**
+ * One run of `verify-command` in the agent's sandbox, with the agent's
+ * allowlisted environment (never the model key), limited by
+ * `verify-timeout-minutes` and by what is left of `timeout-minutes`. In the
+ * trace it is a tool call of the runner's (not counted as the agent's).
+ */
+async function runCheck(settings: Settings, deps: RunnerDeps, launch: Launch, n: number, deadline: number, emit: Emit): Promise<VerifyStepResult & { stoppedByDeadline: boolean }> {
+  const command = settings.verify?.command ?? [];
+  const ownLimit = (settings.verify?.timeoutSeconds ?? 0) * 1000;
+  const left = Math.max(deadline - Date.now(), 1);
+  emit({ type: "tool_call", id: `verify-${n}`, name: VERIFY_TOOL, input: { command: displayCommand(command), run: n } }, undefined, { summary: false });
+  const checked = await deps.log.group(`Verify: ${displayCommand(command)} (run ${n})`, () =>
+    runVerifyCommand(launch.sandbox.wrap({ file: command[0]!, args: command.slice(1), cwd: settings.workspace, env: launch.verifyEnv }), {
+      n,
+      timeoutMs: Math.min(ownLimit, left),
+      runId: launch.runId,
+      resultsDir: deps.resultsDir,
+      redactor: deps.redactor,
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    }),
+  );
+  emit({ type: "tool_result", id: `verify-${n}`, name: VERIFY_TOOL, output: checked.tail, isError: !checked.run.passed }, undefined, { summary: false });
+  deps.log.info(`verify-command run ${n}: ${describeVerifyRun(checked.run)}; output in ${checked.run.log}.`);
+  return { ...checked, stoppedByDeadline: checked.run.timedOut && left < ownLimit };
+}
+
+interface RoundRequest {
+  round: number;
+  /** A fix round's prompt; undefined for the task itself. */
+  prompt: string | undefined;
+  deadline: number;
+  trace: TraceWriter;
+  emit: Emit;
+  /** The session the agent reported so far: a fix round resumes it. */
+  sessionId: string | undefined;
+}
+
+/**
+ * One agent process: the task (round 0), or a fix round resuming the session
+ * with the check's output as its prompt (the command agent, which has no
+ * session, starts again with that prompt in the workspace as it left it).
+ */
+async function agentRound(settings: Settings, deps: RunnerDeps, backend: AgentBackend, launch: Launch, stage: Stage, req: RoundRequest): Promise<ProcessOutcome> {
+  const { invocation, spawnSpec, ctx } = req.round === 0 ? { ...launch } : fixLaunch(settings, backend, launch, stage, req);
+  const parser = backend.createParser(ctx);
+  const title = req.round === 0 ? `Agent: ${settings.agent.name}` : `Agent: ${settings.agent.name} (fix round ${req.round})`;
+  const outcome = await deps.log.group(title, () =>
+    runProcessTree(spawnSpec, {
+      ...(invocation.stdin !== undefined ? { stdin: invocation.stdin } : {}),
+      timeoutMs: Math.max(req.deadline - Date.now(), 1),
+      runId: launch.runId,
+      ...(deps.signal ? { signal: deps.signal } : {}),
+      onStdoutBlock: (text) => req.trace.stdoutBlock(text),
+      onStdoutLine: (line) => {
+        for (const e of safeParse(() => parser.push(line))) req.emit(e, line);
+      },
+      onStderr: (chunk) => req.trace.stderrChunk(chunk),
+      flowControl: req.trace,
+    }),
+  );
+  for (const e of safeParse(() => parser.end())) req.emit(e);
+  return outcome;
+}
+
+/** A fix round's command: the same agent, its session resumed (never forked), the check's output as the prompt, no attachments again. */
+function fixLaunch(settings: Settings, backend: AgentBackend, launch: Launch, stage: Stage, req: RoundRequest): { invocation: AgentInvocation; spawnSpec: SpawnSpec; ctx: AgentContext } {
+  const { attachments: _attachments, ...rest } = launch.ctx;
+  void _attachments;
+  const ctx: AgentContext = {
+    ...rest,
+    run: {
+      ...launch.ctx.run,
+      prompt: req.prompt ?? "",
+      ...(req.sessionId ? { resumeSessionId: req.sessionId, continueLast: false } : { resumeSessionId: undefined, continueLast: backend.name !== "command" }),
+      forkSession: false,
+    },
+  };
+  const invocation = backend.command(ctx, stage.installed);
+  return { invocation, ctx, spawnSpec: launch.sandbox.wrap({ file: invocation.file, args: invocation.args, cwd: settings.workspace, env: launch.env }) };
 }
 
 /** The patch from the private repository; a failure is recorded, not thrown, so the run still reports. */
@@ -330,10 +463,11 @@ function buildResult({ settings, deps, backend, startedAt, baseline, stage, laun
   const { installed, attachments } = stage;
   // A budget that stopped the model requests is the reason, whatever the CLI made of the refusal.
   const budgetStop = gateway?.budgetStopReason();
-  const { conclusion, reason } =
+  const agentEnd =
     budgetStop && !outcome.spawnError && !outcome.cancelled
       ? { conclusion: "failure" as const, reason: budgetStop }
       : conclude(outcome, events, ran.stderrTail, collected.error, (code, tail) => backend.describeExit?.(code, tail));
+  const { conclusion, reason } = withVerdict(agentEnd, ran, settings);
   return deps.redactor.redactValue({
     conclusion,
     ...(reason ? { reason } : {}),
@@ -355,6 +489,8 @@ function buildResult({ settings, deps, backend, startedAt, baseline, stage, laun
     networkBlocked: events.networkBlocked,
     ...(events.sessionId ? { sessionId: events.sessionId } : {}),
     ...(events.result?.structuredOutput !== undefined ? { structuredOutput: events.result.structuredOutput } : {}),
+    verified: ran.verify.verified,
+    ...(ran.verify.report ? { verify: ran.verify.report } : {}),
     // The gateway saw every model request: one figure, counted the same way for every CLI.
     usage: gateway ? gateway.usage() : events.usage,
     ...(gateway?.budgetStop()?.kind === "exceeded" ? { budgetExceeded: true } : {}),
@@ -375,6 +511,8 @@ function buildResult({ settings, deps, backend, startedAt, baseline, stage, laun
       leftoverProcessesKilled: outcome.leftoversKilled,
       ...(installed.install ? { install: installed.install } : {}),
       ...(gateway ? { gateway: gateway.stats(), cliUsage: events.usage, modelRequests: gateway.requestLog() } : {}),
+      // Input `provider` as used (the span's gen_ai.provider.name names a cloud).
+      ...(settings.agent.provider ? { provider: settings.agent.provider } : {}),
       ...(attachments ? { attachments: attachments.record } : {}),
       // Epoch ms, for the benchmark's overhead numbers.
       timings: { spawnedAt: ran.spawnedAt, exitedAt: ran.spawnedAt + outcome.durationMs },
@@ -402,11 +540,43 @@ const PROVIDER_DEFAULT_URL = {
 } as const;
 
 /**
+ * The model gateway a run of this backend and settings needs, or undefined for
+ * one that talks to no model: for callers that share one gateway (and budget)
+ * across several runs (src/attempts/).
+ */
+export async function startRunGateway(backend: AgentBackend, settings: Settings, deps: RunnerDeps): Promise<ModelGateway | undefined> {
+  const choice = chooseProvider(backend, settings.agent);
+  return choice ? startGatewayFor(choice, backend, settings, deps) : undefined;
+}
+
+/**
  * Starts the model gateway for backends that talk to a model. The key comes
  * from `secrets`; without one, only a custom base-url (a local server) may work.
  */
-async function startGatewayFor(backend: AgentBackend, settings: Settings, log: Logger): Promise<ModelGateway | undefined> {
-  if (!backend.provider) return undefined;
+async function startGatewayFor({ provider, wire }: ProviderChoice, backend: AgentBackend, settings: Settings, deps: RunnerDeps): Promise<ModelGateway> {
+  const { log } = deps;
+  const common = {
+    provider: wire,
+    // Provider-side fetching would get around the network policy; only `open` has none to get around.
+    allowProviderFetch: settings.run.network.mode === "open",
+    ...(settings.budget ? { budget: settings.budget, modelPrices: settings.budget.modelPrices } : {}),
+    log,
+  };
+  if (isCloud(provider)) {
+    // The cloud's library is loaded only now; its credentials are resolved before any agent starts.
+    const { cloudUpstream } = await import("./sandbox/cloud/registry.js");
+    const cloud = await cloudUpstream(provider, {
+      wire,
+      cloud: settings.agent.cloud,
+      ...(settings.agent.baseUrl ? { baseUrl: settings.agent.baseUrl } : {}),
+      env: deps.sandboxHost.cloudEnv ?? {},
+      secrets: settings.run.secrets,
+      log,
+    });
+    return startModelGateway({ ...common, upstream: cloud.upstream.href, apiKey: "", cloud });
+  }
+  if (provider !== backend.provider)
+    throw new ConfigurationError(`Input 'provider': agent '${settings.agent.name}' speaks '${backend.provider ?? "none"}' with a key of its own; 'provider: ${provider}' is not available for it.`);
   const keyName = backend.keyNames.find((n) => settings.run.secrets[n]);
   if (!keyName && !settings.agent.baseUrl)
     throw new ConfigurationError(
@@ -414,14 +584,28 @@ async function startGatewayFor(backend: AgentBackend, settings: Settings, log: L
     );
   if (!keyName) log.warning(`No ${backend.keyNames.join("/")} in secrets: model requests to ${settings.agent.baseUrl} carry no key.`);
   return startModelGateway({
-    provider: backend.provider,
-    upstream: settings.agent.baseUrl ?? PROVIDER_DEFAULT_URL[backend.provider],
+    ...common,
+    upstream: settings.agent.baseUrl ?? PROVIDER_DEFAULT_URL[wire],
     apiKey: keyName ? settings.run.secrets[keyName]! : "",
-    // Provider-side fetching would get around the network policy; only `open` has none to get around.
-    allowProviderFetch: settings.run.network.mode === "open",
-    ...(settings.budget ? { budget: settings.budget, modelPrices: settings.budget.modelPrices } : {}),
-    log,
   });
+}
+
+/**
+ * The check's verdict on top of the agent's ending: a change that still fails
+ * is not a success (delivery then holds it back), and `timeout-minutes`
+ * running out during a check is a timeout.
+ */
+function withVerdict(agentEnd: { conclusion: Conclusion; reason?: string }, ran: Ran, settings: Settings): { conclusion: Conclusion; reason?: string } {
+  const report = ran.verify.report;
+  if (agentEnd.conclusion !== "success" && !(agentEnd.conclusion === "timeout" && ran.verifyTimedOut)) return agentEnd;
+  if (ran.verifyTimedOut) return { conclusion: "timeout", reason: "The 'timeout-minutes' limit ran out during verify-command; the check was stopped." };
+  if (ran.verify.verified !== "failed" || !report) return agentEnd;
+  const last = report.runs.at(-1)!;
+  const rounds = `${report.fixRounds} fix round${report.fixRounds === 1 ? "" : "s"}`;
+  return {
+    conclusion: "failure",
+    reason: `verify-command \`${oneLine(displayCommand(settings.verify?.command ?? []), 120)}\` still fails after ${rounds} (run ${last.run}: ${describeVerifyRun(last)}); the changes are not delivered to a branch.`,
+  };
 }
 
 /** A parser bug must not lose the run: the raw line is already in stdout.jsonl. */

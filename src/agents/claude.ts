@@ -46,7 +46,8 @@ import {
   runMcpServers,
   safeOutputTools,
 } from "./common.js";
-import type { AgentBackend, AttachmentFile, EventParser } from "./types.js";
+import type { AgentBackend, AttachmentFile, EventParser, ModelEndpoint } from "./types.js";
+import { VERTEX_AGENT_PROJECT, VERTEX_AGENT_REGION } from "../shared/agents.js";
 
 /** Our tool vocabulary → Claude Code's tool names. */
 const CLAUDE_TOOL: Record<GenericTool, string> = {
@@ -119,10 +120,53 @@ function homePaths(home: string) {
   };
 }
 
+/**
+ * The endpoint as Claude Code 2.1 takes it for each provider. On a cloud it
+ * uses the cloud's SDK against ANTHROPIC_<CLOUD>_BASE_URL (the gateway) with
+ * its own authentication switched off (CLAUDE_CODE_SKIP_<CLOUD>_AUTH, meant
+ * for gateways that sign); the placeholder then travels as the Authorization
+ * header of ANTHROPIC_CUSTOM_HEADERS, which that mode sends as is. The
+ * region (never a credential) is what the SDK builds model ids and paths from.
+ */
+export function claudeProviderEnv(endpoint: ModelEndpoint | undefined): Record<string, string> {
+  if (!endpoint) return {};
+  const bearer = { ANTHROPIC_CUSTOM_HEADERS: `Authorization: Bearer ${endpoint.apiKey}` };
+  switch (endpoint.provider ?? "anthropic") {
+    case "bedrock":
+      return {
+        CLAUDE_CODE_USE_BEDROCK: "1",
+        ANTHROPIC_BEDROCK_BASE_URL: endpoint.baseUrl,
+        CLAUDE_CODE_SKIP_BEDROCK_AUTH: "1",
+        ...(endpoint.cloud?.awsRegion ? { AWS_REGION: endpoint.cloud.awsRegion } : {}),
+        ...bearer,
+      };
+    case "vertex":
+      // The Vertex SDK appends /projects/<project>/locations/<region>/… to the base URL; both are
+      // placeholders the gateway replaces. With the skip switch it sends no Google auth, and the
+      // placeholder key travels as x-api-key.
+      return {
+        CLAUDE_CODE_USE_VERTEX: "1",
+        CLAUDE_CODE_SKIP_VERTEX_AUTH: "1",
+        ANTHROPIC_VERTEX_BASE_URL: `${endpoint.baseUrl}/v1`,
+        ANTHROPIC_VERTEX_PROJECT_ID: VERTEX_AGENT_PROJECT,
+        CLOUD_ML_REGION: VERTEX_AGENT_REGION,
+        ANTHROPIC_API_KEY: endpoint.apiKey,
+      };
+    case "azure":
+      // Microsoft Foundry: Messages at <base>/v1/messages; the placeholder as its API key (x-api-key).
+      return { CLAUDE_CODE_USE_FOUNDRY: "1", ANTHROPIC_FOUNDRY_BASE_URL: endpoint.baseUrl, ANTHROPIC_FOUNDRY_API_KEY: endpoint.apiKey };
+    default:
+      return endpointEnv(endpoint, { baseUrl: "ANTHROPIC_BASE_URL", apiKey: "ANTHROPIC_API_KEY" });
+  }
+}
+
 export const claudeAgent: AgentBackend = {
   name: "claude",
   npmPackage: { name: "@anthropic-ai/claude-code", bin: "claude", defaultVersion: "2.1.197" },
   provider: "anthropic",
+  // Claude Code 2.1: CLAUDE_CODE_USE_BEDROCK / _VERTEX / _FOUNDRY with ANTHROPIC_<CLOUD>_BASE_URL and the
+  // CLAUDE_CODE_SKIP_<CLOUD>_AUTH switches meant for gateways (claudeProviderEnv); Anthropic Messages bodies on each.
+  providers: { anthropic: "anthropic", bedrock: "anthropic", vertex: "anthropic", azure: "anthropic" },
   keyNames: ["ANTHROPIC_API_KEY"],
 
   unsupported(agent, run) {
@@ -148,7 +192,7 @@ export const claudeAgent: AgentBackend = {
       env: {
         ...hidden.env,
         CLAUDE_CONFIG_DIR: paths.configDir,
-        ...endpointEnv(ctx.endpoint, { baseUrl: "ANTHROPIC_BASE_URL", apiKey: "ANTHROPIC_API_KEY" }),
+        ...claudeProviderEnv(ctx.endpoint),
         // No telemetry, error reports, feature-flag fetches, title requests or self-updates:
         // the model endpoint is the only host a run talks to.
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",

@@ -270,6 +270,9 @@ export const codexAgent: AgentBackend = {
   name: "codex",
   npmPackage: { name: "@openai/codex", bin: "codex", defaultVersion: "0.171.0" },
   provider: "openai",
+  // Codex keeps its custom model provider pointed at the gateway (Responses API); the gateway forwards to
+  // Bedrock's OpenAI-compatible API (bedrock-runtime …/openai/v1) or Azure OpenAI's v1 API and signs there.
+  providers: { openai: "openai", bedrock: "openai", azure: "openai" },
   keyNames: ["OPENAI_API_KEY", "CODEX_API_KEY"],
 
   unsupported(agent, run) {

@@ -11,6 +11,7 @@ import type { AgentBackend, EventParser } from "./types.js";
 
 export const commandAgent: AgentBackend = {
   name: "command",
+  providers: {},
   keyNames: [],
 
   unsupported(agent, run) {

@@ -53,7 +53,7 @@ import {
   type JsonObject,
   runMcpServers,
 } from "./common.js";
-import type { AgentBackend, AgentContext, EventParser } from "./types.js";
+import type { AgentBackend, AgentContext, EventParser, ModelEndpoint } from "./types.js";
 
 /** Without -m the CLI first asks a flash-lite model to route the request: one extra call per prompt. */
 const GEMINI_DEFAULT_MODEL = "gemini-2.5-pro";
@@ -258,8 +258,9 @@ function geminiSettings(ctx: AgentContext, hidden: SecretVariables): JsonObject 
         : // Streamable HTTP (`url` would mean the older SSE transport).
           { httpUrl: ref(s.url), headers: mapValues(s.headers, ref) };
   return {
-    // A custom base URL works only with API-key auth selected; anything else exits 41.
-    security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: false } },
+    // A custom base URL works only with API-key auth selected (Vertex: its express form, with the
+    // placeholder as the key); anything else exits 41.
+    security: { auth: { selectedType: ctx.endpoint?.provider === "vertex" ? "vertex-ai" : "gemini-api-key" }, folderTrust: { enabled: false } },
     privacy: { usageStatisticsEnabled: false },
     telemetry: { enabled: false, logPrompts: false },
     general: {
@@ -341,10 +342,24 @@ function safeReaddir(dir: string): string[] {
   }
 }
 
+/**
+ * Where Gemini CLI sends model requests. On Vertex: GOOGLE_GENAI_USE_VERTEXAI
+ * with an API key makes it call Vertex's express paths
+ * (`/v1beta1/publishers/google/models/<m>:streamGenerateContent`) at
+ * GOOGLE_VERTEX_BASE_URL, with no Google credentials of its own; the key is
+ * the placeholder, the project and region are put in by the gateway.
+ */
+export function geminiEndpointEnv(endpoint: ModelEndpoint | undefined): Record<string, string> {
+  if (endpoint?.provider === "vertex") return { GOOGLE_GENAI_USE_VERTEXAI: "true", GOOGLE_VERTEX_BASE_URL: endpoint.baseUrl, GOOGLE_API_KEY: endpoint.apiKey };
+  return endpointEnv(endpoint, { baseUrl: "GOOGLE_GEMINI_BASE_URL", apiKey: "GEMINI_API_KEY" });
+}
+
 export const geminiAgent: AgentBackend = {
   name: "gemini",
   npmPackage: { name: "@google/gemini-cli", bin: "gemini", defaultVersion: "0.61.0" },
   provider: "gemini",
+  // Gemini CLI 0.61: GOOGLE_GENAI_USE_VERTEXAI switches it to Vertex AI's paths.
+  providers: { gemini: "gemini", vertex: "gemini" },
   keyNames: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
 
   unsupported(agent, run) {
@@ -367,7 +382,7 @@ export const geminiAgent: AgentBackend = {
     return {
       env: {
         ...hidden.env,
-        ...endpointEnv(ctx.endpoint, { baseUrl: "GOOGLE_GEMINI_BASE_URL", apiKey: "GEMINI_API_KEY" }),
+        ...geminiEndpointEnv(ctx.endpoint),
         // Else yolo is forced back to "default" in an untrusted folder.
         GEMINI_CLI_TRUST_WORKSPACE: "true",
         // No second node process (the CLI relaunches itself to raise its heap limit).

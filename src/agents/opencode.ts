@@ -279,6 +279,9 @@ export const opencodeAgent: AgentBackend = {
   name: "opencode",
   npmPackage: { name: "opencode-ai", bin: "opencode", defaultVersion: "1.18.33" },
   provider: "openai",
+  // OpenCode's openai-compatible provider points at the gateway (Chat Completions); each cloud's
+  // OpenAI-compatible endpoint is behind it (Bedrock …/openai/v1, Azure OpenAI v1, Vertex AI's openapi endpoint).
+  providers: { openai: "openai", bedrock: "openai", azure: "openai", vertex: "openai" },
   keyNames: ["OPENAI_API_KEY"],
 
   unsupported(agent, run) {

@@ -2,10 +2,10 @@ import type { Logger } from "../logger.js";
 import type { Agent, AgentBackendName, RunConfig } from "../config/schema.js";
 import type { AgentEvent } from "../shared/events.js";
 import type { SandboxLayout } from "../sandbox/types.js";
-import type { ModelProvider } from "../shared/agents.js";
+import type { CloudSettings, ModelProvider, ProviderName } from "../shared/agents.js";
 import type { Attachments } from "../shared/attachments.js";
 
-export type { ModelProvider } from "../shared/agents.js";
+export type { ModelProvider, ProviderName } from "../shared/agents.js";
 
 /** Where the agent sends model requests, as seen from inside the sandbox. */
 export interface ModelEndpoint {
@@ -13,6 +13,10 @@ export interface ModelEndpoint {
   baseUrl: string;
   /** The key the agent holds: a placeholder when the gateway injects the real one. */
   apiKey: string;
+  /** Where the gateway sends the requests (input `provider`; absent: the agent's own): the CLI's env switches depend on it (Claude Code's CLAUDE_CODE_USE_BEDROCK …). */
+  provider?: ProviderName;
+  /** The run's cloud settings (region, project), for CLIs that build cloud paths themselves. */
+  cloud?: CloudSettings;
 }
 
 export interface AgentContext {
@@ -75,6 +79,13 @@ export interface AgentBackend {
   readonly name: AgentBackendName;
   readonly npmPackage?: NpmPackage;
   readonly provider?: ModelProvider;
+  /**
+   * The providers this CLI can reach through the gateway (input `provider`),
+   * each with the wire API it then speaks to the gateway; the first is its
+   * own. Checked against the pinned CLI: a pair not listed is refused before
+   * anything starts. Empty for backends without a model (command).
+   */
+  readonly providers: Partial<Record<ProviderName, ModelProvider>>;
   /** Secret names the backend takes its key from, first match wins. */
   readonly keyNames: string[];
   /** Options this backend cannot honour, as one message each naming the input. */

@@ -7,6 +7,8 @@
 import os from "node:os";
 import { INPUTS, type InputName } from "../constants.js";
 import type { SandboxHost } from "../shared/host.js";
+import { CLOUD_CREDENTIAL_FILE_VARS, isCloudCredentialName } from "../shared/cloud.js";
+import type { CloudSettings } from "../shared/agents.js";
 import type { RawInputs } from "./parse.js";
 
 export interface HostContext {
@@ -35,6 +37,8 @@ export interface HostContext {
    * The artifact client reads the values itself; only their presence is needed here.
    */
   artifactService: boolean;
+  /** The runner's AWS_REGION, GOOGLE_CLOUD_PROJECT, CLOUD_ML_REGION: defaults of aws-region, vertex-project, vertex-region. */
+  cloud: CloudSettings;
   /** The runner as the sandbox backends see it (its own RUNNER_TEMP, not the CLI's results folder). */
   sandbox: SandboxHost;
   /** Environment of every host-side git call; credentials are added per call, never here. */
@@ -93,10 +97,21 @@ export function sandboxHost(env: NodeJS.ProcessEnv = process.env): SandboxHost {
     ...(env.HOME ? { home: env.HOME } : {}),
     ...(env.RUNNER_TEMP ? { runnerTemp: env.RUNNER_TEMP } : {}),
     ...(env.RUNNER_WORKSPACE ? { runnerWorkspace: env.RUNNER_WORKSPACE } : {}),
+    cloudEnv: pick(env, (k) => isCloudCredentialName(k) && Boolean(env[k])),
+    credentialFiles: CLOUD_CREDENTIAL_FILE_VARS.map((n) => env[n]?.trim()).filter((f): f is string => Boolean(f)),
     // Only set ones: an empty DOCKER_HOST would point the CLI nowhere.
     dockerEnv: pick(env, (k) => DOCKER_CLIENT_ENV.includes(k) && Boolean(env[k])),
     githubHosted: env.RUNNER_ENVIRONMENT === "github-hosted",
   };
+}
+
+/** Where the official auth actions leave the region and project (and what the cloud CLIs read). */
+export function cloudDefaults(env: NodeJS.ProcessEnv = process.env): CloudSettings {
+  const first = (...names: string[]) => names.map((n) => env[n]?.trim()).find(Boolean);
+  const awsRegion = first("AWS_REGION", "AWS_DEFAULT_REGION");
+  const vertexProject = first("GOOGLE_CLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT", "GCLOUD_PROJECT");
+  const vertexRegion = first("CLOUD_ML_REGION", "GOOGLE_CLOUD_LOCATION");
+  return { ...(awsRegion ? { awsRegion } : {}), ...(vertexProject ? { vertexProject } : {}), ...(vertexRegion ? { vertexRegion } : {}) };
 }
 
 function searchPath(env: NodeJS.ProcessEnv): string {
@@ -135,6 +150,7 @@ export function readHostContext(env: NodeJS.ProcessEnv = process.env): HostConte
     ...(env.GITHUB_WORKFLOW_REF ? { workflowRef: env.GITHUB_WORKFLOW_REF } : {}),
     ...(env.GITHUB_REF ? { ref: env.GITHUB_REF } : {}),
     artifactService: Boolean(env.ACTIONS_RUNTIME_TOKEN && env.ACTIONS_RESULTS_URL),
+    cloud: cloudDefaults(env),
     sandbox: sandboxHost(env),
     gitEnv: gitEnv(env),
     installEnv: installEnv(env),
@@ -177,6 +193,19 @@ export function otelEnv(env: NodeJS.ProcessEnv = process.env): OtelEnv | undefin
 /** OTLP header values (and their raw, still URL-encoded forms): masked before anything can print them. */
 export function otelSecretValues(host: Pick<HostContext, "otel">): string[] {
   return Object.values(host.otel?.headers ?? {}).flatMap((v) => [v, encodeURIComponent(v)]).filter((v, i, all) => v && all.indexOf(v) === i);
+}
+
+/**
+ * The runner's cloud credential values (access keys, session tokens, client
+ * secrets, the OIDC request token): masked and redacted like `secrets`, so a
+ * cloud SDK's error message cannot print one. Files, paths, URLs and regions
+ * are not secrets and stay readable.
+ */
+export function cloudSecretValues(host: Pick<HostContext, "sandbox">): string[] {
+  return Object.entries(host.sandbox?.cloudEnv ?? {})
+    // Paths (GOOGLE_APPLICATION_CREDENTIALS names a file) are not secrets: the files are hidden instead.
+    .filter(([name, v]) => /SECRET|TOKEN|KEY|PASSWORD/i.test(name) && !/(_FILE|_PATH|_URL|_REGION)$/i.test(name) && v.length >= 8 && !v.startsWith("/"))
+    .map(([, v]) => v);
 }
 
 /** The token `agent-runner logs` reads past runs with: GH_TOKEN (as gh uses it), else GITHUB_TOKEN. */

@@ -11,6 +11,8 @@ import { z } from "zod";
 import { INPUTS, type InputName, type InputSpec } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
 import { artifactNameProblem } from "../shared/artifact-name.js";
+import { CLOUD_CREDENTIAL_PREFIXES, isCloudCredentialName } from "../shared/cloud.js";
+import { PROVIDERS, type CloudSettings } from "../shared/agents.js";
 import { parseSafeOutputs, SAFE_OUTPUTS_SERVER, type SafeOutputsConfig } from "../safe-outputs/config.js";
 import { attachmentPatterns } from "./attachments.js";
 import { inside, outputSchemaDocument, resolveInsideWorkspace } from "./input-files.js";
@@ -29,12 +31,15 @@ import {
   PermissionPolicy,
   PrCheckout,
   RunConfig,
+  SelectMode,
+  MAX_ATTEMPTS,
   SandboxChoice,
   NetworkMode,
   type PermissionRule,
   type BudgetSettings,
   type InputFiles,
   type Settings,
+  type VerifySettings,
 } from "./schema.js";
 
 /** Input values as strings, keyed by input name; missing = not given. */
@@ -60,6 +65,8 @@ export interface ParseContext {
   configOrigin?: ConfigOrigin;
   /** Told which keys of a config file the workflow does not control were ignored. */
   notice?: (message: string) => void;
+  /** The runner's AWS_REGION, GOOGLE_CLOUD_PROJECT and CLOUD_ML_REGION (config/host.ts): defaults of the cloud inputs. */
+  cloudDefaults?: CloudSettings;
 }
 
 /**
@@ -190,8 +197,14 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   if (baseUrl && !z.string().url().safeParse(baseUrl).success)
     problems.add("base-url", `'${baseUrl}' is not a URL; write it like https://api.example.com or http://127.0.0.1:8080/v1.`);
 
+  const providerRaw = str("provider")?.trim() || undefined;
+  if (providerRaw && !(PROVIDERS as readonly string[]).includes(providerRaw)) problems.add("provider", `'${providerRaw}' is not allowed; use one of: ${PROVIDERS.join(", ")}.`);
+  const cloud = cloudSettings((n) => str(n)?.trim() || undefined, ctx.cloudDefaults ?? {}, problems);
+
   const agentCandidate = {
     name: backend,
+    provider: providerRaw && (PROVIDERS as readonly string[]).includes(providerRaw) ? providerRaw : undefined,
+    cloud,
     backend,
     version: str("agent-version")?.trim() || undefined,
     command,
@@ -226,6 +239,13 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   const forwardEnv = list("forward-env");
   for (const name of forwardEnv)
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) problems.add("forward-env", `'${name}' is not an environment variable name.`);
+  // Named on purpose, so refused rather than dropped: the agent must never hold a cloud credential.
+  for (const [input, names] of [["forward-env", forwardEnv], ["env", Object.keys(agentCandidate.env)]] as const)
+    for (const name of names.filter(isCloudCredentialName))
+      problems.add(
+        input,
+        `'${name}' is a cloud credential variable (${CLOUD_CREDENTIAL_PREFIXES}), which never reaches the agent; remove it. The model gateway reads cloud credentials on the runner and signs model requests itself (input 'provider').`,
+      );
 
   const runCandidate = {
     prompt,
@@ -295,6 +315,14 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     problems.add("otel-endpoint", `'${otelEndpoint}' is not an http(s) URL; write it like https://otel-collector.example:4318 (a URL without a path gets /v1/traces).`);
 
   const budget = parseBudget(str, value("model-prices"), problems);
+  const verify = parseVerify(str, problems);
+
+  const attemptsRaw = (str("attempts") ?? "1").trim() || "1";
+  const attemptCount = Number(attemptsRaw);
+  if (!Number.isInteger(attemptCount) || attemptCount < 1 || attemptCount > MAX_ATTEMPTS)
+    problems.add("attempts", `'${attemptsRaw}' must be a whole number from 1 to ${MAX_ATTEMPTS}.`);
+  const select = oneOf("select", SelectMode.options);
+  const attempts = Number.isInteger(attemptCount) && attemptCount > 1 && attemptCount <= MAX_ATTEMPTS ? { count: attemptCount, select } : undefined;
 
   if (problems.list.length) throw new ConfigurationError(problems.list);
 
@@ -318,7 +346,26 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     ...settingsCandidate,
     ...(otelEndpoint ? { otel: { endpoint: otelEndpoint } } : {}),
     ...(budget ? { budget } : {}),
+    ...(attempts ? { attempts } : {}),
+    ...(verify ? { verify } : {}),
   };
+}
+
+/** `verify-command` (shell words, like agent-command), `max-fix-rounds` and `verify-timeout-minutes`; undefined without a command. */
+function parseVerify(str: (name: InputName) => string | undefined, problems: Problems): VerifySettings | undefined {
+  const roundsRaw = (str("max-fix-rounds") ?? "2").trim() || "2";
+  const maxFixRounds = Number(roundsRaw);
+  const roundsOk = Number.isInteger(maxFixRounds) && maxFixRounds >= 0 && maxFixRounds <= 10;
+  if (!roundsOk) problems.add("max-fix-rounds", `'${roundsRaw}' must be a whole number from 0 to 10.`);
+  const limitRaw = (str("verify-timeout-minutes") ?? "10").trim() || "10";
+  const limitMinutes = Number(limitRaw);
+  const limitOk = Number.isFinite(limitMinutes) && limitMinutes > 0;
+  if (!limitOk) problems.add("verify-timeout-minutes", `'${limitRaw}' must be a positive number of minutes (fractions allowed, e.g. 0.5).`);
+  const text = str("verify-command")?.trim();
+  if (!text) return undefined;
+  const command = shellWords("verify-command", text, problems);
+  if (!command.length || !roundsOk || !limitOk) return undefined;
+  return { command, maxFixRounds, timeoutSeconds: limitMinutes * 60 };
 }
 
 /** `max-cost-usd`, `max-tokens`, `max-model-requests` and `model-prices`; undefined when none is given. */
@@ -481,6 +528,23 @@ function parsePermissions(v: ConfigValue | undefined, problems: Problems): Permi
     }
   }
   return PermissionPolicy.parse({ default: parsed.data.default ?? "allow", rules });
+}
+
+/** The cloud inputs, each defaulting to the runner's variable; region and project names are checked for shape (they become URL parts). */
+function cloudSettings(str: (name: InputName) => string | undefined, defaults: CloudSettings, problems: Problems): CloudSettings {
+  const out: CloudSettings = {};
+  const take = (input: InputName, key: keyof CloudSettings, shape: RegExp, example: string) => {
+    const given = str(input);
+    // A runner default of another shape is not this run's business (the run may not use that cloud): left out, not an error.
+    const v = given ?? (defaults[key] !== undefined && shape.test(defaults[key]) ? defaults[key] : undefined);
+    if (v === undefined) return;
+    if (!shape.test(v)) problems.add(input, `'${v.slice(0, 60)}' is not a valid ${example}.`);
+    else out[key] = v;
+  };
+  take("aws-region", "awsRegion", /^[a-z]{2}(-[a-z]+)+-\d+$/, "AWS region (like us-east-1)");
+  take("vertex-project", "vertexProject", /^[a-z][a-z0-9-]{4,61}[a-z0-9]$|^[a-z0-9.:-]{6,100}$/, "Google Cloud project id (like my-project-123)");
+  take("vertex-region", "vertexRegion", /^(global|[a-z]+-[a-z]+\d+)$/, "Vertex AI region (global, us-east5, europe-west1 …)");
+  return out;
 }
 
 function parseAssignments(input: string, v: ConfigValue | undefined, problems: Problems): Record<string, string> {

@@ -54,12 +54,23 @@ export const SETTING_SOURCES: Record<InputName, SettingSource> = {
   "agent-command": "workflow",
   model: "workflow",
   "base-url": "workflow",
+  provider: "workflow",
+  "aws-region": "workflow",
+  "vertex-project": "workflow",
+  "vertex-region": "workflow",
   "max-turns": "workflow",
   "timeout-minutes": "workflow",
+  // The project's check: a command run in the sandbox, like agent-command.
+  "verify-command": "workflow",
+  "max-fix-rounds": "workflow",
+  "verify-timeout-minutes": "workflow",
   "max-cost-usd": "workflow",
   "max-tokens": "workflow",
   "max-model-requests": "workflow",
   "model-prices": "workflow",
+  // More attempts multiply what a run costs.
+  attempts: "workflow",
+  select: "workflow",
   // The request and files read on the host (paths may name runner files).
   prompt: "workflow",
   "prompt-file": "workflow",

@@ -3,7 +3,7 @@
  * input parser); inside, the types are trusted.
  */
 import { z } from "zod";
-import { AGENT_BACKENDS, type AgentBackendName } from "../shared/agents.js";
+import { AGENT_BACKENDS, PROVIDERS, type AgentBackendName } from "../shared/agents.js";
 
 export { AGENT_BACKENDS, type AgentBackendName };
 
@@ -55,6 +55,10 @@ export const Agent = z.object({
   command: z.array(z.string()).optional(),
   model: z.string().optional(),
   baseUrl: z.string().url().optional(),
+  /** Input `provider`; undefined: the agent's own. */
+  provider: z.enum(PROVIDERS).optional(),
+  /** Inputs aws-region, vertex-project, vertex-region (defaults from the runner's AWS_REGION, GOOGLE_CLOUD_PROJECT, CLOUD_ML_REGION). */
+  cloud: z.object({ awsRegion: z.string().optional(), vertexProject: z.string().optional(), vertexRegion: z.string().optional() }).default({}),
   instructions: z.string().optional(),
   mcpServers: z.record(z.string(), McpServer).default({}),
   skills: z.array(Skill).default([]),
@@ -109,6 +113,16 @@ export interface BudgetSettings {
   modelPrices: Record<string, ModelPriceSpec>;
 }
 
+/** `verify-command` and its fix rounds (runner/verify.ts). */
+export interface VerifySettings {
+  /** argv of the check, run in the agent's sandbox. */
+  command: string[];
+  /** `max-fix-rounds`: how many times a failing check resumes the agent (0–10). */
+  maxFixRounds: number;
+  /** `verify-timeout-minutes`, in seconds: the limit of one check, within the run's `timeout-minutes`. */
+  timeoutSeconds: number;
+}
+
 export const Phase = z.enum(["all", "run", "publish"]);
 export const CommitMethod = z.enum(["api", "git"]);
 export const ThreatDetection = z.enum(["auto", "none"]);
@@ -117,6 +131,16 @@ export const Deliver = z.enum(["auto", "comment", "commit", "pull-request", "non
 export const CommentMode = z.enum(["sticky", "new", "none"]);
 export const SandboxChoice = z.enum(["auto", "bwrap", "docker", "none"]);
 export const PrCheckout = z.enum(["auto", "none"]);
+export const SelectMode = z.enum(["verify", "judge"]);
+/** `attempts` is at most this: each attempt is a whole agent run with its own workspace copy. */
+export const MAX_ATTEMPTS = 5;
+
+/** `attempts` and `select` (src/attempts/). */
+export interface AttemptSettings {
+  /** 1–MAX_ATTEMPTS; 1 runs the agent in the workspace itself, as without the input. */
+  count: number;
+  select: z.infer<typeof SelectMode>;
+}
 /** `new`, `continue`, or a session id. */
 export const SessionChoice = z.string().min(1);
 
@@ -189,6 +213,10 @@ export interface Settings {
   inputFiles: InputFiles;
   /** `max-cost-usd`, `max-tokens`, `max-model-requests`, `model-prices` (absent: no limits, the table's prices). */
   budget?: BudgetSettings;
+  /** `attempts`, `select` (absent: one attempt). */
+  attempts?: AttemptSettings;
+  /** `verify-command`, `max-fix-rounds`, `verify-timeout-minutes` (absent: no check, output `verified` is `not-run`). */
+  verify?: VerifySettings;
   /** `otel-endpoint`, checked: where the run's trace is exported (absent: the runner's OTEL_* variables decide). */
   otel?: { endpoint: string };
 }

@@ -13,6 +13,7 @@
 import { copyFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { agentCommits } from "./agent-head.js";
+import { GHA_CREDS_PATHSPEC } from "../shared/cloud.js";
 import type { HostRepo } from "./host-repo.js";
 import { unskipPresentFiles, type SparseEntries } from "./sparse.js";
 
@@ -51,7 +52,11 @@ export interface Collected {
   excludedTouched: string[];
 }
 
-/** Write the working tree (tracked + untracked, .gitignore respected) as a tree object, in the private repository. */
+/**
+ * Write the working tree (tracked + untracked, .gitignore respected) as a tree
+ * object, in the private repository; cloud credentials files (`gha-creds-*.json`)
+ * are left as the index had them.
+ */
 async function snapshotTree(repo: HostRepo, scratchDir: string, label: string): Promise<{ tree: string; sparse: SparseEntries }> {
   const index = path.join(scratchDir, `index-${label}`);
   // Start from the index as it was before the agent ran, so unchanged files are not re-hashed
@@ -60,7 +65,10 @@ async function snapshotTree(repo: HostRepo, scratchDir: string, label: string): 
   const env = { GIT_INDEX_FILE: index };
   // Sparse checkouts: a file written where the checkout left one out counts, as it does for git.
   const sparse = await unskipPresentFiles(repo.git, repo.workspace.workTree, index);
-  await repo.git.exec(["add", "-A", "--", repo.workspace.pathspec], { env });
+  // google-github-actions/auth's credentials file is never hashed into a tree: never in a patch, whoever wrote it.
+  // Pathspec magic is off in the private repository (GIT_LITERAL_PATHSPECS); here it is on for our
+  // exclusion, and the workspace's own path is marked literal.
+  await repo.git.exec(["add", "-A", "--", `:(literal)${repo.workspace.pathspec}`, GHA_CREDS_PATHSPEC], { env: { ...env, GIT_LITERAL_PATHSPECS: "0" } });
   const tree = await repo.git.text(["write-tree"], { env });
   await rm(index, { force: true });
   return { tree, sparse };

@@ -9,7 +9,8 @@ import type { RunResult } from "../result.js";
 import { COMMENT_LIMIT } from "../github/limits.js";
 import { sanitizeUntrusted } from "../shared/sanitize.js";
 import { codeName, fenced } from "./markdown-code.js";
-import { excludedNote, formatDuration } from "./summary.js";
+import { attemptsSection } from "./attempts-table.js";
+import { excludedNote, formatDuration, verifyLine, verifyRunRows } from "./summary.js";
 
 export { COMMENT_LIMIT };
 /** Keep a margin for the counting differences. */
@@ -126,11 +127,14 @@ export function finalBody(input: FinalCommentInput): string {
   const title = r.conclusion === "success" ? "Agent Runner finished" : `Agent Runner: ${r.conclusion}`;
   const top: string[] = [input.marker, `### ${ICON[r.conclusion]} ${title}`, ""];
   if (r.conclusion !== "success" && r.reason) top.push(`**Reason:** ${agentMarkdown(r.reason, 2000)}`, "");
+  if (r.verify) top.push(`**Verify:** ${verifyLine(r)}`, "");
   if (input.deliveryNote) top.push(input.deliveryNote, "");
   top.push(r.output.trim() ? agentMarkdown(r.output) : "_The agent gave no final message._", "");
 
   const excluded = r.diff.excludedFiles ?? [];
   const filesPart = [
+    ...attemptsSection(r, "#### Attempts"),
+    ...(r.verify?.runs.length ? [`<details><summary>Checks (${r.verify.runs.length})</summary>`, "", ...verifyRunRows(r), "", "</details>", ""] : []),
     ...collapsedList(`Changed files (${r.diff.changedFiles.length})`, r.diff.changedFiles.map((f) => codeName(f))),
     ...(excluded.length ? collapsedList(`Left out of the patch (${excluded.length})`, excluded.map((f) => codeName(f)), excludedNote(excluded)) : []),
   ];

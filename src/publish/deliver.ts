@@ -379,6 +379,13 @@ export async function deliver(ctx: DeliveryContext, result: RunResult, patchPath
   if (plan.mode === "none") return { mode: "none", showPatch: false, ...(plan.note ? { note: plan.note } : {}) };
   if (!result.diff.changedFiles.length || (await patchIsEmpty(patchPath))) return { mode: "comment", showPatch: false, note: "No changes were made." };
   if (plan.mode === "comment") return { mode: "comment", showPatch: true, ...(plan.note ? { note: plan.note } : {}) };
+  // A change that never passed the project's check is never committed onto a branch: it is held here.
+  if (result.verified === "failed")
+    return {
+      mode: "comment",
+      showPatch: true,
+      note: `❌ **Held back:** the changes still fail \`verify-command\`, so nothing was committed or pushed (a ${plan.mode === "commit" ? "commit" : "pull request"} was asked for). The patch is below and in the run's artifact.`,
+    };
   if (result.conclusion !== "success")
     return {
       mode: "comment",

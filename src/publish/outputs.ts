@@ -14,6 +14,8 @@ export function resultOutputs(result: RunResult): Outputs {
     "changed-files": JSON.stringify(result.diff.changedFiles),
     "excluded-files": JSON.stringify(result.diff.excludedFiles ?? []),
     "patch-path": result.diff.patchPath,
+    attempts: JSON.stringify(result.attempts ?? []),
+    verified: result.verified ?? "not-run",
   };
   if (result.sessionId) out["session-id"] = result.sessionId;
   if (result.structuredOutput !== undefined) out["structured-output"] = JSON.stringify(result.structuredOutput);

@@ -40,6 +40,7 @@
 import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Git } from "../git/git.js";
+import { GHA_CREDS_FILE } from "../shared/cloud.js";
 
 export const ALLOW_WORKFLOW_INPUT = "allow-workflow-changes";
 
@@ -99,6 +100,8 @@ export function pathProblem(p: string): string | undefined {
   // Folded: on macOS and Windows checkouts `.GIT`, `.git.` and `GIT~1` are the same folder.
   if (parts.some((c) => folded(c) === ".git" || /^git~\d+$/i.test(c)))
     return `'${p}' is inside a .git folder (hooks and config there would run code)`;
+  if (GHA_CREDS_FILE.test(parts[parts.length - 1]!))
+    return `'${p}' is named like the cloud credentials file google-github-actions/auth writes (gha-creds-*.json), which is never delivered`;
   return undefined;
 }
 

@@ -12,6 +12,7 @@ import { lstat, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { HostContext } from "../config/host.js";
+import { MAX_ATTEMPTS } from "../config/schema.js";
 import { RESULTS_FILES } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
 import { unuploadablePath } from "../shared/artifact-name.js";
@@ -116,6 +117,48 @@ const RunResultSchema = z.object({
     secretFiles: z.array(z.string()).max(10_000).optional(),
   }),
   structuredOutput: z.unknown().optional(),
+  attempts: z
+    .array(
+      z.object({
+        attempt: z.number().int().min(1).max(MAX_ATTEMPTS),
+        conclusion: z.enum(["success", "failure", "timeout", "cancelled", "skipped"]),
+        verified: z.enum(["passed", "failed", "not-run"]),
+        changedLines: z.number().int().nonnegative(),
+        changedFiles: z.number().int().nonnegative(),
+        exitCode: z.number().int().nullable(),
+        durationMs: z.number().nonnegative(),
+        chosen: z.boolean(),
+      }),
+    )
+    .max(MAX_ATTEMPTS)
+    .optional(),
+  attemptSelection: z
+    .object({ select: z.enum(["verify", "judge"]), fallback: z.string().optional(), reasons: z.array(z.string()).max(20).optional() })
+    .optional(),
+  verified: z.enum(["passed", "failed", "not-run"]).optional(),
+  verify: z
+    .object({
+      command: z.array(z.string()),
+      maxFixRounds: z.number().int().nonnegative(),
+      fixRounds: z.number().int().nonnegative(),
+      runs: z
+        .array(
+          z.object({
+            run: z.number().int().positive(),
+            passed: z.boolean(),
+            exitCode: z.number().int().nullable(),
+            // Shown in the comment's table: only what the runner writes there.
+            signal: z.string().regex(/^SIG[A-Z0-9]+$/).optional(),
+            timedOut: z.boolean(),
+            spawnError: z.string().optional(),
+            durationMs: z.number().nonnegative(),
+            outputBytes: z.number().int().nonnegative(),
+            log: z.string().regex(/^verify\/verify-\d+\.log$/),
+          }),
+        )
+        .max(11),
+    })
+    .optional(),
   artifacts: z.array(z.object({ name: z.string(), id: z.string().optional(), url: z.string().optional() })),
   metadata: z.record(z.string(), z.unknown()),
 });

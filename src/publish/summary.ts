@@ -4,6 +4,7 @@
  * (safe-markdown.ts); every agent-chosen text in it is code (codeName).
  */
 import type { RunResult } from "../result.js";
+import { attemptsSection } from "./attempts-table.js";
 import { codeName, fenced } from "./markdown-code.js";
 
 export { fenced };
@@ -42,6 +43,7 @@ export function summaryMarkdown(result: RunResult): string {
   ];
   if (u.requests !== undefined) rows.push(["Model requests", String(u.requests)]);
   if (result.budgetExceeded) rows.push(["Budget", "⛔ exceeded: the model gateway stopped the agent's model requests (see Conclusion)"]);
+  if (result.verify) rows.push(["Verify", verifyLine(result, "table-cell")]);
   if (result.sessionId) rows.push(["Session", codeName(result.sessionId, "table-cell")]);
   if (result.networkBlocked) rows.push(["Network attempts blocked", String(result.networkBlocked)]);
   if (result.permissionDenials.length) rows.push(["Permission denials", String(result.permissionDenials.length)]);
@@ -55,6 +57,8 @@ export function summaryMarkdown(result: RunResult): string {
     ...rows.map(([k, v]) => `| ${k} | ${v} |`),
     "",
     ...usageTable(result),
+    ...verifySection(result),
+    ...attemptsSection(result),
     ...artifactList(result),
     `### Changed files (${files.length})`,
     "",
@@ -66,6 +70,36 @@ export function summaryMarkdown(result: RunResult): string {
     result.output ? fenced(result.output.slice(0, 20_000), "text") : "_The agent gave no final message._",
     "",
   ].join("\n");
+}
+
+const VERDICT: Record<NonNullable<RunResult["verified"]>, string> = { passed: "✅ passed", failed: "❌ failed", "not-run": "➖ not run" };
+
+/** `verify-command`'s verdict in one line: how it ended, how many checks and fix rounds, which command (code: the workflow chose it, but it may hold anything). */
+export function verifyLine(result: RunResult, where: "inline" | "table-cell" = "inline"): string {
+  const v = result.verify;
+  if (!v) return VERDICT[result.verified ?? "not-run"];
+  const runs = `${v.runs.length} check${v.runs.length === 1 ? "" : "s"}`;
+  const fixes = `${v.fixRounds} fix round${v.fixRounds === 1 ? "" : "s"} of ${v.maxFixRounds}`;
+  return `${VERDICT[result.verified ?? "not-run"]} — ${codeName(v.command.join(" "), where)}, ${runs}, ${fixes}`;
+}
+
+/** One row per check: how it ended and where its log is. */
+export function verifyRunRows(result: RunResult): string[] {
+  const v = result.verify;
+  if (!v?.runs.length) return [];
+  return [
+    "| Check | Result | Exit | Duration | Output | Log |",
+    "|---:|---|---:|---:|---:|---|",
+    ...v.runs.map(
+      (r) =>
+        `| ${r.run} | ${r.passed ? "✅ passed" : r.timedOut ? "⏱️ timed out" : r.spawnError ? "❌ not started" : "❌ failed"} | ${r.exitCode ?? r.signal ?? "–"} | ${formatDuration(r.durationMs)} | ${r.outputBytes.toLocaleString("en-US")} B | ${codeName(r.log, "table-cell")} |`,
+    ),
+  ];
+}
+
+function verifySection(result: RunResult): string[] {
+  if (!result.verify) return [];
+  return ["### Verify", "", verifyLine(result), "", ...verifyRunRows(result), ""];
 }
 
 /** Paths (the agent chose them) as a Markdown list of inline code, cut at `max`. */

@@ -6,8 +6,10 @@
  */
 import type { Settings } from "../config/schema.js";
 import { ConfigurationError } from "../errors.js";
-import type { ModelProvider } from "../shared/agents.js";
-import { PriceBook } from "./prices.js";
+import { isCloud, type ModelProvider, type ProviderName } from "../shared/agents.js";
+import { CLOUD_PRICE_TABLES, PriceBook } from "./prices.js";
+
+const cloudTable = (provider: ProviderName | undefined) => (provider && isCloud(provider) ? CLOUD_PRICE_TABLES[provider] : undefined);
 
 export async function checkBudget(settings: Pick<Settings, "budget" | "agent">, backend: { provider?: ModelProvider }): Promise<void> {
   const b = settings.budget;
@@ -27,7 +29,7 @@ export async function checkBudget(settings: Pick<Settings, "budget" | "agent">, 
       ),
     );
   const model = settings.agent.model;
-  if (b.maxCostUsd !== undefined && model && !(await PriceBook.load(backend.provider, b.modelPrices)).knows(model))
+  if (b.maxCostUsd !== undefined && model && !(await PriceBook.load(backend.provider, b.modelPrices, cloudTable(settings.agent.provider))).knows(model))
     throw new ConfigurationError(
       `Input 'max-cost-usd': no price is known for model '${model}' (it is not in the pinned @pydantic/genai-prices table), so its cost cannot be counted. Add it to 'model-prices', e.g. model-prices: '${model}: {input: 3, output: 15, cached: 0.3}' (US dollars per million tokens), or use max-tokens instead.`,
     );

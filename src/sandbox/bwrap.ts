@@ -12,6 +12,9 @@
  *   system config) replaced by a credential-free read-only copy, each
  *   repository's hooks folder read-only, and the start refused when a
  *   credential would still show (hostfs.ts maskGitCredentials);
+ * - every cloud credentials file it could see (google-github-actions/auth's
+ *   `gha-creds-*.json` in the workspace, the files GOOGLE_APPLICATION_CREDENTIALS,
+ *   AWS_WEB_IDENTITY_TOKEN_FILE, … name) shown as an empty read-only file;
  * - its own user namespace mapped to one uid (1000 when the runner is root,
  *   else the runner's uid), no capabilities, further user namespaces
  *   disabled where bwrap supports it: `mount`, `sudo`, `su` fail;
@@ -40,6 +43,7 @@ import {
   isSameOrUnder,
   isStrictlyUnder,
   makePrivateDir,
+  maskCloudCredentialFiles,
   maskGitCredentials,
   passwdFiles,
   realOrResolved,
@@ -298,6 +302,8 @@ class BwrapBackend implements SandboxBackend {
       const visible = (p: string) => !underHidden(p) || bound.some((w) => isSameOrUnder(p, w));
       const masks = maskGitCredentials({ workspace, privateDir, fileMode: 0o600, visible, log, extraConfigs: systemGitConfigs() });
       for (const o of masks) overlays.push({ op: "ro", ...o });
+      const cloudMasks = maskCloudCredentialFiles({ workspace, named: req.credentialFiles ?? [], privateDir, fileMode: 0o600, visible, log });
+      for (const o of cloudMasks) overlays.push({ op: "ro", ...o });
       const ids = sandboxIds(process.getuid?.() ?? 1000, process.getgid?.() ?? 1000);
       const pw = passwdFiles(ids.uid, ids.gid, realOrResolved(layout.home));
       fs.writeFileSync(path.join(privateDir, "passwd"), pw.passwd, { mode: 0o644 });

@@ -31,7 +31,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { ConfigurationError, errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
-import { isSameOrUnder, makePrivateDir, maskGitCredentials, realOrResolved, which, writablePaths } from "./hostfs.js";
+import { isSameOrUnder, makePrivateDir, maskCloudCredentialFiles, maskGitCredentials, realOrResolved, which, writablePaths } from "./hostfs.js";
 import { INSIDE_BRIDGE_DIR, reachableUrl, setUpNetwork, type NetworkPlan } from "./network.js";
 import type { PreparedSandbox, SandboxBackend, SandboxHost, SandboxRequest, SpawnSpec } from "./types.js";
 
@@ -167,6 +167,7 @@ class DockerBackend implements SandboxBackend {
       const mounted = mounts.map(([, dest]) => dest);
       const visible = (p: string) => mounted.some((m) => isSameOrUnder(p, m));
       for (const o of maskGitCredentials({ workspace, privateDir, fileMode: 0o644, visible, log })) mounts.push([o.src, o.dest, true]);
+      for (const o of maskCloudCredentialFiles({ workspace, named: req.credentialFiles ?? [], privateDir, fileMode: 0o644, visible, log })) mounts.push([o.src, o.dest, true]);
       if (net.bridgeDir) {
         fs.writeFileSync(path.join(net.bridgeDir, "bridge.mjs"), BRIDGE_LAUNCHER, { mode: 0o644 });
         mounts.push([net.bridgeDir, INSIDE_BRIDGE_DIR, true]);

@@ -1,9 +1,16 @@
 /**
  * Builds the agent's environment from an allowlist. This and the input parser
  * are the only modules that read process.env: the agent sees only what is
- * named here, never GITHUB_TOKEN, ACTIONS_* or INPUT_* unless the user named them.
+ * named here, never GITHUB_TOKEN, ACTIONS_* or INPUT_* unless the user named them,
+ * and never a cloud credential variable (shared/cloud.ts: AWS_*, GOOGLE_*,
+ * AZURE_*, ACTIONS_ID_TOKEN_REQUEST_*, …) from the user's forward-env, env or
+ * secrets, even when named: the model gateway holds and signs with them. The
+ * input parser refuses such names in forward-env and env; a secret of that
+ * name stays on the host for the gateway. Only the backend's own variables
+ * (its provider switches, a region) may use those prefixes.
  */
 import type { RunConfig } from "../config/schema.js";
+import { isCloudCredentialName } from "../shared/cloud.js";
 import type { SandboxLayout } from "./types.js";
 
 /** Harmless host variables every process expects. */
@@ -28,6 +35,8 @@ export interface AgentEnv {
   env: Record<string, string>;
   /** forward-env names that were not set on the runner. */
   missingForwards: string[];
+  /** Names in secrets, forward-env or env that were held back as cloud credentials. */
+  withheldCloud: string[];
 }
 
 export function buildAgentEnv(req: AgentEnvRequest, hostEnv: NodeJS.ProcessEnv = process.env): AgentEnv {
@@ -40,14 +49,19 @@ export function buildAgentEnv(req: AgentEnvRequest, hostEnv: NodeJS.ProcessEnv =
   env.LANG ??= "C.UTF-8";
 
   const missingForwards: string[] = [];
+  const withheldCloud = new Set<string>();
+  const userVariable = (name: string, value: string) => {
+    if (isCloudCredentialName(name)) withheldCloud.add(name);
+    else env[name] = value;
+  };
   for (const name of req.run.forwardEnv) {
     const v = hostEnv[name];
     if (v === undefined) missingForwards.push(name);
-    else env[name] = v;
+    else userVariable(name, v);
   }
-  Object.assign(env, req.run.env);
+  for (const [name, value] of Object.entries(req.run.env)) userVariable(name, value);
   for (const [name, value] of Object.entries(req.run.secrets)) {
-    if (!req.withheldSecrets.includes(name)) env[name] = value;
+    if (!req.withheldSecrets.includes(name)) userVariable(name, value);
   }
 
   Object.assign(env, {
@@ -59,5 +73,5 @@ export function buildAgentEnv(req: AgentEnvRequest, hostEnv: NodeJS.ProcessEnv =
     [RUN_MARKER_VAR]: req.runId,
   });
   Object.assign(env, req.backendEnv);
-  return { env, missingForwards };
+  return { env, missingForwards, withheldCloud: [...withheldCloud] };
 }

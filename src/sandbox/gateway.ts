@@ -42,12 +42,19 @@ import {
 import { budgetedRequest, clampedBody } from "./budget-admission.js";
 import { PriceBook } from "./prices.js";
 import { UsageMeter, type BudgetLimits, type BudgetStop, type GatewayUsage, type Reservation } from "./usage-meter.js";
+import type { CloudRoute, CloudUpstream } from "./cloud/types.js";
 
 
 export interface ModelGatewayOptions {
   provider: ModelProvider;
-  /** Provider base URL as its SDK takes it (OpenAI-style ends in /v1; Anthropic and Gemini have no version path). */
+  /** Provider base URL as its SDK takes it (OpenAI-style ends in /v1; Anthropic and Gemini have no version path). Ignored with `cloud`. */
   upstream: string;
+  /**
+   * A cloud the gateway signs for (cloud/registry.ts): its endpoint, its own
+   * routes when the agent calls them (Bedrock's InvokeModel), and a signature
+   * per request in place of `apiKey`. `provider` stays the wire API the agent speaks.
+   */
+  cloud?: CloudUpstream;
   apiKey: string;
   /** Limits on billed model requests, tokens and cost; once one is reached, further model requests get a 400 (usage-meter.ts). */
   budget?: BudgetLimits;
@@ -158,6 +165,19 @@ export function upstreamUrl(provider: ModelProvider, upstream: URL, pathname: st
   return target;
 }
 
+/**
+ * A cloud route's upstream URL: the base's path, then the path as the agent
+ * sent it (still percent-encoded, as signed), or as the route rewrites it.
+ */
+function cloudRouteUrl(upstream: URL, route: CloudRoute, pathname: string, search: URLSearchParams): URL {
+  const target = new URL(upstream.origin);
+  const match = route.upstreamPath ? route.path.exec(pathname) : null;
+  target.pathname = upstream.pathname.replace(/\/+$/, "") + (match ? route.upstreamPath!(match) : pathname);
+  const q = search.toString();
+  target.search = q ? `?${q}` : "";
+  return target;
+}
+
 function errorBody(provider: ModelProvider, status: number, message: string): string {
   switch (provider) {
     case "anthropic": {
@@ -184,6 +204,34 @@ function errorBody(provider: ModelProvider, status: number, message: string): st
 interface ParsedPath {
   pathname: string;
   search: URLSearchParams;
+}
+
+/**
+ * An admitted request's route: `policyPath` is the wire route whose rules
+ * apply (the same as the path, except on a cloud's own routes, where
+ * `/model/<id>/invoke-with-response-stream` counts as `/v1/messages`), with
+ * the model and stream flag the path names there.
+ */
+interface AdmittedRoute extends ParsedPath {
+  policyPath: string;
+  cloudRoute?: CloudRoute;
+  pathModel?: string;
+}
+
+/** The cloud route a path matches, with its model; 404/405 as routeDecision says them. */
+function cloudRouteDecision(routes: CloudRoute[], method: string, pathname: string): { ok: true; route: CloudRoute; model?: string } | { ok: false; status: 404 | 405; allow?: string } {
+  const hits = routes.filter((r) => r.path.test(pathname));
+  if (!hits.length) return { ok: false, status: 404 };
+  const route = hits.find((r) => r.method === method);
+  if (!route) return { ok: false, status: 405, allow: [...new Set(hits.map((r) => r.method))].join(", ") };
+  const raw = route.path.exec(pathname)?.[1];
+  let model: string | undefined;
+  try {
+    model = raw ? decodeURIComponent(raw) : undefined;
+  } catch {
+    model = raw;
+  }
+  return { ok: true, route, ...(model ? { model } : {}) };
 }
 
 /** Reject dot segments and encoded separators, which an upstream may resolve past the allowed prefix. */
@@ -223,10 +271,10 @@ function readBody(req: http.IncomingMessage, max: number): Promise<Buffer | unde
 }
 
 export async function startModelGateway(opts: ModelGatewayOptions): Promise<ModelGateway> {
-  const { provider, log } = opts;
+  const { provider, log, cloud } = opts;
   let upstream: URL;
   try {
-    upstream = new URL(opts.upstream);
+    upstream = cloud ? cloud.upstream : new URL(opts.upstream);
   } catch {
     throw new ConfigurationError(`base-url: '${opts.upstream}' is not a URL`);
   }
@@ -238,7 +286,7 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
   }
   const placeholderKey = placeholderFor(provider);
   const stats: ModelGatewayStats = { requests: 0, bytesIn: 0, bytesOut: 0, rejected: 0 };
-  const meter = new UsageMeter(opts.budget ?? {}, await PriceBook.load(provider, opts.modelPrices));
+  const meter = new UsageMeter(opts.budget ?? {}, await PriceBook.load(provider, opts.modelPrices, cloud?.priceTable));
   // One place reads per-request usage: the recorder; the meter adds up what it read.
   const recorder = new ModelRequestRecorder<Reservation>(provider, (record, reservation) => meter.completed(record, reservation));
   const refused = new Map<string, number>();
@@ -257,13 +305,19 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
   };
 
   /** Checks that need only the request line and headers; a refusal answers and returns false. */
-  const admit = (req: http.IncomingMessage, res: http.ServerResponse, method: string, parsed: ParsedPath | undefined): parsed is ParsedPath => {
+  const admit = (req: http.IncomingMessage, res: http.ServerResponse, method: string, parsed: ParsedPath | undefined): AdmittedRoute | undefined => {
     const shown = `${method} ${parsed?.pathname ?? "(invalid path)"}`;
+    const api = cloud ? `${cloud.provider} (${provider})` : provider;
     if (!parsed) {
-      reject(res, 404, `${shown}: not a model API route`, `${shown} is not a model API path of the ${provider} API; only model requests are forwarded.`);
-      return false;
+      reject(res, 404, `${shown}: not a model API route`, `${shown} is not a model API path of the ${api} API; only model requests are forwarded.`);
+      return undefined;
     }
-    const route = routeDecision(provider, method, parsed.pathname);
+    if (cloud?.quietlyRefused?.some((q) => q.method === method && q.path.test(parsed.pathname))) {
+      reject(res, 404, `${shown}: not forwarded`, `${shown} is not forwarded to ${cloud.provider}; only model requests are.`, {}, false);
+      return undefined;
+    }
+    const onCloud = cloud?.routes ? cloudRouteDecision(cloud.routes, method, parsed.pathname) : undefined;
+    const route = onCloud ?? routeDecision(provider, method, parsed.pathname);
     if (!route.ok) {
       const why = route.status === 404 ? "not a model API route" : `method not allowed (only ${route.allow})`;
       reject(
@@ -271,18 +325,19 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
         route.status,
         `${shown}: ${why}`,
         route.status === 404
-          ? `${shown} is not a model API path of the ${provider} API; only model requests are forwarded.`
+          ? `${shown} is not a model API path of the ${api} API; only model requests are forwarded.`
           : `${shown}: this model API path takes only ${route.allow}.`,
         route.allow ? { allow: route.allow } : {},
       );
-      return false;
+      return undefined;
     }
     const keyProblem = credentialProblem(presentedCredentials(req.headers, parsed.search), placeholderKey);
     if (keyProblem) {
       reject(res, 401, `${shown}: ${keyProblem}`, `the request ${keyProblem}. Use the key in the agent's environment.`);
-      return false;
+      return undefined;
     }
-    return true;
+    if (onCloud?.ok) return { ...parsed, policyPath: onCloud.route.canonical, cloudRoute: onCloud.route, ...(onCloud.model ? { pathModel: onCloud.model } : {}) };
+    return { ...parsed, policyPath: parsed.pathname };
   };
 
   /** The body-level policy: no provider-side fetching unless the network is open. */
@@ -297,13 +352,16 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
    * Under a token or cost budget, a model request that could not be counted is
    * refused: a model without a price (max-cost-usd), a stream without usage.
    */
-  const uncountedProblem = (billed: boolean, pathname: string, decode: () => DecodedBody): string | undefined => {
+  const uncountedProblem = (billed: boolean, route: AdmittedRoute, decode: () => DecodedBody): string | undefined => {
     const { maxCostUsd, maxTokens } = opts.budget ?? {};
     if ((maxCostUsd === undefined && maxTokens === undefined) || !billed) return undefined;
     const decoded = decode();
     const text = "text" in decoded ? decoded.text : "";
-    return meter.refuseUncountable(streamOmitsUsage(provider, pathname, text)) ?? meter.refuseUnpriced(requestModelOf(provider, pathname, text));
+    return meter.refuseUncountable(streamOmitsUsage(provider, route.policyPath, text)) ?? meter.refuseUnpriced(modelOf(route, text));
   };
+
+  /** The model a request asks for: named by a cloud route's path, else as the wire API names it. */
+  const modelOf = (route: AdmittedRoute, text: string) => route.pathModel ?? requestModelOf(provider, route.policyPath, text);
 
   const server = http.createServer((req, res) => {
     const method = (req.method ?? "GET").toUpperCase();
@@ -314,7 +372,8 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
       req.resume();
       return;
     }
-    if (!admit(req, res, method, parsed)) {
+    const route = admit(req, res, method, parsed);
+    if (!route) {
       req.resume();
       return;
     }
@@ -322,19 +381,19 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
       (body) => {
         stats.bytesIn += body?.length ?? 0;
         if (body === undefined) {
-          reject(res, 413, `${method} ${parsed.pathname}: body larger than ${MAX_REQUEST_BYTES} bytes`, `the request body is larger than ${MAX_REQUEST_BYTES / 1024 / 1024} MiB.`, { connection: "close" });
+          reject(res, 413, `${method} ${route.pathname}: body larger than ${MAX_REQUEST_BYTES} bytes`, `the request body is larger than ${MAX_REQUEST_BYTES / 1024 / 1024} MiB.`, { connection: "close" });
           return;
         }
         // Decoded at most once, and only when a body check needs it; the route's billing once for the budget and the meter.
         let decoded: DecodedBody | undefined;
         const decode = () => (decoded ??= decodeBody(body, headerValue(req.headers["content-encoding"])));
-        const billed = isBilledRoute(provider, method, parsed.pathname);
+        const billed = isBilledRoute(provider, method, route.policyPath);
         const problem = bodyProblem(body, decode);
         if (problem) {
           reject(
             res,
             403,
-            `${method} ${parsed.pathname}: ${problem}`,
+            `${method} ${route.pathname}: ${problem}`,
             `refused: the request ${problem}. Under this run's network policy the model provider may not fetch URLs, search the web or call remote MCP servers for the agent (only 'network: open' allows that).`,
           );
           return;
@@ -344,18 +403,24 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
         if (limit) {
           if (limit.first) log.warning(`Model gateway: budget reached (${limit.figure}); refusing further model requests.`);
           // 400 and x-should-retry: false: a status and body no CLI retries (429 and 5xx are retried, some for minutes).
-          reject(res, 400, `${method} ${parsed.pathname}: ${limit.limit} reached`, limit.message, NO_RETRY, false);
+          reject(res, 400, `${method} ${route.pathname}: ${limit.limit} reached`, limit.message, NO_RETRY, false);
           return;
         }
-        const uncounted = uncountedProblem(billed, parsed.pathname, decode);
+        const uncounted = uncountedProblem(billed, route, decode);
         if (uncounted) {
-          log.warning(`Model gateway: refused ${method} ${parsed.pathname}: ${uncounted}`);
-          reject(res, 400, `${method} ${parsed.pathname}: not countable against the budget`, uncounted, NO_RETRY, false);
+          log.warning(`Model gateway: refused ${method} ${route.pathname}: ${uncounted}`);
+          reject(res, 400, `${method} ${route.pathname}: not countable against the budget`, uncounted, NO_RETRY, false);
           return;
         }
-        const admitted = billed && meter.reserves() ? admitUnderBudget(res, method, parsed.pathname, decode) : { body: undefined, reservation: undefined };
+        const admitted = billed && meter.reserves() ? admitUnderBudget(res, method, route, decode) : { body: undefined, reservation: undefined };
         if (!admitted) return;
-        forward(req, res, method, parsed, admitted.body ?? body, billed, admitted);
+        forward(req, res, method, route, admitted.body ?? body, billed, admitted).catch((e: unknown) => {
+          log.warning(`gateway: could not sign ${method} ${route.pathname} for ${cloud?.provider ?? provider}: ${errorMessage(e)}`);
+          if (!res.headersSent) {
+            const errBody = errorBody(provider, 502, `Agent Runner model gateway: the request could not be signed for ${cloud?.provider ?? provider}: ${errorMessage(e)}`);
+            res.writeHead(502, { "content-type": "application/json", "content-length": Buffer.byteLength(errBody) }).end(errBody);
+          } else res.destroy();
+        });
       },
       () => res.destroy(),
     );
@@ -367,7 +432,8 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
    * or no room left in the budget). The body comes back rewritten (JSON,
    * uncompressed) when its output limit had to be clamped or set.
    */
-  const admitUnderBudget = (res: http.ServerResponse, method: string, pathname: string, decode: () => DecodedBody): Admitted | undefined => {
+  const admitUnderBudget = (res: http.ServerResponse, method: string, route: AdmittedRoute, decode: () => DecodedBody): Admitted | undefined => {
+    const pathname = route.policyPath;
     const decoded = decode();
     const read = "problem" in decoded ? { ok: false as const, problem: `the request body ${decoded.problem}` } : budgetedRequest(provider, pathname, decoded.text);
     if (!read.ok) {
@@ -375,7 +441,7 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
       reject(res, 400, `${method} ${pathname}: not meterable under the budget`, `refused: ${read.problem}. While max-tokens or max-cost-usd is set, only model requests the gateway can meter are forwarded.`, NO_RETRY, false);
       return undefined;
     }
-    const admission = meter.admit(read.request, "text" in decoded ? requestModelOf(provider, pathname, decoded.text) : undefined);
+    const admission = meter.admit(read.request, "text" in decoded ? modelOf(route, decoded.text) : route.pathModel);
     if (!admission.ok) {
       if (admission.first) log.warning(`Model gateway: budget reached (${admission.figure}); refusing further model requests.`);
       reject(res, 400, `${method} ${pathname}: ${admission.limit} reached`, admission.message, NO_RETRY, false);
@@ -385,24 +451,33 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
     return { reservation: admission.reservation, body: clamped && Buffer.from(JSON.stringify(clamped)) };
   };
 
-  const forward = (req: http.IncomingMessage, res: http.ServerResponse, method: string, parsed: ParsedPath, body: Buffer, billed: boolean, admitted: Admitted) => {
+  const forward = async (req: http.IncomingMessage, res: http.ServerResponse, method: string, parsed: AdmittedRoute, body: Buffer, billed: boolean, admitted: Admitted) => {
     const { reservation } = admitted;
     stats.requests++;
     if (billed) meter.started();
-    const target = upstreamUrl(provider, upstream, parsed.pathname, parsed.search);
-    const headers: http.OutgoingHttpHeaders = {};
+    const target = parsed.cloudRoute ? cloudRouteUrl(upstream, parsed.cloudRoute, parsed.pathname, parsed.search) : upstreamUrl(provider, upstream, parsed.pathname, parsed.search);
+    const headers: Record<string, string> = {};
+    const cloudPrefixes = cloud?.forwardedHeaderPrefixes ?? [];
     for (const [k, v] of Object.entries(req.headers)) {
       const key = k.toLowerCase();
-      if (v !== undefined && !HOP_BY_HOP.has(key) && forwardedHeader(provider, key)) headers[key] = v;
+      if (v !== undefined && !HOP_BY_HOP.has(key) && (forwardedHeader(provider, key) || cloudPrefixes.some((p) => key.startsWith(p)))) headers[key] = Array.isArray(v) ? v.join(", ") : v;
     }
     // A clamped body is re-serialised JSON, no longer in the agent's encoding.
     if (admitted.body) delete headers["content-encoding"];
     headers.host = target.host;
-    if (method !== "GET" || body.length) headers["content-length"] = body.length;
-    if (opts.apiKey) {
+    if (method !== "GET" || body.length) headers["content-length"] = String(body.length);
+    if (cloud) {
+      // Signed last, over exactly the headers and body that go upstream; a failure never reaches upstream unsigned.
+      Object.assign(headers, await cloud.sign({ method, url: target, headers: { ...headers }, body }));
+    } else if (opts.apiKey) {
       if (provider === "anthropic") headers["x-api-key"] = opts.apiKey;
       else if (provider === "openai") headers.authorization = `Bearer ${opts.apiKey}`;
       else headers["x-goog-api-key"] = opts.apiKey;
+    }
+    if (res.destroyed) {
+      // The agent hung up while the request was signed.
+      if (reservation) meter.abandoned(reservation, false);
+      return;
     }
 
     const started = Date.now();
@@ -410,7 +485,19 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
     let unreachable = false;
     const upReq = client.request(target, { method, headers, agent }, (upRes) => {
       answered = true;
-      recorder.observe({ method, path: parsed.pathname, body, startedAt: started, tag: reservation }, upRes);
+      recorder.observe(
+        {
+          method,
+          path: parsed.policyPath,
+          body,
+          startedAt: started,
+          tag: reservation,
+          ...(parsed.pathModel ? { requestModel: parsed.pathModel } : {}),
+          ...(parsed.cloudRoute?.stream ? { stream: true } : {}),
+          ...(cloud?.frameReader ? { frames: cloud.frameReader(String(upRes.headers["content-type"] ?? "")) } : {}),
+        },
+        upRes,
+      );
       const out: http.OutgoingHttpHeaders = {};
       for (const [k, v] of Object.entries(upRes.headers)) {
         if (v !== undefined && !HOP_BY_HOP.has(k.toLowerCase())) out[k] = v;
@@ -454,6 +541,7 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
     server.listen(opts.port ?? 0, "127.0.0.1", resolve);
   });
   const port = (server.address() as AddressInfo).port;
+  if (cloud) log.info(`Model gateway: signing ${cloud.provider} requests with credentials from ${cloud.credentialSource}; the agent holds none.`);
   log.debug(`gateway: ${provider} model gateway on 127.0.0.1:${port} → ${upstream.origin}${upstream.pathname === "/" ? "" : upstream.pathname}`);
 
   return {
@@ -474,6 +562,7 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
         const charged = meter.reservationsCharged();
         if (charged)
           log.warning(`Model gateway: ${charged} model response(s) were cut off, undecodable or too large to read for usage; each is counted at its whole reservation (input estimate plus output limit).`);
+        cloud?.close?.();
         for (const s of sockets) s.destroy();
         agent.destroy();
         server.close(() => resolve());

@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { ConfigurationError } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { GHA_CREDS_FILE } from "../shared/cloud.js";
 import { isSameOrUnder, isStrictlyUnder, realOrResolved } from "../shared/paths.js";
 import type { SandboxHost, SandboxLayout } from "./types.js";
 
@@ -454,6 +455,55 @@ export function exposedGitCredentials(workspace: string): { file: string; found:
       return [];
     }
   });
+}
+
+/**
+ * Cloud credentials files the agent could see: google-github-actions/auth's
+ * `gha-creds-*.json`, which it writes into GITHUB_WORKSPACE (the workspace or
+ * one of its parents) and which holds the URL and bearer of the job's OIDC
+ * token request, and the files the runner's environment names (`named`:
+ * GOOGLE_APPLICATION_CREDENTIALS, AWS_WEB_IDENTITY_TOKEN_FILE, …). Real
+ * paths of existing files; symlinked names are followed to what they show.
+ */
+export function cloudCredentialFiles(workspace: string, named: readonly string[] = []): string[] {
+  const found = new Set<string>();
+  const root = realOrResolved(workspace);
+  for (let d = root; ; d = path.dirname(d)) {
+    for (const e of dirEntries(d)) if (GHA_CREDS_FILE.test(e.name) && (e.isFile() || e.isSymbolicLink())) found.add(path.join(d, e.name));
+    if (d === path.dirname(d)) break;
+  }
+  for (const f of named) found.add(path.resolve(f));
+  const out = new Set<string>();
+  for (const f of found) {
+    // Both the name the agent could open and what it leads to are covered.
+    if (existsFile(f)) {
+      out.add(path.resolve(f));
+      out.add(realOrResolved(f));
+    }
+  }
+  return [...out].filter(existsFile).sort();
+}
+
+/**
+ * Read-only overlays that show the agent an empty file in place of each
+ * cloud credentials file it could see (cloudCredentialFiles). A mount, never
+ * an edit: the host's file stays as the auth action wrote it, for the
+ * gateway and the steps after this one.
+ */
+export function maskCloudCredentialFiles(o: {
+  workspace: string;
+  named?: readonly string[];
+  privateDir: string;
+  fileMode: number;
+  visible: (p: string) => boolean;
+  log: Logger;
+}): { src: string; dest: string }[] {
+  const files = cloudCredentialFiles(o.workspace, o.named).filter(o.visible);
+  if (!files.length) return [];
+  const empty = path.join(o.privateDir, "cloud-credentials-hidden");
+  fs.writeFileSync(empty, "", { mode: o.fileMode });
+  o.log.debug(`sandbox: ${files.length} cloud credentials file(s) hidden from the agent`);
+  return files.map((dest) => ({ src: empty, dest }));
 }
 
 /** A private (0700) directory for files the sandbox binds read-only. */

@@ -2,7 +2,7 @@
  * No isolation: the agent runs on the runner as the runner's user, with only
  * an isolated HOME and an allowlisted environment. Not a security boundary.
  */
-import { exposedGitCredentials } from "./hostfs.js";
+import { cloudCredentialFiles, exposedGitCredentials } from "./hostfs.js";
 import type { PreparedSandbox, SandboxBackend, SandboxRequest } from "./types.js";
 
 export const noneSandbox: SandboxBackend = {
@@ -18,6 +18,8 @@ export const noneSandbox: SandboxBackend = {
     // `none` is the workflow's explicit choice.
     for (const { file, found } of exposedGitCredentials(req.layout.workspace))
       req.log.warning(`sandbox: none: the agent can read ${found.join(", ")} in ${file}. Check out with \`persist-credentials: false\`, or use a sandbox.`);
+    for (const file of cloudCredentialFiles(req.layout.workspace, req.credentialFiles ?? []))
+      req.log.warning(`sandbox: none: the agent can read the cloud credentials file ${file}. Use a sandbox, which hides it.`);
     if (req.network.mode !== "open")
       req.log.warning(`network: ${req.network.mode} is not enforced without a sandbox.`);
     return {

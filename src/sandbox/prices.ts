@@ -9,28 +9,35 @@
  * Prices are per request, as providers bill: tiered prices (long-context
  * rates) apply to the request that crossed the tier.
  */
-import type { ModelProvider } from "../shared/agents.js";
+import type { CloudName, ModelProvider } from "../shared/agents.js";
 import type { ModelPriceSpec } from "../config/schema.js";
 import type { ModelRequestUsage } from "../trace/model-requests.js";
 
 /** genai-prices' provider ids for the gateway's wire APIs. */
 const TABLE_PROVIDER: Record<ModelProvider, string> = { anthropic: "anthropic", openai: "openai", gemini: "google" };
 
+/** genai-prices' provider ids of the clouds, whose model ids (`us.anthropic.…-v1:0`) and prices are their own. */
+export const CLOUD_PRICE_TABLES: Partial<Record<CloudName, string>> = { bedrock: "aws" };
+
 /** The table's price function (`calcPrice`). */
 type PriceTable = (usage: Record<string, number>, model: string, options: { providerId?: string }) => { total_price: number } | null | undefined;
 
 export class PriceBook {
   private constructor(
-    private readonly provider: ModelProvider,
+    /** The table's provider id tried first: the wire API's, or the cloud's (`aws` knows `us.anthropic.…-v1:0`). */
+    private readonly tableProvider: string,
     /** `model-prices`: model id → USD per million tokens. */
     private readonly custom: Record<string, ModelPriceSpec>,
     private readonly table: PriceTable,
   ) {}
 
-  /** The table is half a megabyte of data: loaded only when a run talks to a model. */
-  static async load(provider: ModelProvider, custom: Record<string, ModelPriceSpec> = {}): Promise<PriceBook> {
+  /**
+   * The table is half a megabyte of data: loaded only when a run talks to a model.
+   * `cloudTable`: the table's provider id of the cloud in between (CloudUpstream.priceTable), whose model ids and prices are its own.
+   */
+  static async load(provider: ModelProvider, custom: Record<string, ModelPriceSpec> = {}, cloudTable?: string): Promise<PriceBook> {
     const { calcPrice } = await import("@pydantic/genai-prices");
-    return new PriceBook(provider, custom, calcPrice as PriceTable);
+    return new PriceBook(cloudTable ?? TABLE_PROVIDER[provider], custom, calcPrice as PriceTable);
   }
 
   /** Whether a price is known for `model` (custom first, then the table for this provider, then the whole table). */
@@ -49,8 +56,11 @@ export class PriceBook {
       cache_write_tokens: usage.cacheWriteTokens ?? 0,
     };
     // Another provider's model behind an OpenAI-compatible endpoint (opencode through a router) is still priced.
-    const priced = safeCalc(this.table, tableUsage, model, TABLE_PROVIDER[this.provider]) ?? safeCalc(this.table, tableUsage, model);
-    return priced?.total_price;
+    const priced = safeCalc(this.table, tableUsage, model, this.tableProvider) ?? safeCalc(this.table, tableUsage, model);
+    if (priced) return priced.total_price;
+    // A publisher-prefixed id (`google/gemini-2.5-pro` on Vertex's OpenAI-compatible endpoint) is priced as the model it names.
+    const slash = model.lastIndexOf("/");
+    return slash > 0 ? safeCalc(this.table, tableUsage, model.slice(slash + 1), this.tableProvider)?.total_price : undefined;
   }
 }
 

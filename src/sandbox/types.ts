@@ -44,6 +44,8 @@ export interface SandboxRequest {
   network: NetworkPolicy;
   /** The model gateway on the host's loopback, when one runs. */
   gateway?: HostEndpoint;
+  /** Cloud credentials files the runner's environment names (SandboxHost.credentialFiles): hidden like the workspace's gha-creds files. */
+  credentialFiles?: string[];
   /** Image for the docker backend (input `docker-image`); other backends ignore it. */
   dockerImage?: string;
   log: Logger;

@@ -56,6 +56,27 @@ const MAX_RECORDS = 5000;
  */
 const MAX_PARSED_BYTES = 16 * 1024 * 1024;
 
+/** Turns a binary streamed body (a cloud's event stream) into the JSON documents it carries (sandbox/cloud/). */
+export interface ResponseFrames {
+  push(chunk: Buffer): unknown[];
+}
+
+/** One forwarded request as the recorder sees it. */
+export interface ObservedRequest<Tag> {
+  method: string;
+  /** The wire route (a cloud's own route is given as the wire route it counts as). */
+  path: string;
+  body: Buffer;
+  startedAt: number;
+  tag?: Tag;
+  /** The model when the path names it (a cloud's route), not the body. */
+  requestModel?: string;
+  /** Set when the route streams whatever the body says (a cloud's streaming route). */
+  stream?: boolean;
+  /** For a binary streamed response: its decoder (AWS event stream). */
+  frames?: ResponseFrames;
+}
+
 /** `Tag`: what the gateway hands along with a request to its completion (the budget reservation). */
 export class ModelRequestRecorder<Tag = undefined> {
   private readonly list: ModelRequestRecord[] = [];
@@ -76,12 +97,14 @@ export class ModelRequestRecorder<Tag = undefined> {
    * Called by the gateway when the upstream answered. Never throws and never
    * consumes the stream on its own: it listens next to the pipe to the agent.
    */
-  observe(request: { method: string; path: string; body: Buffer; startedAt: number; tag?: Tag }, response: IncomingMessage): void {
+  observe(request: ObservedRequest<Tag>, response: IncomingMessage): void {
     try {
       const keep = this.list.length < MAX_RECORDS;
       if (!keep) this.dropped++;
       if (!keep && !this.onComplete) return;
       const record = requestRecord(this.provider, request);
+      if (request.requestModel) record.requestModel = request.requestModel;
+      if (request.stream) record.stream = true;
       record.firstByteMs = Date.now() - request.startedAt;
       record.status = response.statusCode;
       if (keep) this.list.push(record);
@@ -97,7 +120,7 @@ export class ModelRequestRecorder<Tag = undefined> {
         }
       };
       setImmediate(readBody);
-      const reader = new ResponseReader(this.provider, String(response.headers["content-type"] ?? ""));
+      const reader = new ResponseReader(this.provider, String(response.headers["content-type"] ?? ""), request.frames);
       let done = false;
       /** `cut`: why the usage read may be incomplete (the budget then counts the whole reservation). */
       const finish = (cut?: "aborted" | "undecodable") => {
@@ -218,11 +241,16 @@ class ResponseReader {
   constructor(
     private readonly provider: ModelProvider,
     contentType: string,
+    private readonly frames?: ResponseFrames,
   ) {
     this.sse = /text\/event-stream/i.test(contentType);
   }
 
   push(chunk: Buffer): void {
+    if (this.frames) {
+      for (const doc of this.frames.push(chunk)) this.read(objectOf(doc));
+      return;
+    }
     if (!this.sse) {
       this.jsonBytes += chunk.length;
       if (this.jsonBytes <= MAX_PARSED_BYTES) this.json.push(chunk);
@@ -235,7 +263,9 @@ class ResponseReader {
   }
 
   result(): Fields {
-    if (this.sse) {
+    if (this.frames) {
+      // Every document was read as its frame arrived.
+    } else if (this.sse) {
       if (this.pending) this.line(this.pending);
       this.line("");
     } else if (this.jsonBytes > MAX_PARSED_BYTES) this.oversize = true;

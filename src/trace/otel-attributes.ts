@@ -35,7 +35,7 @@ export type AttributeRule =
 export const OTEL_ATTRIBUTE_RULES: Readonly<Record<string, AttributeRule>> = {
   "gen_ai.operation.name": { oneOf: ["invoke_agent", "chat", "generate_content", "execute_tool"] },
   "gen_ai.agent.name": "identifier",
-  "gen_ai.provider.name": { oneOf: ["anthropic", "openai", "gcp.gemini"] },
+  "gen_ai.provider.name": { oneOf: ["anthropic", "openai", "gcp.gemini", "aws.bedrock", "gcp.vertex_ai", "azure.ai.openai"] },
   "gen_ai.request.model": "identifier",
   "gen_ai.request.stream": "boolean",
   "gen_ai.response.model": "identifier",

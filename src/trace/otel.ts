@@ -72,6 +72,15 @@ const MAX_TOOL_SPANS = 5000;
 const BATCH_SIZE = 1000;
 const PROVIDER_NAMES: Record<ModelProvider, string> = { anthropic: "anthropic", openai: "openai", gemini: "gcp.gemini" };
 const BACKEND_PROVIDERS: Record<string, ModelProvider> = { claude: "anthropic", codex: "openai", opencode: "openai", gemini: "gemini" };
+/** The semantic conventions' names of the clouds (input `provider`, in result metadata.provider): they win over the wire API's. */
+const CLOUD_PROVIDER_NAMES: Record<string, string> = { bedrock: "aws.bedrock", vertex: "gcp.vertex_ai", azure: "azure.ai.openai" };
+
+/** gen_ai.provider.name of a run: the cloud it went through, else its CLI's own provider. */
+function providerName(result: RunResult): string | undefined {
+  const cloud = typeof result.metadata.provider === "string" ? CLOUD_PROVIDER_NAMES[result.metadata.provider] : undefined;
+  const own = BACKEND_PROVIDERS[result.agentBackend];
+  return cloud ?? (own ? PROVIDER_NAMES[own] : undefined);
+}
 
 /** Where the trace goes and with which headers, and which setting said so. */
 export interface OtelTarget {
@@ -232,7 +241,7 @@ export async function buildRunSpans(
   const root = tracer.startSpan(`invoke_agent ${identifierOr(result.agentName, "agent")}`, { kind: SpanKind.INTERNAL, startTime: startMs, attributes: clean(runAttributes(result, context)) }, ROOT_CONTEXT);
   const parent = trace.setSpan(ROOT_CONTEXT, root);
 
-  const provider_ = BACKEND_PROVIDERS[result.agentBackend];
+  const provider_ = providerName(result);
   const records = Array.isArray(result.metadata.modelRequests) ? (result.metadata.modelRequests as ModelRequestRecord[]) : [];
   for (const r of records) {
     const span = tracer.startSpan(modelSpanName(r), { kind: SpanKind.CLIENT, startTime: r.startedAt, attributes: clean(modelAttributes(r, provider_)) }, parent);
@@ -258,13 +267,13 @@ export async function buildRunSpans(
 
 function runAttributes(result: RunResult, context: RunTraceContext): Attributes {
   const { host } = context;
-  const backendProvider = BACKEND_PROVIDERS[result.agentBackend];
+  const backendProvider = providerName(result);
   const repoUrl = host.repository ? `${host.serverUrl}/${host.repository}` : undefined;
   const d = context.delivery ?? {};
   return {
     [ATTR_GEN_AI_OPERATION_NAME]: "invoke_agent",
     [ATTR_GEN_AI_AGENT_NAME]: result.agentName,
-    ...(backendProvider ? { [ATTR_GEN_AI_PROVIDER_NAME]: PROVIDER_NAMES[backendProvider] } : {}),
+    ...(backendProvider ? { [ATTR_GEN_AI_PROVIDER_NAME]: backendProvider } : {}),
     [ATTR_GEN_AI_REQUEST_MODEL]: result.model,
     [ATTR_GEN_AI_CONVERSATION_ID]: result.sessionId,
     [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: result.usage.inputTokens,
@@ -309,11 +318,11 @@ function modelSpanName(r: ModelRequestRecord): string {
   return model ? `${r.operation} ${identifierOr(model, "other")}` : r.operation;
 }
 
-function modelAttributes(r: ModelRequestRecord, provider: ModelProvider | undefined): Attributes {
+function modelAttributes(r: ModelRequestRecord, provider: string | undefined): Attributes {
   const failed = (r.status ?? 0) >= 400 || r.errorType;
   return {
     ...(r.operation ? { [ATTR_GEN_AI_OPERATION_NAME]: r.operation } : {}),
-    ...(provider ? { [ATTR_GEN_AI_PROVIDER_NAME]: PROVIDER_NAMES[provider] } : {}),
+    ...(provider ? { [ATTR_GEN_AI_PROVIDER_NAME]: provider } : {}),
     [ATTR_GEN_AI_REQUEST_MODEL]: r.requestModel,
     [ATTR_GEN_AI_REQUEST_STREAM]: r.stream,
     [ATTR_GEN_AI_RESPONSE_MODEL]: r.responseModel,

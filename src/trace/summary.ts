@@ -73,6 +73,16 @@ export class SummaryBuilder {
     }
   }
 
+  /**
+   * A new agent process of the same run begins (a fix round): its answer
+   * replaces the last one, while the session, counts and usage carry on.
+   */
+  newRound(): void {
+    this.trailing = [];
+    this.trailingLength = 0;
+    delete this.s.result;
+  }
+
   summary(): EventSummary {
     const result = this.s.result;
     const usage = result?.usage ?? this.cumulativeUsage ?? this.incrementalUsage;

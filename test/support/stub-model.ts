@@ -9,6 +9,7 @@
  * | `openai-responses` | `POST …/responses`                                             | Responses SSE (or JSON)   |
  * | `openai-chat`      | `POST …/chat/completions`                                      | Chat Completions SSE/JSON |
  * | `gemini`           | `POST …/models/<m>:streamGenerateContent?alt=sse`, `:generateContent` | Gemini SSE / JSON  |
+ * | `anthropic` (Vertex) | `POST …/publishers/anthropic/models/<m>:streamRawPredict`, `:rawPredict` | Messages SSE / JSON |
  *
  * The API is chosen from the path, and the same {@link StubStep}s are rendered in each API's
  * wire format, so one script shape works for every CLI (only the tool names differ; see
@@ -157,6 +158,8 @@ const rid = (prefix: string, bytes = 12) => prefix + randomBytes(bytes).toString
 function detectApi(method: string, pathname: string): StubApi {
   if (method !== "POST") return "other";
   if (/\/messages(\/count_tokens)?$/.test(pathname)) return "anthropic";
+  // Anthropic on Vertex AI: the model is in the path, the body is a Messages request without it.
+  if (/\/publishers\/anthropic\/models\/[^/]+:(rawPredict|streamRawPredict)$/.test(pathname)) return "anthropic";
   if (/\/responses$/.test(pathname)) return "openai-responses";
   if (/\/chat\/completions$/.test(pathname)) return "openai-chat";
   if (/\/models\/[^/]+:(streamGenerateContent|generateContent|countTokens|embedContent|batchEmbedContents)$/.test(pathname))
@@ -249,7 +252,7 @@ function builtinSideReason(req: RecordedRequest, pathname: string): string | und
   if (req.method === "GET") return "GET " + pathname;
   if (req.method === "OPTIONS") return "OPTIONS";
   if (req.api === "other") return "unknown endpoint";
-  if (/\/count_tokens$/.test(pathname) || /:countTokens$/.test(pathname)) return "count tokens";
+  if (/\/count_tokens$/.test(pathname) || /:countTokens$/.test(pathname) || /\/count-tokens:rawPredict$/.test(pathname)) return "count tokens";
   if (/:(embedContent|batchEmbedContents)$/.test(pathname)) return "embeddings";
   if (req.api === "gemini" && /:generateContent$/.test(pathname)) {
     const gc = asRecord(asRecord(req.body).generationConfig);
@@ -597,7 +600,7 @@ function sideAnswer(req: RecordedRequest, pathname: string, defaultUsage: StubUs
   if (req.method === "HEAD" || req.method === "OPTIONS") return { kind: "raw", status: 200, body: "", contentType: "text/plain" };
   if (req.method === "GET") return { kind: "json", status: 200, body: modelList() };
   if (req.api === "other") return { kind: "json", status: 404, body: { error: { message: `stub: no handler for ${req.method} ${pathname}` } } };
-  if (/\/count_tokens$/.test(pathname)) return { kind: "json", status: 200, body: { input_tokens: defaultUsage.inputTokens } };
+  if (/\/count_tokens$|\/count-tokens:rawPredict$/.test(pathname)) return { kind: "json", status: 200, body: { input_tokens: defaultUsage.inputTokens } };
   if (/:countTokens$/.test(pathname)) return { kind: "json", status: 200, body: { totalTokens: defaultUsage.inputTokens } };
   if (/:(embedContent|batchEmbedContents)$/.test(pathname)) return { kind: "json", status: 200, body: { embedding: { values: [0, 0, 0] }, embeddings: [] } };
   if (req.api === "gemini" && /:generateContent$/.test(pathname)) {
@@ -732,7 +735,7 @@ export async function startStubModel(script: StubScript, options: StubModelOptio
       body,
       api,
       kind: "side",
-      stream: b.stream === true || /:streamGenerateContent$/.test(pathname) || url.searchParams.get("alt") === "sse",
+      stream: b.stream === true || /:(streamGenerateContent|streamRawPredict)$/.test(pathname) || url.searchParams.get("alt") === "sse",
       model: typeof b.model === "string" ? b.model : geminiModel,
       toolCallIds: [],
       receivedAt: Date.now(),
