@@ -60,6 +60,9 @@ export interface RunnerDeps {
   install?: Pick<InstallContext, "toolCache" | "env" | "cache">;
 }
 
+/** What the steps shared by the agent's run and a reviewing agent's run need (RunnerDeps has it all). */
+type LaunchDeps = Pick<RunnerDeps, "log" | "redactor" | "resultsDir" | "scratchDir" | "runId" | "searchPath" | "sandboxHost" | "signal" | "onEvent" | "session" | "install">;
+
 /** Where the runner lets session carrying in: HOME is fresh before, intact after. */
 export interface SessionHooks {
   /** Before the backend writes its config into HOME, so current config wins over saved state. */
@@ -88,6 +91,61 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   await deps.session?.capture(backend, launch.ctx, result).catch((e: unknown) => deps.log.warning(`Saving the session state failed: ${errorMessage(e)}`));
   await rm(path.join(deps.scratchDir, "tmp"), { recursive: true, force: true }).catch(() => undefined);
   return result;
+}
+
+/** What a reviewing agent (threat detection's) left: its final text, how it ended and what it used. No patch, no session. */
+export interface ReviewRun {
+  conclusion: Conclusion;
+  reason?: string;
+  /** Its final message (redacted). */
+  output: string;
+  usage: RunResult["usage"];
+  agentVersion: string;
+  sandboxBackend: string;
+  durationMs: number;
+}
+
+export interface ReviewDeps extends Pick<RunnerDeps, "log" | "redactor" | "searchPath" | "sandboxHost" | "signal" | "install"> {
+  /** Where its trace goes (a folder of its own in the run's results). */
+  resultsDir: string;
+  /** Its HOME, TMPDIR and outputs folder: private, thrown away after. */
+  scratchDir: string;
+  /** What the reviewer is told about where it is, instead of the run context of an agent whose changes are delivered. */
+  runContext: string;
+}
+
+/**
+ * A second agent that only reads: the same install, sandbox, gateway and
+ * trace as runAgent, with `settings.workspace` mounted read-only, no host
+ * repository, no patch and no session. Model keys are its only secrets.
+ */
+export async function runReviewAgent(settings: Settings, deps: ReviewDeps): Promise<ReviewRun> {
+  const backend = agentBackend(settings.agent.backend);
+  const own = Object.fromEntries(Object.entries(settings.run.secrets).filter(([name]) => backend.keyNames.includes(name)));
+  const reviewer: Settings = { ...settings, run: { ...settings.run, secrets: own } };
+  await checkOptions(reviewer, backend, deps.log);
+  await mkdir(deps.scratchDir, { recursive: true });
+  await mkdir(deps.resultsDir, { recursive: true });
+  const stage = await layOut(reviewer, backend, deps, true);
+  const sandboxBackend = await chooseSandbox(reviewer.sandbox.choice, deps.log, deps.sandboxHost, { dockerImage: reviewer.sandbox.dockerImage });
+  const gateway = await startGatewayFor(backend, reviewer, deps.log);
+  const launch = await prepareLaunch(reviewer, deps, backend, stage, sandboxBackend, gateway, deps.runContext);
+  const ran = await runTraced(reviewer, deps, backend, launch, gateway, stage.installed.version);
+  await rm(path.join(deps.scratchDir, "tmp"), { recursive: true, force: true }).catch(() => undefined);
+  const budgetStop = gateway?.budgetStopReason();
+  const { conclusion, reason } =
+    budgetStop && !ran.outcome.spawnError && !ran.outcome.cancelled
+      ? { conclusion: "failure" as const, reason: budgetStop }
+      : conclude(ran.outcome, ran.events, ran.stderrTail, undefined, (code, tail) => backend.describeExit?.(code, tail));
+  return deps.redactor.redactValue({
+    conclusion,
+    ...(reason ? { reason } : {}),
+    output: ran.events.finalMessage,
+    usage: gateway ? gateway.usage() : ran.events.usage,
+    agentVersion: stage.installed.version,
+    sandboxBackend: launch.sandbox.name,
+    durationMs: ran.outcome.durationMs,
+  });
 }
 
 /** Options the backend cannot honour (an error when strict) and a budget it cannot be held to. */
@@ -120,13 +178,15 @@ interface Stage {
   attachments: StagedAttachments | undefined;
 }
 
-async function layOut(settings: Settings, backend: AgentBackend, deps: RunnerDeps): Promise<Stage> {
+async function layOut(settings: Settings, backend: AgentBackend, deps: LaunchDeps, readOnlyWorkspace = false): Promise<Stage> {
   const layout: SandboxLayout = {
     workspace: settings.workspace,
+    ...(readOnlyWorkspace ? { workspaceReadOnly: true } : {}),
     home: path.join(deps.scratchDir, "home"),
     tmp: path.join(deps.scratchDir, "tmp"),
     outputsDir: path.join(deps.resultsDir, RESULTS_FILES.outputs),
-    readOnlyPaths: [],
+    // A reviewing agent reads its workspace and writes nothing there.
+    readOnlyPaths: readOnlyWorkspace ? [settings.workspace] : [],
   };
   await Promise.all([layout.home, layout.tmp, layout.outputsDir].map((d) => mkdir(d, { recursive: true })));
   const installed = await installAgent(backend, settings.agent, { searchPath: deps.searchPath, cwd: settings.workspace, log: deps.log, ...deps.install });
@@ -156,11 +216,12 @@ interface Launch {
 
 async function prepareLaunch(
   settings: Settings,
-  deps: RunnerDeps,
+  deps: LaunchDeps,
   backend: AgentBackend,
   { layout, installed, attachments }: Stage,
   sandboxBackend: SandboxBackend,
   gateway: ModelGateway | undefined,
+  runContext = runContextText(layout),
 ): Promise<Launch> {
   const { log } = deps;
   const runId = deps.runId ?? randomUUID();
@@ -186,7 +247,7 @@ async function prepareLaunch(
       layout,
       ...(attachments ? { attachments } : {}),
       ...(endpoint ? { endpoint } : {}),
-      runContext: runContextText(layout),
+      runContext,
       log,
     };
     await deps.session?.restore(backend, ctx);
@@ -221,7 +282,7 @@ interface Ran {
 /** The agent's process tree, its output parsed into events as it streams; sandbox and gateway closed after. */
 async function runTraced(
   settings: Settings,
-  deps: RunnerDeps,
+  deps: LaunchDeps,
   backend: AgentBackend,
   launch: Launch,
   gateway: ModelGateway | undefined,

@@ -85,6 +85,13 @@ export class Progress {
     this.timer.unref();
   };
 
+  /** The agent has ended: no more activity edits (a pending one would post its last text before threat detection). */
+  pause(): void {
+    this.finished = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
   /** Replace the comment with the final text (creating it when start could not). */
   async finish(body: string): Promise<void> {
     this.finished = true;

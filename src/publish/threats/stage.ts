@@ -15,6 +15,7 @@ import { patchPieces } from "../../shared/patch-pieces.js";
 import { protectedChanges, protectedPaths } from "./protected-files.js";
 import { scanForSecrets, type ScanTarget } from "./secret-scan.js";
 import type { ThreatFinding } from "./types.js";
+import { judgedContent, verdictFindings, type VerdictRecord } from "./detection.js";
 
 export interface ThreatReport {
   findings: ThreatFinding[];
@@ -23,6 +24,8 @@ export interface ThreatReport {
   /** `protected-files: review`: the protected paths the draft pull request names. */
   review: string[];
   message?: string;
+  /** `threat-detection: agent`: one line on what the detection agent said, for the job summary. */
+  detection?: string;
 }
 
 export async function detectThreats(ctx: StageContext, result: RunResult): Promise<ThreatReport | undefined> {
@@ -34,6 +37,16 @@ export async function detectThreats(ctx: StageContext, result: RunResult): Promi
   const named = result.diff.secretFiles ?? [];
   for (const file of named) findings.push({ kind: "run-secret", where: "patch", file, detail: "a secret value of this run or a token (redacted from the patch)" });
   if (result.diff.secretsRedacted && !named.length) findings.push({ kind: "run-secret", where: "patch", detail: "a secret value of this run or a token (redacted from the patch)" });
+  let detection: string | undefined;
+  if (settings.delivery.threatDetection === "agent") {
+    const judged = await judgedContent(ctx.resultsDir, result);
+    const cleanReason = async (text: string) => (await scanForSecrets([{ where: "detection agent", text }], (t) => ctx.redactor.redact(t) !== t)).length === 0;
+    const verdict = await verdictFindings(ctx.resultsDir, judged, { failOpen: settings.delivery.detectionFailOpen, cleanReason });
+    findings.push(...verdict.findings);
+    for (const w of verdict.warnings) ctx.log.warning(w);
+    if (verdict.record?.status === "verdict" && !verdict.findings.length) ctx.log.info("Threat detection: the detection agent found no threat.");
+    detection = detectionLine(verdict.record, verdict.warnings.length > 0);
+  }
   const touched = protectedChanges(result.diff.changedFiles, protectedPaths(settings.delivery.protectedPaths));
   const mode = settings.delivery.protectedFiles;
   if (mode === "block") findings.push(...touched.map((file): ThreatFinding => ({ kind: "protected-file", where: "patch", file, detail: "a protected file (`protected-files: block`)" })));
@@ -45,7 +58,8 @@ export async function detectThreats(ctx: StageContext, result: RunResult): Promi
     findings,
     held,
     review,
-    ...(held ? { message: `Threat detection held this run back: ${findings.length} finding(s). Nothing was pushed or posted but this report.` } : {}),
+    ...(detection ? { detection } : {}),
+    ...(held ? { message: `Threat detection held this run back: ${findings.length} finding(s) (${brief(findings)}). Nothing was pushed or posted but this report.` } : {}),
   };
 }
 
@@ -74,10 +88,28 @@ function describe(f: ThreatFinding): string {
   return `${f.kind} in ${f.where}${f.file !== undefined ? ` (${f.file})` : ""}: ${f.detail}`;
 }
 
+/** Kinds and places only: a verdict's reasons are the detector's words, for the job summary and outputs. */
+function brief(findings: readonly ThreatFinding[]): string {
+  const items = findings.map((f) => `${f.kind === "threat-verdict" ? `${f.detail.split(":")[0]} (detection agent)` : f.kind === "detection-failed" ? "the detection agent failed" : `${f.kind} in ${f.where}`}${f.file !== undefined ? ` ${codeName(f.file)}` : ""}`);
+  const unique = [...new Set(items)];
+  return unique.slice(0, 10).join(", ") + (unique.length > 10 ? ", …" : "");
+}
+
+/** The verdict's booleans, never its reasons (those are findings when it flags something). */
+function detectionLine(record: VerdictRecord | undefined, openedOnFailure: boolean): string {
+  if (!record) return "Detection agent: no verdict.";
+  const who = `Detection agent (${record.agent}${record.model ? `, ${record.model}` : ""})`;
+  if (record.status === "nothing-to-judge") return `${who}: nothing to judge.`;
+  if (record.status === "failed") return `${who}: failed${openedOnFailure ? ", published anyway (threat-detection-fail-open)" : ", held back (fail closed)"}.`;
+  const v = record.verdict!;
+  return `${who}: prompt_injection ${v.prompt_injection}, secret_leak ${v.secret_leak}, malicious_patch ${v.malicious_patch}.`;
+}
+
 /** For the comment and the job summary: agent-chosen names as code, never the value. */
 export function threatMarkdown(report: ThreatReport): string {
   const lines = ["### Threat detection", ""];
   for (const f of report.findings) lines.push(`- **${f.kind}** in ${f.where}${f.file !== undefined ? ` ${codeName(f.file)}` : ""}: ${codeName(f.detail)}`);
+  if (report.detection) lines.push(`- ${report.detection}`);
   if (report.review.length) lines.push(`- Protected files changed, delivered as a draft pull request for review: ${report.review.map((f) => codeName(f)).join(", ")}`);
   return lines.join("\n") + "\n";
 }
