@@ -104,6 +104,39 @@ describe("threat detection: secrets hold everything back", () => {
     expect(JSON.stringify(s.gh.issueComments(7))).not.toContain(LEAKED_TAIL);
   });
 
+  it("phase all: nothing the agent wrote leaves before detection (progress edits scanned, no artifact of a held run, the final text held)", async () => {
+    results = await startFakeActionsResults({ repository: FIXTURE_REPO });
+    const r0 = results;
+    // The agent says the token while it works, long enough for a progress edit (every 15 s), then writes it into a file.
+    s = await scenario({
+      fixture: "issue_comment.issue",
+      agent: [`echo "Trying ${LEAKED} now"`, "sleep 17", `printf 'const token = "%s";\\n' "${LEAKED}" > src/config.js`, `echo "Done with ${LEAKED}."`].join("\n"),
+    });
+    const sc = s;
+    const r = await s.run({}, r0.runtimeEnv({ runId: 6200, job: "agent", github: sc.gh, repository: FIXTURE_REPO }));
+    expect(r.exitCode).not.toBe(0);
+    const commentWrites = s.gh.writes("/repos/*/*/issues/**");
+    // The working comment, at least one progress edit, the held result.
+    expect(commentWrites.length).toBeGreaterThanOrEqual(3);
+    for (const w of commentWrites) expect(JSON.stringify(w.body ?? "")).not.toContain(LEAKED_TAIL);
+    expect(commentWrites.some((w) => JSON.stringify(w.body ?? "").includes("activity hidden"))).toBe(true);
+    // A held run uploads no artifact: it would carry the patch and the final message.
+    expect(r0.artifacts()).toEqual([]);
+    expect(r.log).toContain("Artifacts: not uploaded, threat detection held this run back");
+  });
+
+  it("phase all, nothing found: the artifact is uploaded after detection, and delivered", async () => {
+    results = await startFakeActionsResults({ repository: FIXTURE_REPO });
+    const r0 = results;
+    s = await scenario({ fixture: "issue_comment.issue", agent: `sed -i 's/Teh/The/' README.md\necho 'Fixed the typo.'` });
+    const sc = s;
+    const r = await s.run({}, r0.runtimeEnv({ runId: 6201, job: "agent", github: sc.gh, repository: FIXTURE_REPO }));
+    expect(r.exitCode, r.log).toBe(0);
+    expect(r0.artifacts()).toHaveLength(1);
+    expect(r.log.indexOf("Artifacts: uploaded")).toBeGreaterThan(-1);
+    expect(s.gh.pulls()).toHaveLength(1);
+  });
+
   it("threat-detection: none delivers as before", async () => {
     s = await scenario({ fixture: "issue_comment.issue", agent: `printf 'const token = "%s";\\n' "${LEAKED}" > src/config.js\necho done` });
     const r = await s.run({ "threat-detection": "none" });
