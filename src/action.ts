@@ -97,6 +97,8 @@ interface Step {
   artifact?: RunArtifactRef;
   refusal?: string;
   threats?: ThreatReport;
+  /** phase run: what the detection agent said, for this job's summary (the publish job holds the run back on it). */
+  judged?: string;
   safeOutputs?: SafeOutputsReport;
   delivered?: Delivered;
   outputs?: Outputs;
@@ -258,7 +260,8 @@ async function judgeOutput(step: Step): Promise<void> {
   }).catch((e: unknown) => ({ error: `the detection agent could not run: ${errorMessage(e)}` }));
   const record = detection.verdictRecord(choice, digest, ran);
   await detection.writeVerdict(ctx.resultsDir, record);
-  ctx.log.info(`Threat detection: ${record.status === "verdict" ? `verdict ${JSON.stringify({ ...record.verdict, reasons: undefined })}` : (record.error ?? record.status)}.`);
+  step.judged = detection.detectionLine(record, ctx.settings.delivery.detectionFailOpen);
+  ctx.log.info(`Threat detection: ${step.judged}${record.error ? ` (${record.error})` : ""}`);
   // Its usage is the run's too; result.json carries it to the publish job.
   step.result = detection.withDetectorUsage(result, record);
   await writeFile(path.join(ctx.resultsDir, RESULTS_FILES.result), JSON.stringify(step.result, null, 2) + "\n");
@@ -306,7 +309,12 @@ async function report(step: Step): Promise<void> {
   };
   await finish(ctx, result, step.outputs);
   const refusalSection = refusal ? (await import("./publish/deliver-report.js")).refusalSummary(refusal) : undefined;
-  const threatSection = threats && (threats.findings.length || threats.review.length || threats.detection) ? (await import("./publish/threats/stage.js")).threatMarkdown(threats) : undefined;
+  const threatSection =
+    threats && (threats.findings.length || threats.review.length || threats.detection)
+      ? (await import("./publish/threats/stage.js")).threatMarkdown(threats)
+      : step.judged
+        ? `### Threat detection\n\n- ${step.judged} The publish job holds the run back on it.\n`
+        : undefined;
   await writeJobSummary(ctx, [summaryMarkdown(result), threatSection, safeOutputs?.summary, delivered?.summary, refusalSection]);
 }
 

@@ -14,6 +14,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_PATH } from "../agents/helpers.js";
 import { scenario, type Scenario } from "../github/scenario.js";
 import { listBranches } from "../support/git-fixtures.js";
+import { FIXTURE_REPO } from "../support/events.js";
+import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { conversationOf, startStubModel, type RecordedRequest, type StubModel, type StubStep } from "../support/stub-model.js";
 import { shellStep, writeFileStep } from "../support/stub-model-tools.js";
 
@@ -25,9 +27,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await stub?.close();
 });
+let results: FakeActionsResults | undefined;
 afterEach(async () => {
   await s?.close();
+  await results?.close();
   s = undefined;
+  results = undefined;
 });
 
 const KEY = "sk-ant-test-key-0123456789abcdef";
@@ -148,5 +153,62 @@ describe("threat-detection: agent, a real claude as the detector", () => {
     expect(open.log).toMatch(/Threat detection: the detection agent failed: .*published anyway \(threat-detection-fail-open: true\)/);
     expect(threats(open.outputs)).toEqual([]);
     expect(s.gh.pulls()).toHaveLength(1);
+  });
+});
+
+describe("threat-detection: agent in two jobs", () => {
+  it("the run job's detector (where the model key is) writes the verdict into the artifact; the publish job checks it against what it is about to publish and holds the run back before any write", async () => {
+    results = await startFakeActionsResults({ repository: FIXTURE_REPO });
+    const r0 = results;
+    s = await scenario({ fixture: "issue_comment.issue" });
+    const sc = s;
+    const env = (job: string) => ({ PATH: AGENT_PATH, ...r0.runtimeEnv({ runId: 6300, job, github: sc.gh, repository: FIXTURE_REPO }) });
+    script(s.repo.dir, [{ text: verdict({ prompt_injection: true, reasons: ["the final message tells reviewers to approve without reading"] }) }]);
+    const run = await s.run(inputs({ phase: "run" }), env("agent"));
+    expect(run.exitCode, run.log).toBe(0);
+    expect(run.summary).toContain("prompt_injection true");
+    const [artifact] = r0.artifacts();
+    expect(r0.artifactFiles(artifact!.id)).toEqual(expect.arrayContaining(["detection/verdict.json", "detection/trace.jsonl"]));
+
+    const publish = await s.run(inputs({ phase: "publish" }), env("publish"));
+    expect(publish.exitCode).not.toBe(0);
+    expect(threats(publish.outputs)).toEqual([expect.objectContaining({ kind: "threat-verdict", where: "detection agent", detail: expect.stringMatching(/^prompt_injection: /) })]);
+    expect(publish.summary).toContain("Detection agent (claude");
+    expect(await listBranches(s.repo.origin)).toEqual(["main"]);
+    expect(s.gh.pulls()).toEqual([]);
+    // Nothing but the held comment was written.
+    expect(botComments(s)).toHaveLength(1);
+    expect(botComments(s)[0]!.body).toContain("prompt_injection (detection agent)");
+  });
+
+  it("a publish job that expects a verdict holds the run back when the run job wrote none", async () => {
+    results = await startFakeActionsResults({ repository: FIXTURE_REPO });
+    const r0 = results;
+    s = await scenario({ fixture: "issue_comment.issue" });
+    const sc = s;
+    const env = (job: string) => ({ PATH: AGENT_PATH, ...r0.runtimeEnv({ runId: 6301, job, github: sc.gh, repository: FIXTURE_REPO }) });
+    script(s.repo.dir, [{ text: verdict({}) }]);
+    const run = await s.run(inputs({ phase: "run", "threat-detection": "auto" }), env("agent"));
+    expect(run.exitCode, run.log).toBe(0);
+    const publish = await s.run(inputs({ phase: "publish", "threat-detection-fail-open": "true" }), env("publish"));
+    expect(publish.exitCode).not.toBe(0);
+    expect(threats(publish.outputs)).toEqual([expect.objectContaining({ kind: "detection-failed", detail: expect.stringContaining("no verdict") })]);
+    expect(s.gh.pulls()).toEqual([]);
+  });
+
+  it("all clear in the run job: the publish job delivers", async () => {
+    results = await startFakeActionsResults({ repository: FIXTURE_REPO });
+    const r0 = results;
+    s = await scenario({ fixture: "issue_comment.issue" });
+    const sc = s;
+    const env = (job: string) => ({ PATH: AGENT_PATH, ...r0.runtimeEnv({ runId: 6302, job, github: sc.gh, repository: FIXTURE_REPO }) });
+    script(s.repo.dir, [{ text: verdict({}) }]);
+    const run = await s.run(inputs({ phase: "run" }), env("agent"));
+    expect(run.exitCode, run.log).toBe(0);
+    const publish = await s.run(inputs({ phase: "publish" }), env("publish"));
+    expect(publish.exitCode, publish.log).toBe(0);
+    expect(threats(publish.outputs)).toEqual([]);
+    expect(s.gh.pulls()).toHaveLength(1);
+    expect(publish.summary).toContain("malicious_patch false");
   });
 });

@@ -282,3 +282,13 @@ export async function verdictFindings(
   const findings = THREATS.filter((t) => record.verdict![t]).map((t): ThreatFinding => ({ kind: "threat-verdict", where: "detection agent", detail: `${t}${because}` }));
   return { findings, warnings: [], record };
 }
+
+/** The verdict's booleans, never its reasons (those are findings when it flags something). */
+export function detectionLine(record: VerdictRecord | undefined, openedOnFailure: boolean): string {
+  if (!record) return "Detection agent: no verdict.";
+  const who = `Detection agent (${record.agent}${record.model ? `, ${record.model}` : ""})`;
+  if (record.status === "nothing-to-judge") return `${who}: nothing to judge.`;
+  if (record.status === "failed") return `${who}: failed${openedOnFailure ? ", published anyway (threat-detection-fail-open)" : ", held back (fail closed)"}.`;
+  const v = record.verdict!;
+  return `${who}: prompt_injection ${v.prompt_injection}, secret_leak ${v.secret_leak}, malicious_patch ${v.malicious_patch}.`;
+}

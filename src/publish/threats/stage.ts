@@ -15,7 +15,7 @@ import { patchPieces } from "../../shared/patch-pieces.js";
 import { protectedChanges, protectedPaths } from "./protected-files.js";
 import { scanForSecrets, type ScanTarget } from "./secret-scan.js";
 import type { ThreatFinding } from "./types.js";
-import { judgedContent, verdictFindings, type VerdictRecord } from "./detection.js";
+import { detectionLine, judgedContent, verdictFindings } from "./detection.js";
 
 export interface ThreatReport {
   findings: ThreatFinding[];
@@ -93,16 +93,6 @@ function brief(findings: readonly ThreatFinding[]): string {
   const items = findings.map((f) => `${f.kind === "threat-verdict" ? `${f.detail.split(":")[0]} (detection agent)` : f.kind === "detection-failed" ? "the detection agent failed" : `${f.kind} in ${f.where}`}${f.file !== undefined ? ` ${codeName(f.file)}` : ""}`);
   const unique = [...new Set(items)];
   return unique.slice(0, 10).join(", ") + (unique.length > 10 ? ", …" : "");
-}
-
-/** The verdict's booleans, never its reasons (those are findings when it flags something). */
-function detectionLine(record: VerdictRecord | undefined, openedOnFailure: boolean): string {
-  if (!record) return "Detection agent: no verdict.";
-  const who = `Detection agent (${record.agent}${record.model ? `, ${record.model}` : ""})`;
-  if (record.status === "nothing-to-judge") return `${who}: nothing to judge.`;
-  if (record.status === "failed") return `${who}: failed${openedOnFailure ? ", published anyway (threat-detection-fail-open)" : ", held back (fail closed)"}.`;
-  const v = record.verdict!;
-  return `${who}: prompt_injection ${v.prompt_injection}, secret_leak ${v.secret_leak}, malicious_patch ${v.malicious_patch}.`;
 }
 
 /** For the comment and the job summary: agent-chosen names as code, never the value. */
