@@ -28,6 +28,7 @@ import type { Delivered, GitHubStage } from "./publish/github-stage.js";
 import { resultOutputs, type Outputs } from "./publish/outputs.js";
 import type { SafeOutputsReport } from "./publish/safe-outputs/stage.js";
 import type { ThreatReport } from "./publish/threats/stage.js";
+import type { CheckedPatch } from "./publish/patch-stage.js";
 import { summaryMarkdown } from "./publish/summary.js";
 import type { RunResult } from "./result.js";
 import type { SessionCarry } from "./session/carry.js";
@@ -96,6 +97,8 @@ interface Step {
   result?: RunResult;
   artifact?: RunArtifactRef;
   refusal?: string;
+  /** The tree the checked patch makes (threat detection scans its binary files). */
+  postImage?: CheckedPatch["postImage"];
   threats?: ThreatReport;
   /** phase run: what the detection agent said, for this job's summary (the publish job holds the run back on it). */
   judged?: string;
@@ -272,13 +275,15 @@ async function downloadArtifact(step: Step): Promise<void> {
 }
 
 async function checkThePatch(step: Step): Promise<void> {
-  step.refusal = await (await import("./publish/patch-stage.js")).checkPatch(step.ctx, resultOf(step), step.artifact);
+  const checked = await (await import("./publish/patch-stage.js")).checkPatch(step.ctx, resultOf(step), step.artifact);
+  step.refusal = checked.refusal;
+  step.postImage = checked.postImage;
 }
 
 /** Before anything is published: a secret holds everything back, protected files go for review (publish/threats/). */
 async function detectThreats(step: Step): Promise<void> {
   const threats = await import("./publish/threats/stage.js");
-  step.threats = await threats.detectThreats(step.ctx, resultOf(step));
+  step.threats = await threats.detectThreats(step.ctx, resultOf(step), step.postImage);
   if (!step.threats?.held) return;
   step.result = threats.heldResult(resultOf(step));
   step.refusal = step.threats.message;

@@ -176,6 +176,51 @@ describe.each(FOUR)("threat detection: $name in the patch", ({ file, write, inpu
   });
 });
 
+describe("threat detection: binary files", () => {
+  it("a token and a run secret inside binary files (a GIT binary patch, compressed) are found in the files' new bytes; an ordinary binary is not a finding", async () => {
+    const value = "binary-secret-7a6b5c4d3e2f";
+    s = await scenario({
+      fixture: "issue_comment.issue",
+      agent: [
+        "mkdir -p assets",
+        `printf '\\211PNG\\0\\0\\0\\1 token=%s \\0\\0\\377' "${LEAKED}" > assets/blob.bin`,
+        `printf '\\0\\0key=%s\\0\\1\\2' "$API_KEY" > data.bin`,
+        `head -c 4096 /dev/urandom > assets/noise.bin`,
+        "echo done",
+      ].join("\n"),
+    });
+    const r = await s.run({ secrets: `API_KEY=${value}` });
+    expect(r.exitCode).not.toBe(0);
+    const found = threats(r.outputs);
+    expect(found).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kind: "secret", where: "patch", file: "assets/blob.bin", detail: expect.stringMatching(/^SLACK_TOKEN.*binary file/) }),
+        expect.objectContaining({ kind: "run-secret", where: "patch", file: "data.bin" }),
+      ]),
+    );
+    expect(found.some((f) => f.file === "assets/noise.bin")).toBe(false);
+    expect(await listBranches(s.repo.origin)).toEqual(["main"]);
+    expect(s.gh.pulls()).toEqual([]);
+    const posted = JSON.stringify(s.gh.issueComments(7)) + r.summary + r.log;
+    expect(posted).not.toContain(value);
+    expect(posted).not.toContain(LEAKED_TAIL);
+  });
+
+  it("two jobs: the publish job reads the binary file's bytes from its own checkout with the patch applied", async () => {
+    results = await startFakeActionsResults({ repository: FIXTURE_REPO });
+    const r0 = results;
+    s = await scenario({ fixture: "issue_comment.issue", agent: `printf '\\0\\0token=%s\\0' "${LEAKED}" > blob.bin\necho done` });
+    const sc = s;
+    const env = (job: string) => r0.runtimeEnv({ runId: 6400, job, github: sc.gh, repository: FIXTURE_REPO });
+    const run = await s.run({ phase: "run" }, env("agent"));
+    expect(run.exitCode, run.log).toBe(0);
+    const publish = await s.run({ phase: "publish", "agent-command": "" }, env("publish"));
+    expect(publish.exitCode).not.toBe(0);
+    expect(threats(publish.outputs)).toEqual([expect.objectContaining({ kind: "secret", file: "blob.bin" })]);
+    expect(s.gh.pulls()).toEqual([]);
+  });
+});
+
 describe("threat detection: no false positive", () => {
   it("an ordinary README edit is delivered and threats is empty", async () => {
     s = await scenario({ fixture: "issue_comment.issue", agent: `sed -i 's/Teh/The/' README.md\necho 'Fixed the typo.'` });

@@ -8,7 +8,9 @@
  */
 import type { RunResult } from "../../result.js";
 import type { StageContext } from "../../stage-context.js";
+import { readBlob } from "../../git/blobs.js";
 import { codeName } from "../markdown-code.js";
+import type { CheckedPatch } from "../patch-stage.js";
 import { safeOutputsFile } from "../safe-outputs/stage.js";
 import { readRequests } from "../safe-outputs/requests.js";
 import { patchPieces } from "../../shared/patch-pieces.js";
@@ -28,11 +30,12 @@ export interface ThreatReport {
   detection?: string;
 }
 
-export async function detectThreats(ctx: StageContext, result: RunResult): Promise<ThreatReport | undefined> {
+export async function detectThreats(ctx: StageContext, result: RunResult, postImage?: CheckedPatch["postImage"]): Promise<ThreatReport | undefined> {
   const { settings } = ctx;
   if (settings.delivery.threatDetection === "none" || settings.delivery.phase === "run") return undefined;
   const targets = [...(await patchPieces(result.diff.patchPath)), ...(await requestTargets(ctx.resultsDir)), { where: "final message", text: result.output }, ...structuredTarget(result)];
   const findings = await scanForSecrets(targets, (text) => ctx.redactor.redact(text) !== text);
+  if (postImage) findings.push(...(await scanBinaryFiles(ctx, postImage)));
   // The patch was redacted when it was written: what the run's secrets were is known only by that.
   const named = result.diff.secretFiles ?? [];
   for (const file of named) findings.push({ kind: "run-secret", where: "patch", file, detail: "a secret value of this run or a token (redacted from the patch)" });
@@ -61,6 +64,31 @@ export async function detectThreats(ctx: StageContext, result: RunResult): Promi
     ...(detection ? { detection } : {}),
     ...(held ? { message: `Threat detection held this run back: ${findings.length} finding(s) (${brief(findings)}). Nothing was pushed or posted but this report.` } : {}),
   };
+}
+
+/** Read per binary file: far above real assets, and the patch itself is at most 50 MB. */
+const MAX_BINARY_BYTES = 64 * 1024 * 1024;
+/** Printable runs this long or longer are what a secret in a binary file looks like. */
+const PRINTABLE_RUNS = /[\t\n\r\x20-\x7e]{8,}/g;
+
+/**
+ * Binary files as the commit will hold them, read from the repository the
+ * patch was checked in (a binary patch's text is compressed: no secret shows
+ * in it): the run's secret values and known tokens in their bytes, the
+ * recommended rules over their printable runs.
+ */
+async function scanBinaryFiles(ctx: StageContext, postImage: NonNullable<CheckedPatch["postImage"]>): Promise<ThreatFinding[]> {
+  const findings: ThreatFinding[] = [];
+  for (const file of postImage.binaryFiles) {
+    const blob = await readBlob(postImage.git, postImage.tree, file, ctx.runDir, MAX_BINARY_BYTES);
+    if (!blob) continue;
+    if (blob.truncated) ctx.log.warning(`Threat detection: only the first ${MAX_BINARY_BYTES / 1024 / 1024} MB of the binary file ${file} were scanned.`);
+    const latin1 = blob.bytes.toString("latin1");
+    if (ctx.redactor.maskLatin1(latin1) !== latin1) findings.push({ kind: "run-secret", where: "patch", file, detail: "a secret value of this run or a token, in a binary file" });
+    const text = latin1.match(PRINTABLE_RUNS)?.join("\n") ?? "";
+    if (text) findings.push(...(await scanForSecrets([{ where: "patch", file, text }], () => false)).map((f) => ({ ...f, detail: `${f.detail} (in a binary file)` })));
+  }
+  return findings;
 }
 
 /** `structured-output` goes to later steps that often post it: scanned like the final message. */
