@@ -318,7 +318,7 @@ async function report(step: Step): Promise<void> {
     threats && (threats.findings.length || threats.review.length || threats.detection)
       ? (await import("./publish/threats/stage.js")).threatMarkdown(threats)
       : step.judged
-        ? `### Threat detection\n\n- ${step.judged} The publish job holds the run back on it.\n`
+        ? `### Threat detection\n\n- ${step.judged} The publish job checks this verdict before any write.\n`
         : undefined;
   await writeJobSummary(ctx, [summaryMarkdown(result), threatSection, safeOutputs?.summary, delivered?.summary, refusalSection]);
 }
