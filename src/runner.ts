@@ -137,7 +137,7 @@ export async function runReviewAgent(settings: Settings, deps: ReviewDeps): Prom
     budgetStop && !ran.outcome.spawnError && !ran.outcome.cancelled
       ? { conclusion: "failure" as const, reason: budgetStop }
       : conclude(ran.outcome, ran.events, ran.stderrTail, undefined, (code, tail) => backend.describeExit?.(code, tail));
-  return deps.redactor.redactValue({
+  const review = deps.redactor.redactValue({
     conclusion,
     ...(reason ? { reason } : {}),
     output: ran.events.finalMessage,
@@ -146,6 +146,36 @@ export async function runReviewAgent(settings: Settings, deps: ReviewDeps): Prom
     sandboxBackend: launch.sandbox.name,
     durationMs: ran.outcome.durationMs,
   });
+  await writeReviewTranscripts(reviewer, deps, launch, ran, review);
+  return review;
+}
+
+/** transcript.md and .html next to its trace, rendered as for a run with no patch (a rendering problem only warns). */
+async function writeReviewTranscripts(settings: Settings, deps: ReviewDeps, launch: Launch, ran: Ran, review: ReviewRun): Promise<void> {
+  const result: RunResult = {
+    ...review,
+    agentName: settings.agent.name,
+    agentBackend: settings.agent.backend,
+    ...(settings.agent.model || ran.events.model ? { model: settings.agent.model ?? ran.events.model } : {}),
+    command: [launch.invocation.file, ...launch.invocation.args],
+    returncode: ran.outcome.exitCode,
+    stdoutPath: path.join(deps.resultsDir, RESULTS_FILES.stdout),
+    stderrPath: path.join(deps.resultsDir, RESULTS_FILES.stderr),
+    tracePath: path.join(deps.resultsDir, RESULTS_FILES.trace),
+    eventCount: ran.eventCount,
+    toolCalls: ran.events.toolCalls,
+    numTurns: ran.events.numTurns,
+    permissionDenials: ran.events.permissionDenials,
+    networkBlocked: ran.events.networkBlocked,
+    startedAt: new Date(ran.spawnedAt).toISOString(),
+    diff: { baseCommit: "", baseTree: "", patchPath: path.join(deps.resultsDir, RESULTS_FILES.patch), changedFiles: [], agentCommits: [] },
+    artifacts: [],
+    metadata: {},
+  };
+  const { writeTranscriptFiles } = await import("./trace/transcript-files.js");
+  await writeTranscriptFiles(deps.resultsDir, deps.redactor.redactValue(result), { prompt: launch.ctx.run.prompt, redactor: deps.redactor }).catch((e: unknown) =>
+    deps.log.warning(`Writing the detection agent's transcripts failed: ${errorMessage(e)}`),
+  );
 }
 
 /** Options the backend cannot honour (an error when strict) and a budget it cannot be held to. */

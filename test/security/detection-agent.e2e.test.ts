@@ -116,7 +116,8 @@ describe("threat-detection: agent, a real claude as the detector", () => {
     // The detector's trace is in the results under its own name; its usage counts in the run's.
     const results = path.dirname(r.outputs["patch-path"] ?? "");
     const detectionDir = path.join(results, "detection");
-    expect(readdirSync(detectionDir)).toEqual(expect.arrayContaining(["trace.jsonl", "verdict.json"]));
+    expect(readdirSync(detectionDir)).toEqual(expect.arrayContaining(["trace.jsonl", "transcript.md", "transcript.html", "verdict.json"]));
+    expect(readFileSync(path.join(detectionDir, "transcript.md"), "utf8")).toContain(DETECTOR_MARK);
     const record = JSON.parse(readFileSync(path.join(detectionDir, "verdict.json"), "utf8")) as { status: string; usage: { requests: number } };
     expect(record.status).toBe("verdict");
     const usage = JSON.parse(r.outputs.usage ?? "{}") as { requests: number };
@@ -168,7 +169,7 @@ describe("threat-detection: agent in two jobs", () => {
     expect(run.exitCode, run.log).toBe(0);
     expect(run.summary).toContain("prompt_injection true");
     const [artifact] = r0.artifacts();
-    expect(r0.artifactFiles(artifact!.id)).toEqual(expect.arrayContaining(["detection/verdict.json", "detection/trace.jsonl"]));
+    expect(r0.artifactFiles(artifact!.id)).toEqual(expect.arrayContaining(["detection/verdict.json", "detection/trace.jsonl", "detection/transcript.md"]));
 
     const publish = await s.run(inputs({ phase: "publish" }), env("publish"));
     expect(publish.exitCode).not.toBe(0);
