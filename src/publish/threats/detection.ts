@@ -187,7 +187,8 @@ export function detectorSettings(settings: Settings, dataDir: string, prompt: st
     agent: {
       name: backend,
       backend,
-      ...(same && agent.version ? { version: agent.version } : {}),
+      // A runner that preinstalls its CLIs: the detector's too. Else another backend gets its tested pin.
+      ...(agent.version && (same || agent.version === "preinstalled") ? { version: agent.version } : {}),
       ...(same && agent.command ? { command: agent.command } : {}),
       ...(model ? { model } : {}),
       ...(agent.baseUrl ? { baseUrl: agent.baseUrl } : {}),
