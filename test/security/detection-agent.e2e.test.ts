@@ -10,7 +10,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { AGENT_PATH } from "../agents/helpers.js";
 import { scenario, type Scenario } from "../github/scenario.js";
 import { listBranches } from "../support/git-fixtures.js";
@@ -18,6 +18,9 @@ import { FIXTURE_REPO } from "../support/events.js";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { conversationOf, startStubModel, type RecordedRequest, type StubModel, type StubStep } from "../support/stub-model.js";
 import { shellStep, writeFileStep } from "../support/stub-model-tools.js";
+
+// Two real CLI runs per step (the agent, then the detector), some tests two steps: more than the default minute on a loaded runner.
+vi.setConfig({ testTimeout: 240_000 });
 
 let stub: StubModel;
 let s: Scenario | undefined;
@@ -86,7 +89,7 @@ describe("threat-detection: agent, a real claude as the detector", () => {
     s = await scenario({ fixture: "issue_comment.issue" });
     const outside = path.join(s.repo.dir, "PWNED.md");
     script(s.repo.dir, [
-      shellStep("claude", `echo forged > task.md; echo x > ${outside}; ls; pwd`, "try to write"),
+      shellStep("claude", `echo forged > task.md; echo x > ${outside}; (curl -sS -m 5 -o /dev/null https://example.com && echo NET-OK) || echo NET-BLOCKED`, "try to write and to reach out"),
       { text: verdict({ malicious_patch: true, reasons: ["scripts/setup.sh pipes a download into sh"] }) },
     ]);
     const r = await s.run(inputs(), { PATH: AGENT_PATH });
@@ -111,6 +114,9 @@ describe("threat-detection: agent, a real claude as the detector", () => {
     expect(outputs).toMatch(/task\.md: Read-only file system/);
     expect(outputs).toMatch(/PWNED\.md: (Read-only file system|No such file or directory)/);
     expect(existsSync(outside)).toBe(false);
+    // No network but the model gateway.
+    expect(outputs).toContain("NET-BLOCKED");
+    expect(outputs).not.toContain("NET-OK");
     expect(existsSync(path.join(s.repo.dir, "task.md"))).toBe(false);
 
     // The detector's trace is in the results under its own name; its usage counts in the run's.
