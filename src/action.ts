@@ -9,6 +9,7 @@
  * Talks to the runner only through ActionIO; each stage lives in the folder of its step.
  */
 import { randomUUID } from "node:crypto";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { cloudSecretValues, otelSecretValues, rawSecretValues } from "./config/host.js";
 import { readInputFiles } from "./config/input-files.js";
@@ -16,7 +17,7 @@ import { inputStagingDir } from "./config/input-files.js";
 import { parseSettings, readConfigFile, type ConfigFileText } from "./config/parse.js";
 import { configOrigin as configOriginOf, type ConfigOrigin } from "./config/provenance.js";
 import type { Settings } from "./config/schema.js";
-import { STATE, type OutputName } from "./constants.js";
+import { RESULTS_FILES, STATE, type OutputName } from "./constants.js";
 import { ConfigurationError, errorMessage, isConfigurationError } from "./errors.js";
 import { fanOutPhase } from "./fanout/inputs.js";
 import { Git } from "./git/git.js";
@@ -28,6 +29,7 @@ import { resultOutputs, type Outputs } from "./publish/outputs.js";
 import type { RequestsFile } from "./publish/safe-outputs/requests.js";
 import type { SafeOutputsReport } from "./publish/safe-outputs/stage.js";
 import type { ThreatReport } from "./publish/threats/stage.js";
+import type { CheckedPatch } from "./publish/patch-stage.js";
 import { summaryMarkdown } from "./publish/summary.js";
 import type { RunResult } from "./result.js";
 import type { SessionCarry } from "./session/carry.js";
@@ -63,9 +65,10 @@ export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
  * A stage loads its own code when it runs: the publish phase never loads the runner, the sandbox or the agents.
  */
 const PHASES: Record<Settings["delivery"]["phase"], readonly Stage[]> = {
-  run: [prepareWorkspace, startSession, runTheAgent, uploadArtifact, endSession, applySafeOutputs, deliver, report, exportTrace, conclude],
+  run: [prepareWorkspace, startSession, runTheAgent, judgeOutput, uploadArtifact, endSession, applySafeOutputs, deliver, report, exportTrace, conclude],
   publish: [downloadArtifact, checkThePatch, detectThreats, applySafeOutputs, deliver, report, recordForGather, conclude],
-  all: [prepareWorkspace, startSession, runTheAgent, uploadArtifact, endSession, checkThePatch, detectThreats, applySafeOutputs, deliver, report, exportTrace, recordForGather, conclude],
+  // Nothing the agent wrote leaves (artifact, session state, comment) before threat detection has passed.
+  all: [prepareWorkspace, startSession, runTheAgent, checkThePatch, judgeOutput, detectThreats, uploadArtifact, endSession, applySafeOutputs, deliver, report, exportTrace, recordForGather, conclude],
 };
 
 async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<RunResult | undefined> {
@@ -95,9 +98,13 @@ interface Step {
   result?: RunResult;
   artifact?: RunArtifactRef;
   refusal?: string;
+  /** The tree the checked patch makes (threat detection scans its binary files). */
+  postImage?: CheckedPatch["postImage"];
   threats?: ThreatReport;
   /** The agent's safe-output requests, read once: threat detection scans the very requests that are applied. */
   requests?: Promise<RequestsFile>;
+  /** phase run: what the detection agent said, for this job's summary (the publish job holds the run back on it). */
+  judged?: string;
   safeOutputs?: SafeOutputsReport;
   delivered?: Delivered;
   outputs?: Outputs;
@@ -204,14 +211,74 @@ async function runTheAgent(step: Step): Promise<void> {
     ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),
   };
   step.result = attempts ? await attempts.runAttempts(ctx.settings, deps) : await runAgent(ctx.settings, deps);
+  // From here on the agent's text leaves only once threat detection has passed: no more progress edits.
+  if (ctx.settings.delivery.threatDetection !== "none") github?.stage.progress.pause();
 }
 
+/** A held run's results stay on the runner: the artifact would carry what detection held back. */
 async function uploadArtifact(step: Step): Promise<void> {
+  if (step.threats?.held) {
+    step.ctx.log.warning(`Artifacts: not uploaded, threat detection held this run back. The results stay on the runner in ${step.ctx.resultsDir}.`);
+    return;
+  }
   step.artifact = await uploadRunArtifact(step.ctx, resultOf(step));
 }
 
 async function endSession(step: Step): Promise<void> {
+  if (step.threats?.held) return;
   if (step.session) await (await import("./session/stage.js")).saveSession(step.ctx, resultOf(step), step.session);
+}
+
+/**
+ * `threat-detection: agent`, where the model key is (phase run or all): the
+ * detection agent judges the patch, the safe-output requests and the final
+ * message, reading copies in a read-only folder, before any of it leaves.
+ * The host writes its verdict into the results (publish/threats/detection.ts);
+ * detectThreats holds the run back on it, here or in the publish job.
+ */
+async function judgeOutput(step: Step): Promise<void> {
+  const { ctx } = step;
+  if (ctx.settings.delivery.threatDetection !== "agent") return;
+  step.github?.stage.progress.pause();
+  const [detection, { runReviewAgent }, { hostInstallOptions }, { redactTreeInPlace }] = await Promise.all([
+    import("./publish/threats/detection.js"),
+    import("./runner.js"),
+    import("./agents/install.js"),
+    import("./trace/redact-files.js"),
+  ]);
+  // Judged as it will be uploaded: the agent's outputs folder redacted first.
+  await redactTreeInPlace(path.join(ctx.resultsDir, RESULTS_FILES.outputs), ctx.redactor);
+  const result = resultOf(step);
+  const judged = await detection.judgedContent(ctx.resultsDir, result);
+  const digest = detection.judgedDigest(judged);
+  const choice = detection.detectorChoice(ctx.settings);
+  if (detection.nothingToJudge(judged)) {
+    await detection.writeVerdict(ctx.resultsDir, { version: 1, digest, agent: choice.backend, status: "nothing-to-judge" });
+    return;
+  }
+  const dataDir = path.join(ctx.runDir, "detection-data");
+  const task = ctx.settings.run.prompt;
+  await detection.writeDetectionData(dataDir, task, judged);
+  const settings = detection.detectorSettings(ctx.settings, dataDir, detection.detectorPrompt(dataDir, task, judged));
+  ctx.log.info(`Threat detection: the ${choice.backend} detection agent judges the output.`);
+  const ran = await runReviewAgent(settings, {
+    log: ctx.log,
+    redactor: ctx.redactor,
+    resultsDir: path.join(ctx.resultsDir, RESULTS_FILES.detection),
+    scratchDir: path.join(ctx.runDir, "detection-scratch"),
+    searchPath: ctx.io.host.path,
+    sandboxHost: ctx.io.host.sandbox,
+    install: hostInstallOptions(ctx.io.host),
+    runContext: detection.detectorRunContext(dataDir),
+    ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),
+  }).catch((e: unknown) => ({ error: `the detection agent could not run: ${errorMessage(e)}` }));
+  const record = detection.verdictRecord(choice, digest, ran);
+  await detection.writeVerdict(ctx.resultsDir, record);
+  step.judged = detection.detectionLine(record, ctx.settings.delivery.detectionFailOpen);
+  ctx.log.info(`Threat detection: ${step.judged}${record.error ? ` (${record.error})` : ""}`);
+  // Its usage is the run's too; result.json carries it to the publish job.
+  step.result = detection.withDetectorUsage(result, record);
+  await writeFile(path.join(ctx.resultsDir, RESULTS_FILES.result), JSON.stringify(step.result, null, 2) + "\n");
 }
 
 async function downloadArtifact(step: Step): Promise<void> {
@@ -219,7 +286,9 @@ async function downloadArtifact(step: Step): Promise<void> {
 }
 
 async function checkThePatch(step: Step): Promise<void> {
-  step.refusal = await (await import("./publish/patch-stage.js")).checkPatch(step.ctx, resultOf(step), step.artifact);
+  const checked = await (await import("./publish/patch-stage.js")).checkPatch(step.ctx, resultOf(step), step.artifact);
+  step.refusal = checked.refusal;
+  step.postImage = checked.postImage;
 }
 
 /** The requests file of the results, read on first use and kept for the next stage. */
@@ -233,7 +302,7 @@ function safeOutputRequests(step: Step): Promise<RequestsFile> {
 /** Before anything is published: a secret holds everything back, protected files go for review (publish/threats/). */
 async function detectThreats(step: Step): Promise<void> {
   const threats = await import("./publish/threats/stage.js");
-  step.threats = await threats.detectThreats(step.ctx, resultOf(step), () => safeOutputRequests(step));
+  step.threats = await threats.detectThreats(step.ctx, resultOf(step), step.postImage, () => safeOutputRequests(step));
   if (!step.threats?.held) return;
   step.result = threats.heldResult(resultOf(step));
   step.refusal = step.threats.message;
@@ -266,7 +335,12 @@ async function report(step: Step): Promise<void> {
   };
   await finish(ctx, result, step.outputs);
   const refusalSection = refusal ? (await import("./publish/deliver-report.js")).refusalSummary(refusal) : undefined;
-  const threatSection = threats && (threats.findings.length || threats.review.length) ? (await import("./publish/threats/stage.js")).threatMarkdown(threats) : undefined;
+  const threatSection =
+    threats && (threats.findings.length || threats.review.length || threats.detection)
+      ? (await import("./publish/threats/stage.js")).threatMarkdown(threats)
+      : step.judged
+        ? `### Threat detection\n\n- ${step.judged} The publish job checks this verdict before any write.\n`
+        : undefined;
   await writeJobSummary(ctx, [summaryMarkdown(result), threatSection, safeOutputs?.summary, delivered?.summary, refusalSection]);
 }
 

@@ -148,8 +148,16 @@ export const INPUTS = {
   },
   "threat-detection": {
     description:
-      "Before anything is published: `auto` scans the patch's added lines, every safe-output request and the final message for secrets (secretlint's recommended rules and the run's own secret values) and checks protected files; a secret holds everything back and fails the step. `none` turns it off.",
+      "Before anything is published: `auto` scans the patch's added lines (and binary files' new content), every safe-output request and the final message for secrets (secretlint's recommended rules and the run's own secret values) and checks protected files; a secret holds everything back and fails the step. `agent` does the same and also has a detection agent judge the output for prompt injection, secret leaks and malicious patches (read-only sandbox, model gateway only, 12 model requests, 5 minutes). `none` turns it off.",
     default: "auto",
+  },
+  "detection-agent": {
+    description: "With `threat-detection: agent`: the backend that judges (`claude`, `codex`, `opencode`, `gemini`, `command`). Defaults to the run's own `agent`; it uses the run's `base-url`, `env` and model key from `secrets`.",
+  },
+  "detection-model": { description: "With `threat-detection: agent`: the detection agent's model. Defaults to `model` when the backend is the run's, else the backend's default." },
+  "threat-detection-fail-open": {
+    description: "With `threat-detection: agent`: when the detection agent fails (exits non-zero, times out, gives no or invalid JSON), publish anyway with a warning instead of holding the run back.",
+    default: "false",
   },
   "protected-files": {
     description:
@@ -220,7 +228,7 @@ export const OUTPUTS = {
   "commit-sha": "Commit pushed by the action.",
   "commit-verified": "`true` when GitHub verified (signed) the delivered commit, read back after `commit-method: api`; `false` when it did not.",
   "safe-outputs": "JSON array, one entry per agent request: `{type, status: applied|refused, url?, reason?}`.",
-  threats: "JSON array of what threat detection found before publishing: `{kind: secret|run-secret|protected-file, where, file?, detail}`; never the value. Empty when nothing was found.",
+  threats: "JSON array of what threat detection found before publishing: `{kind: secret|run-secret|protected-file|threat-verdict|detection-failed, where, file?, detail}`; never the value. Empty when nothing was found.",
   matrix: "`phase: plan`: JSON for `strategy.matrix`: `{\"include\": [{item, key, repository, repository-owner, repository-name, issue-number}]}`.",
   count: "`phase: plan`: how many items `matrix` holds.",
   report: "`phase: gather`: JSON array, one entry per item: item, conclusion, duration, cost, changed files, pull request and comment links.",
@@ -253,4 +261,6 @@ export const RESULTS_FILES = {
   verify: "verify",
   /** Copies of the files attached to the task (config/attachments.ts). */
   attachments: "attachments",
+  /** threat-detection: agent: the detection agent's trace and the host-written verdict.json. */
+  detection: "detection",
 } as const;

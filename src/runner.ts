@@ -27,6 +27,7 @@ import { runProcessTree, type ProcessOutcome } from "./sandbox/process.js";
 import { chooseSandbox } from "./sandbox/registry.js";
 import { baseUrlFor, startModelGateway, type ModelGateway } from "./sandbox/gateway.js";
 import { isCloud } from "./shared/agents.js";
+import { isCloudCredentialName } from "./shared/cloud.js";
 import type { PreparedSandbox, SandboxBackend, SandboxHost, SandboxLayout, SpawnSpec } from "./sandbox/types.js";
 import type { TracedEvent } from "./shared/events.js";
 import { LiveLog } from "./trace/live-log.js";
@@ -69,6 +70,12 @@ export interface RunnerDeps {
   gateway?: ModelGateway;
 }
 
+/** What the steps shared by the agent's run and a reviewing agent's run need (RunnerDeps has it all). */
+type LaunchDeps = Pick<RunnerDeps, "log" | "redactor" | "resultsDir" | "scratchDir" | "runId" | "searchPath" | "sandboxHost" | "signal" | "onEvent" | "session" | "install">;
+
+/** What starting a model gateway needs: the log and the runner's cloud environment. */
+type GatewayDeps = Pick<RunnerDeps, "log" | "sandboxHost">;
+
 /** Where the runner lets session carrying in: HOME is fresh before, intact after. */
 export interface SessionHooks {
   /** Before the backend writes its config into HOME, so current config wins over saved state. */
@@ -101,6 +108,94 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   return result;
 }
 
+/** What a reviewing agent (threat detection's) left: its final text, how it ended and what it used. No patch, no session. */
+export interface ReviewRun {
+  conclusion: Conclusion;
+  reason?: string;
+  /** Its final message (redacted). */
+  output: string;
+  usage: RunResult["usage"];
+  agentVersion: string;
+  sandboxBackend: string;
+  durationMs: number;
+}
+
+export interface ReviewDeps extends Pick<RunnerDeps, "log" | "redactor" | "searchPath" | "sandboxHost" | "signal" | "install"> {
+  /** Where its trace goes (a folder of its own in the run's results). */
+  resultsDir: string;
+  /** Its HOME, TMPDIR and outputs folder: private, thrown away after. */
+  scratchDir: string;
+  /** What the reviewer is told about where it is, instead of the run context of an agent whose changes are delivered. */
+  runContext: string;
+}
+
+/**
+ * A second agent that only reads: the same install, sandbox, gateway and
+ * trace as runAgent, with `settings.workspace` mounted read-only, no host
+ * repository, no patch and no session. Model keys are its only secrets.
+ */
+export async function runReviewAgent(settings: Settings, deps: ReviewDeps): Promise<ReviewRun> {
+  const backend = agentBackend(settings.agent.backend);
+  // Its model key (or the cloud credentials the gateway signs with) is all it keeps; no check, no attempts of its own.
+  const own = Object.fromEntries(Object.entries(settings.run.secrets).filter(([name]) => backend.keyNames.includes(name) || isCloudCredentialName(name)));
+  const { verify: _verify, attempts: _attempts, ...rest } = settings;
+  const reviewer: Settings = { ...rest, run: { ...settings.run, secrets: own } };
+  await checkOptions(reviewer, backend, deps.log);
+  await mkdir(deps.scratchDir, { recursive: true });
+  await mkdir(deps.resultsDir, { recursive: true });
+  const stage = await layOut(reviewer, backend, deps, true);
+  const sandboxBackend = await chooseSandbox(reviewer.sandbox.choice, deps.log, deps.sandboxHost, { dockerImage: reviewer.sandbox.dockerImage });
+  const gateway = await startRunGateway(backend, reviewer, deps);
+  const choice = chooseProvider(backend, reviewer.agent);
+  const launch = await prepareLaunch(reviewer, deps, backend, stage, sandboxBackend, gateway && choice ? { gateway, choice } : undefined, gateway, deps.runContext);
+  const ran = await runTraced(reviewer, deps, backend, launch, gateway, gateway, stage);
+  await rm(path.join(deps.scratchDir, "tmp"), { recursive: true, force: true }).catch(() => undefined);
+  const budgetStop = gateway?.budgetStopReason();
+  const { conclusion, reason } =
+    budgetStop && !ran.outcome.spawnError && !ran.outcome.cancelled
+      ? { conclusion: "failure" as const, reason: budgetStop }
+      : conclude(ran.outcome, ran.events, ran.stderrTail, undefined, (code, tail) => backend.describeExit?.(code, tail));
+  const review = deps.redactor.redactValue({
+    conclusion,
+    ...(reason ? { reason } : {}),
+    output: ran.events.finalMessage,
+    usage: gateway ? gateway.usage() : ran.events.usage,
+    agentVersion: stage.installed.version,
+    sandboxBackend: launch.sandbox.name,
+    durationMs: ran.outcome.durationMs,
+  });
+  await writeReviewTranscripts(reviewer, deps, launch, ran, review);
+  return review;
+}
+
+/** transcript.md and .html next to its trace, rendered as for a run with no patch (a rendering problem only warns). */
+async function writeReviewTranscripts(settings: Settings, deps: ReviewDeps, launch: Launch, ran: Ran, review: ReviewRun): Promise<void> {
+  const result: RunResult = {
+    ...review,
+    agentName: settings.agent.name,
+    agentBackend: settings.agent.backend,
+    ...(settings.agent.model || ran.events.model ? { model: settings.agent.model ?? ran.events.model } : {}),
+    command: [launch.invocation.file, ...launch.invocation.args],
+    returncode: ran.outcome.exitCode,
+    stdoutPath: path.join(deps.resultsDir, RESULTS_FILES.stdout),
+    stderrPath: path.join(deps.resultsDir, RESULTS_FILES.stderr),
+    tracePath: path.join(deps.resultsDir, RESULTS_FILES.trace),
+    eventCount: ran.eventCount,
+    toolCalls: ran.events.toolCalls,
+    numTurns: ran.events.numTurns,
+    permissionDenials: ran.events.permissionDenials,
+    networkBlocked: ran.events.networkBlocked,
+    startedAt: new Date(ran.spawnedAt).toISOString(),
+    diff: { baseCommit: "", baseTree: "", patchPath: path.join(deps.resultsDir, RESULTS_FILES.patch), changedFiles: [], agentCommits: [] },
+    artifacts: [],
+    metadata: {},
+  };
+  const { writeTranscriptFiles } = await import("./trace/transcript-files.js");
+  await writeTranscriptFiles(deps.resultsDir, deps.redactor.redactValue(result), { prompt: launch.ctx.run.prompt, redactor: deps.redactor }).catch((e: unknown) =>
+    deps.log.warning(`Writing the detection agent's transcripts failed: ${errorMessage(e)}`),
+  );
+}
+
 /** Options the backend cannot honour (an error when strict) and a budget it cannot be held to. */
 async function checkOptions(settings: Settings, backend: AgentBackend, log: Logger): Promise<void> {
   const unsupported = backend.unsupported(settings.agent, settings.run);
@@ -131,13 +226,15 @@ interface Stage {
   attachments: StagedAttachments | undefined;
 }
 
-async function layOut(settings: Settings, backend: AgentBackend, deps: RunnerDeps): Promise<Stage> {
+async function layOut(settings: Settings, backend: AgentBackend, deps: LaunchDeps, readOnlyWorkspace = false): Promise<Stage> {
   const layout: SandboxLayout = {
     workspace: settings.workspace,
+    ...(readOnlyWorkspace ? { workspaceReadOnly: true } : {}),
     home: path.join(deps.scratchDir, "home"),
     tmp: path.join(deps.scratchDir, "tmp"),
     outputsDir: path.join(deps.resultsDir, RESULTS_FILES.outputs),
-    readOnlyPaths: [],
+    // A reviewing agent reads its workspace and writes nothing there.
+    readOnlyPaths: readOnlyWorkspace ? [settings.workspace] : [],
   };
   await Promise.all([layout.home, layout.tmp, layout.outputsDir].map((d) => mkdir(d, { recursive: true })));
   const installed = await installAgent(backend, settings.agent, { searchPath: deps.searchPath, cwd: settings.workspace, log: deps.log, ...deps.install });
@@ -171,12 +268,13 @@ interface Launch {
 
 async function prepareLaunch(
   settings: Settings,
-  deps: RunnerDeps,
+  deps: LaunchDeps,
   backend: AgentBackend,
   { layout, installed, attachments }: Stage,
   sandboxBackend: SandboxBackend,
   model: { gateway: ModelGateway; choice: ProviderChoice } | undefined,
   ownGateway: ModelGateway | undefined,
+  runContext = runContextText(layout),
 ): Promise<Launch> {
   const gateway = model?.gateway;
   const { log } = deps;
@@ -208,7 +306,7 @@ async function prepareLaunch(
       layout,
       ...(attachments ? { attachments } : {}),
       ...(endpoint ? { endpoint } : {}),
-      runContext: runContextText(layout),
+      runContext,
       log,
     };
     await deps.session?.restore(backend, ctx);
@@ -255,7 +353,15 @@ interface Ran {
  * `verify-command`, the checks and fix rounds after it (runner/verify.ts), all
  * within `timeout-minutes`, in the same sandbox. Sandbox and gateway closed after.
  */
-async function runTraced(settings: Settings, deps: RunnerDeps, backend: AgentBackend, launch: Launch, gateway: ModelGateway | undefined, ownGateway: ModelGateway | undefined, stage: Stage): Promise<Ran> {
+async function runTraced(
+  settings: Settings,
+  deps: LaunchDeps,
+  backend: AgentBackend,
+  launch: Launch,
+  gateway: ModelGateway | undefined,
+  ownGateway: ModelGateway | undefined,
+  stage: Stage,
+): Promise<Ran> {
   const { log } = deps;
   const { sandbox } = launch;
   const trace = new TraceWriter(deps.resultsDir, deps.redactor);
@@ -329,7 +435,7 @@ type Emit = (e: Parameters<SummaryBuilder["add"]>[0], raw?: string, opts?: { sum
  * `verify-timeout-minutes` and by what is left of `timeout-minutes`. In the
  * trace it is a tool call of the runner's (not counted as the agent's).
  */
-async function runCheck(settings: Settings, deps: RunnerDeps, launch: Launch, n: number, deadline: number, emit: Emit): Promise<VerifyStepResult & { stoppedByDeadline: boolean }> {
+async function runCheck(settings: Settings, deps: LaunchDeps, launch: Launch, n: number, deadline: number, emit: Emit): Promise<VerifyStepResult & { stoppedByDeadline: boolean }> {
   const command = settings.verify?.command ?? [];
   const ownLimit = (settings.verify?.timeoutSeconds ?? 0) * 1000;
   const left = Math.max(deadline - Date.now(), 1);
@@ -365,7 +471,7 @@ interface RoundRequest {
  * with the check's output as its prompt (the command agent, which has no
  * session, starts again with that prompt in the workspace as it left it).
  */
-async function agentRound(settings: Settings, deps: RunnerDeps, backend: AgentBackend, launch: Launch, stage: Stage, req: RoundRequest): Promise<ProcessOutcome> {
+async function agentRound(settings: Settings, deps: LaunchDeps, backend: AgentBackend, launch: Launch, stage: Stage, req: RoundRequest): Promise<ProcessOutcome> {
   const { invocation, spawnSpec, ctx } = req.round === 0 ? { ...launch } : fixLaunch(settings, backend, launch, stage, req);
   const parser = backend.createParser(ctx);
   const title = req.round === 0 ? `Agent: ${settings.agent.name}` : `Agent: ${settings.agent.name} (fix round ${req.round})`;
@@ -544,7 +650,7 @@ const PROVIDER_DEFAULT_URL = {
  * one that talks to no model: for callers that share one gateway (and budget)
  * across several runs (src/attempts/).
  */
-export async function startRunGateway(backend: AgentBackend, settings: Settings, deps: RunnerDeps): Promise<ModelGateway | undefined> {
+export async function startRunGateway(backend: AgentBackend, settings: Settings, deps: GatewayDeps): Promise<ModelGateway | undefined> {
   const choice = chooseProvider(backend, settings.agent);
   return choice ? startGatewayFor(choice, backend, settings, deps) : undefined;
 }
@@ -553,7 +659,7 @@ export async function startRunGateway(backend: AgentBackend, settings: Settings,
  * Starts the model gateway for backends that talk to a model. The key comes
  * from `secrets`; without one, only a custom base-url (a local server) may work.
  */
-async function startGatewayFor({ provider, wire }: ProviderChoice, backend: AgentBackend, settings: Settings, deps: RunnerDeps): Promise<ModelGateway> {
+async function startGatewayFor({ provider, wire }: ProviderChoice, backend: AgentBackend, settings: Settings, deps: GatewayDeps): Promise<ModelGateway> {
   const { log } = deps;
   const common = {
     provider: wire,

@@ -262,6 +262,20 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     extraArgs: parseArgs(value("agent-args"), problems),
   };
 
+  // --- threat detection's agent ------------------------------------------
+  const threatDetection = oneOf("threat-detection", ThreatDetection.options);
+  const detectionRaw = str("detection-agent")?.trim() || undefined;
+  let detectionAgent: (typeof AGENT_BACKENDS)[number] | undefined;
+  if (detectionRaw && !(AGENT_BACKENDS as readonly string[]).includes(detectionRaw))
+    problems.add("detection-agent", `unknown agent '${detectionRaw}'; use one of: ${AGENT_BACKENDS.join(", ")}.`);
+  else if (detectionRaw) detectionAgent = detectionRaw as typeof detectionAgent;
+  if (detectionRaw && threatDetection !== "agent") problems.add("detection-agent", "only applies with 'threat-detection: agent'.");
+  // A command's own script judging its own output would be no judge: a command detector is an explicit choice.
+  if (threatDetection === "agent" && runsAgent && backend === "command" && !detectionAgent)
+    problems.add("detection-agent", "is required with 'threat-detection: agent' and 'agent: command': name the backend that judges (e.g. claude), or 'command' to run agent-command as the judge.");
+  if (detectionAgent === "command" && !command && runsAgent) problems.add("detection-agent", "'command' runs 'agent-command', which only applies to 'agent: command'.");
+  const detectionModel = str("detection-model")?.trim() || undefined;
+
   const retentionRaw = str("retention-days");
   let retentionDays: number | undefined;
   if (retentionRaw) {
@@ -296,7 +310,10 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
       allowWorkflowChanges: bool("allow-workflow-changes"),
       commitMethod: oneOf("commit-method", CommitMethod.options),
       allowUnsignedCommits: bool("allow-unsigned-commits"),
-      threatDetection: oneOf("threat-detection", ThreatDetection.options),
+      threatDetection,
+      ...(detectionAgent ? { detectionAgent } : {}),
+      ...(detectionModel ? { detectionModel } : {}),
+      detectionFailOpen: bool("threat-detection-fail-open"),
       protectedFiles: oneOf("protected-files", ProtectedFiles.options),
       protectedPaths: list("protected-paths"),
     },

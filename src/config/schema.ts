@@ -125,7 +125,7 @@ export interface VerifySettings {
 
 export const Phase = z.enum(["all", "run", "publish"]);
 export const CommitMethod = z.enum(["api", "git"]);
-export const ThreatDetection = z.enum(["auto", "none"]);
+export const ThreatDetection = z.enum(["auto", "agent", "none"]);
 export const ProtectedFiles = z.enum(["review", "block", "allow"]);
 export const Deliver = z.enum(["auto", "comment", "commit", "pull-request", "none"]);
 export const CommentMode = z.enum(["sticky", "new", "none"]);
@@ -168,6 +168,12 @@ export interface DeliverySettings {
   allowUnsignedCommits: boolean;
   /** `threat-detection` (publish/threats/). */
   threatDetection: z.infer<typeof ThreatDetection>;
+  /** `detection-agent`: the detection agent's backend (absent: the run's). */
+  detectionAgent?: AgentBackendName;
+  /** `detection-model`. */
+  detectionModel?: string;
+  /** `threat-detection-fail-open`: a failed detection agent warns instead of holding back. */
+  detectionFailOpen: boolean;
   protectedFiles: z.infer<typeof ProtectedFiles>;
   /** `protected-paths` lines: `glob` adds, `!glob` exempts. */
   protectedPaths: string[];

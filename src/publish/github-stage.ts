@@ -55,6 +55,7 @@ export async function startProgress(ctx: StageContext, run: GitHubRun): Promise<
       allowedDomains: ctx.settings.run.network.allowedDomains,
       ...(t.requester ? { keepMentions: [t.requester.login] } : {}),
     },
+    ...(ctx.settings.delivery.threatDetection !== "none" ? { screen: screenActivity } : {}),
     // If the job is killed before the result is written, the post step finishes this comment.
     onComment: (id, marker) =>
       ctx.io.saveState(STATE.comment, JSON.stringify({ repo: t.repo.fullName, id, marker, ...(run.runUrl ? { runUrl: run.runUrl } : {}) })),
@@ -137,6 +138,12 @@ export async function deliverToGitHub(
     ...(outcome ? { summary: deliverySummary(outcome, progress.commentUrl) } : {}),
     ...(errors.length ? { error: `Delivery failed: ${errors.join(" ")}` } : {}),
   };
+}
+
+/** The agent's activity lines carry its words and commands: no edit posts a secret before threat detection has judged. */
+async function screenActivity(activity: string): Promise<boolean> {
+  const { scanForSecrets } = await import("./threats/secret-scan.js");
+  return (await scanForSecrets([{ where: "progress comment", text: activity }], () => false)).length === 0;
 }
 
 /** What threat detection decided, as delivery needs it (publish/threats/stage.ts). */

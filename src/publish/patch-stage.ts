@@ -9,16 +9,16 @@ import { HostRepo, hostRepoDir } from "../git/host-repo.js";
 import type { RunResult } from "../result.js";
 import type { StageContext } from "../stage-context.js";
 import type { RunArtifactRef } from "./artifact-stage.js";
-import { PatchRefusedError, validatePatch } from "./validate-patch.js";
+import { PatchRefusedError, validatePatch, type PostImage } from "./validate-patch.js";
 
 /**
- * Undefined when the patch may be delivered; else why it is refused. A
+ * `refusal` undefined when the patch may be delivered; else why it is refused. A
  * refusal is returned, not thrown, so that the outputs and the summary are
  * still written before the step fails with it.
  */
-export async function checkPatch(ctx: StageContext, result: RunResult, artifact: RunArtifactRef | undefined): Promise<string | undefined> {
+export async function checkPatch(ctx: StageContext, result: RunResult, artifact: RunArtifactRef | undefined): Promise<CheckedPatch> {
   const { settings } = ctx;
-  if (settings.delivery.deliver === "none") return undefined;
+  if (settings.delivery.deliver === "none") return {};
   const fromArtifact = settings.delivery.phase === "publish";
   const source = fromArtifact && artifact ? `artifact '${artifact.name}'` : "this run";
   try {
@@ -31,12 +31,19 @@ export async function checkPatch(ctx: StageContext, result: RunResult, artifact:
     );
     if (fromArtifact) result.diff.changedFiles = validated.changedFiles;
     if (validated.bytes) ctx.log.info(`Patch: ${validated.changedFiles.length} file(s), ${validated.bytes} bytes, applies cleanly to ${result.diff.baseCommit.slice(0, 12)}.`);
-    return undefined;
+    return validated.postImage ? { postImage: { ...validated.postImage, git: patchRepository(ctx) } } : {};
   } catch (e) {
     if (!(e instanceof PatchRefusedError)) throw e;
     if (fromArtifact) result.diff.changedFiles = e.namedFiles;
-    return e.message;
+    return { refusal: e.message };
   }
+}
+
+export interface CheckedPatch {
+  /** Why the patch is not delivered; undefined when it may be. */
+  refusal?: string;
+  /** What the patch makes, read through `git` (threat detection reads binary files' new bytes there). */
+  postImage?: PostImage & { git: Git };
 }
 
 /**

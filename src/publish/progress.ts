@@ -33,11 +33,18 @@ export interface ProgressOptions {
   postText: PostTextPolicy;
   /** Minimum time between two progress edits. */
   throttleMs?: number;
+  /**
+   * Threat detection's secret scan, for the activity lines (the agent's own
+   * words and commands) before an edit posts them: false hides them. The
+   * final text waits for threat detection itself.
+   */
+  screen?: (activity: string) => Promise<boolean>;
   /** Told the comment's id once it exists (saved for the post step). */
   onComment?: (id: number, marker: string) => void;
 }
 
 const ACTIVITY_LINES = 8;
+const HIDDEN_ACTIVITY = "(activity hidden: threat detection's secret scan flagged it)";
 
 export class Progress {
   readonly marker: string;
@@ -80,10 +87,17 @@ export class Progress {
     const wait = Math.max(0, this.lastEdit + (this.o.throttleMs ?? 15_000) - Date.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      if (!this.finished) this.chain = this.chain.then(() => this.write(this.body()));
+      if (!this.finished) this.chain = this.chain.then(() => this.writeActivity());
     }, wait);
     this.timer.unref();
   };
+
+  /** The agent has ended: no more activity edits (a pending one would post its last text before threat detection). */
+  pause(): void {
+    this.finished = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
 
   /** Replace the comment with the final text (creating it when start could not). */
   async finish(body: string): Promise<void> {
@@ -95,13 +109,21 @@ export class Progress {
     await this.write(body, true);
   }
 
-  private body(): string {
+  private body(activity: string[] = this.activity): string {
     return workingBody({
       marker: this.marker,
       ...(this.o.runUrl ? { runUrl: this.o.runUrl } : {}),
       ...(this.o.requester ? { requester: this.o.requester } : {}),
-      activity: this.activity,
+      activity,
     });
+  }
+
+  private async writeActivity(): Promise<void> {
+    const lines = [...this.activity];
+    const clean = !this.o.screen || (await this.o.screen(lines.join("\n")).catch(() => false));
+    // Paused while the scan ran: the agent has ended, and its text now waits for threat detection.
+    if (this.finished) return;
+    await this.write(this.body(clean ? lines : [HIDDEN_ACTIVITY]));
   }
 
   private async write(text: string, final = false): Promise<void> {

@@ -16,6 +16,7 @@
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { ConfigurationError, errorMessage } from "../errors.js";
+import { binaryChanges } from "../git/blobs.js";
 import type { Git } from "../git/git.js";
 import { checkTree, describeProblems, pathProblem } from "./patch-rules.js";
 
@@ -32,6 +33,13 @@ export interface ValidatedPatch {
   /** Paths the patch changes (renames: both sides), in git's order. */
   changedFiles: string[];
   bytes: number;
+  /** The tree the patch makes (its objects stay in the repository) and its binary files, for threat detection. */
+  postImage?: PostImage;
+}
+
+export interface PostImage {
+  tree: string;
+  binaryFiles: string[];
 }
 
 /**
@@ -132,7 +140,8 @@ export async function validatePatch(
     const checked = await checkTree(git, baseTree, tree, policy, tmp);
     if (checked.problems.length) throw refuse(describeProblems(checked.problems));
     // git's order (as collectChanges reports it), then any name only the patch header gave.
-    return { changedFiles: [...new Set([...checked.changedFiles, ...named])], bytes };
+    const binaryFiles = await binaryChanges(git, baseTree, tree);
+    return { changedFiles: [...new Set([...checked.changedFiles, ...named])], bytes, postImage: { tree, binaryFiles } };
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }

@@ -31,13 +31,13 @@ function existsFile(p: string): boolean {
   }
 }
 
-/** Creates the layout's own folders; returns the real workspace and every read-write path (workspace first). */
+/** Creates the layout's own folders; returns the real workspace and every read-write path (workspace first, unless read-only). */
 export function writablePaths(layout: SandboxLayout): { workspace: string; writable: string[] } {
   const workspace = realOrResolved(layout.workspace);
   if (!existsDir(workspace)) throw new ConfigurationError(`working-directory: '${layout.workspace}' is not a folder`);
   const own = [layout.home, layout.tmp, layout.outputsDir];
   for (const p of own) fs.mkdirSync(p, { recursive: true });
-  return { workspace, writable: [workspace, ...own.map(realOrResolved)] };
+  return { workspace, writable: [...(layout.workspaceReadOnly ? [] : [workspace]), ...own.map(realOrResolved)] };
 }
 
 /**

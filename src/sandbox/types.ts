@@ -11,8 +11,10 @@ export interface NetworkPolicy {
 
 /** Host paths the agent may use. Everything else is the sandbox backend's business. */
 export interface SandboxLayout {
-  /** The repository, read-write. */
+  /** The repository, read-write (read-only with workspaceReadOnly). */
   workspace: string;
+  /** A reviewing agent's workspace (threat detection's data): mounted read-only, never bound writable. */
+  workspaceReadOnly?: boolean;
   /** The agent's isolated HOME, read-write, fresh per run. */
   home: string;
   /** The agent's TMPDIR, read-write, fresh per run. */

@@ -253,7 +253,7 @@ describe("planDelivery", () => {
 });
 
 describe("branch names and commit messages", () => {
-  const settings = { branchPrefix: "agent/", draft: true, allowWorkflowChanges: false, phase: "all" as const, deliver: "auto" as const, comment: "sticky" as const, threatDetection: "auto" as const, protectedFiles: "review" as const, protectedPaths: [], commitMethod: "api" as const, allowUnsignedCommits: false };
+  const settings = { branchPrefix: "agent/", draft: true, allowWorkflowChanges: false, phase: "all" as const, deliver: "auto" as const, comment: "sticky" as const, threatDetection: "auto" as const, detectionFailOpen: false, protectedFiles: "review" as const, protectedPaths: [], commitMethod: "api" as const, allowUnsignedCommits: false };
   it("slugify", () => {
     expect(slugify("Fix: the CLI's --version flag (again)!")).toBe("fix-the-cli-s-version-flag-again");
     expect(slugify("Ünïcödé ✨")).toBe("unicode");

@@ -104,6 +104,39 @@ describe("threat detection: secrets hold everything back", () => {
     expect(JSON.stringify(s.gh.issueComments(7))).not.toContain(LEAKED_TAIL);
   });
 
+  it("phase all: nothing the agent wrote leaves before detection (progress edits scanned, no artifact of a held run, the final text held)", async () => {
+    results = await startFakeActionsResults({ repository: FIXTURE_REPO });
+    const r0 = results;
+    // The agent says the token while it works, long enough for a progress edit (every 15 s), then writes it into a file.
+    s = await scenario({
+      fixture: "issue_comment.issue",
+      agent: [`echo "Trying ${LEAKED} now"`, "sleep 17", `printf 'const token = "%s";\\n' "${LEAKED}" > src/config.js`, `echo "Done with ${LEAKED}."`].join("\n"),
+    });
+    const sc = s;
+    const r = await s.run({}, r0.runtimeEnv({ runId: 6200, job: "agent", github: sc.gh, repository: FIXTURE_REPO }));
+    expect(r.exitCode).not.toBe(0);
+    const commentWrites = s.gh.writes("/repos/*/*/issues/**");
+    // The working comment, at least one progress edit, the held result.
+    expect(commentWrites.length).toBeGreaterThanOrEqual(3);
+    for (const w of commentWrites) expect(JSON.stringify(w.body ?? "")).not.toContain(LEAKED_TAIL);
+    expect(commentWrites.some((w) => JSON.stringify(w.body ?? "").includes("activity hidden"))).toBe(true);
+    // A held run uploads no artifact: it would carry the patch and the final message.
+    expect(r0.artifacts()).toEqual([]);
+    expect(r.log).toContain("Artifacts: not uploaded, threat detection held this run back");
+  });
+
+  it("phase all, nothing found: the artifact is uploaded after detection, and delivered", async () => {
+    results = await startFakeActionsResults({ repository: FIXTURE_REPO });
+    const r0 = results;
+    s = await scenario({ fixture: "issue_comment.issue", agent: `sed -i 's/Teh/The/' README.md\necho 'Fixed the typo.'` });
+    const sc = s;
+    const r = await s.run({}, r0.runtimeEnv({ runId: 6201, job: "agent", github: sc.gh, repository: FIXTURE_REPO }));
+    expect(r.exitCode, r.log).toBe(0);
+    expect(r0.artifacts()).toHaveLength(1);
+    expect(r.log.indexOf("Artifacts: uploaded")).toBeGreaterThan(-1);
+    expect(s.gh.pulls()).toHaveLength(1);
+  });
+
   it("threat-detection: none delivers as before", async () => {
     s = await scenario({ fixture: "issue_comment.issue", agent: `printf 'const token = "%s";\\n' "${LEAKED}" > src/config.js\necho done` });
     const r = await s.run({ "threat-detection": "none" });
@@ -140,6 +173,51 @@ describe.each(FOUR)("threat detection: $name in the patch", ({ file, write, inpu
     const posted = JSON.stringify(s.gh.issueComments(7)) + r.summary + r.log;
     expect(posted).not.toContain(hidden);
     expect(botComments(s, 7)[0]!.body).toContain(file);
+  });
+});
+
+describe("threat detection: binary files", () => {
+  it("a token and a run secret inside binary files (a GIT binary patch, compressed) are found in the files' new bytes; an ordinary binary is not a finding", async () => {
+    const value = "binary-secret-7a6b5c4d3e2f";
+    s = await scenario({
+      fixture: "issue_comment.issue",
+      agent: [
+        "mkdir -p assets",
+        `printf '\\211PNG\\0\\0\\0\\1 token=%s \\0\\0\\377' "${LEAKED}" > assets/blob.bin`,
+        `printf '\\0\\0key=%s\\0\\1\\2' "$API_KEY" > data.bin`,
+        `head -c 4096 /dev/urandom > assets/noise.bin`,
+        "echo done",
+      ].join("\n"),
+    });
+    const r = await s.run({ secrets: `API_KEY=${value}` });
+    expect(r.exitCode).not.toBe(0);
+    const found = threats(r.outputs);
+    expect(found).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kind: "secret", where: "patch", file: "assets/blob.bin", detail: expect.stringMatching(/^SLACK_TOKEN.*binary file/) }),
+        expect.objectContaining({ kind: "run-secret", where: "patch", file: "data.bin" }),
+      ]),
+    );
+    expect(found.some((f) => f.file === "assets/noise.bin")).toBe(false);
+    expect(await listBranches(s.repo.origin)).toEqual(["main"]);
+    expect(s.gh.pulls()).toEqual([]);
+    const posted = JSON.stringify(s.gh.issueComments(7)) + r.summary + r.log;
+    expect(posted).not.toContain(value);
+    expect(posted).not.toContain(LEAKED_TAIL);
+  });
+
+  it("two jobs: the publish job reads the binary file's bytes from its own checkout with the patch applied", async () => {
+    results = await startFakeActionsResults({ repository: FIXTURE_REPO });
+    const r0 = results;
+    s = await scenario({ fixture: "issue_comment.issue", agent: `printf '\\0\\0token=%s\\0' "${LEAKED}" > blob.bin\necho done` });
+    const sc = s;
+    const env = (job: string) => r0.runtimeEnv({ runId: 6400, job, github: sc.gh, repository: FIXTURE_REPO });
+    const run = await s.run({ phase: "run" }, env("agent"));
+    expect(run.exitCode, run.log).toBe(0);
+    const publish = await s.run({ phase: "publish", "agent-command": "" }, env("publish"));
+    expect(publish.exitCode).not.toBe(0);
+    expect(threats(publish.outputs)).toEqual([expect.objectContaining({ kind: "secret", file: "blob.bin" })]);
+    expect(s.gh.pulls()).toEqual([]);
   });
 });
 

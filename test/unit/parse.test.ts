@@ -175,3 +175,20 @@ describe("input parser", () => {
     await expect(readInputFiles(empty, { cwd: dir, stagingDir: staging })).rejects.toThrow(/has no SKILL.md/);
   });
 });
+
+describe("threat detection's agent inputs", () => {
+  it("detection-agent, detection-model and threat-detection-fail-open are parsed with threat-detection: agent", () => {
+    const s = parse({ agent: "claude", prompt: "p", "threat-detection": "agent", "detection-agent": "codex", "detection-model": "gpt-5.5", "threat-detection-fail-open": "true" });
+    expect(s.delivery).toMatchObject({ threatDetection: "agent", detectionAgent: "codex", detectionModel: "gpt-5.5", detectionFailOpen: true });
+    expect(parse({ agent: "claude", prompt: "p" }).delivery).toMatchObject({ threatDetection: "auto", detectionFailOpen: false });
+  });
+
+  it("an unknown backend, a detection-agent without threat-detection: agent, and a command run with no judge named are refused", () => {
+    expect(problemsOf({ agent: "claude", prompt: "p", "threat-detection": "agent", "detection-agent": "robot" })).toEqual([expect.stringMatching(/^Input 'detection-agent': unknown agent 'robot'/)]);
+    expect(problemsOf({ agent: "claude", prompt: "p", "detection-agent": "codex" })).toEqual([expect.stringMatching(/^Input 'detection-agent': only applies with 'threat-detection: agent'/)]);
+    expect(problemsOf({ agent: "command", "agent-command": "true", prompt: "p", "threat-detection": "agent" })).toEqual([expect.stringMatching(/^Input 'detection-agent': is required/)]);
+    expect(problemsOf({ agent: "claude", prompt: "p", "threat-detection": "agent", "detection-agent": "command" })).toEqual([expect.stringMatching(/^Input 'detection-agent': 'command' runs 'agent-command'/)]);
+    // The publish step runs no agent: nothing to name there.
+    expect(problemsOf({ agent: "command", phase: "publish", "threat-detection": "agent" })).toEqual([]);
+  });
+});

@@ -8,13 +8,16 @@
  */
 import type { RunResult } from "../../result.js";
 import type { StageContext } from "../../stage-context.js";
+import { readBlob } from "../../git/blobs.js";
 import { codeName } from "../markdown-code.js";
+import type { CheckedPatch } from "../patch-stage.js";
 import { safeOutputsFile } from "../safe-outputs/stage.js";
 import { readRequests, type RequestsFile } from "../safe-outputs/requests.js";
 import { patchPieces } from "../../shared/patch-pieces.js";
 import { protectedChanges, protectedPaths } from "./protected-files.js";
 import { scanForSecrets, type ScanTarget } from "./secret-scan.js";
 import type { ThreatFinding } from "./types.js";
+import { detectionLine, judgedContent, verdictFindings } from "./detection.js";
 
 export interface ThreatReport {
   findings: ThreatFinding[];
@@ -23,11 +26,14 @@ export interface ThreatReport {
   /** `protected-files: review`: the protected paths the draft pull request names. */
   review: string[];
   message?: string;
+  /** `threat-detection: agent`: one line on what the detection agent said, for the job summary. */
+  detection?: string;
 }
 
 export async function detectThreats(
   ctx: StageContext,
   result: RunResult,
+  postImage?: CheckedPatch["postImage"],
   /** The safe-output requests (read once by the caller, so that the scanned requests are the applied ones). */
   requests: () => Promise<RequestsFile> = () => readRequests(safeOutputsFile(ctx.resultsDir)),
 ): Promise<ThreatReport | undefined> {
@@ -35,10 +41,21 @@ export async function detectThreats(
   if (settings.delivery.threatDetection === "none" || settings.delivery.phase === "run") return undefined;
   const targets = [...(await patchPieces(result.diff.patchPath)), ...requestTargets(await requests()), { where: "final message", text: result.output }, ...structuredTarget(result)];
   const findings = await scanForSecrets(targets, (text) => ctx.redactor.redact(text) !== text);
+  if (postImage) findings.push(...(await scanBinaryFiles(ctx, postImage)));
   // The patch was redacted when it was written: what the run's secrets were is known only by that.
   const named = result.diff.secretFiles ?? [];
   for (const file of named) findings.push({ kind: "run-secret", where: "patch", file, detail: "a secret value of this run or a token (redacted from the patch)" });
   if (result.diff.secretsRedacted && !named.length) findings.push({ kind: "run-secret", where: "patch", detail: "a secret value of this run or a token (redacted from the patch)" });
+  let detection: string | undefined;
+  if (settings.delivery.threatDetection === "agent") {
+    const judged = await judgedContent(ctx.resultsDir, result);
+    const cleanReason = async (text: string) => (await scanForSecrets([{ where: "detection agent", text }], (t) => ctx.redactor.redact(t) !== t)).length === 0;
+    const verdict = await verdictFindings(ctx.resultsDir, judged, { failOpen: settings.delivery.detectionFailOpen, cleanReason });
+    findings.push(...verdict.findings);
+    for (const w of verdict.warnings) ctx.log.warning(w);
+    if (verdict.record?.status === "verdict" && !verdict.findings.length) ctx.log.info("Threat detection: the detection agent found no threat.");
+    detection = detectionLine(verdict.record, verdict.warnings.length > 0);
+  }
   const touched = protectedChanges(result.diff.changedFiles, protectedPaths(settings.delivery.protectedPaths));
   const mode = settings.delivery.protectedFiles;
   if (mode === "block") findings.push(...touched.map((file): ThreatFinding => ({ kind: "protected-file", where: "patch", file, detail: "a protected file (`protected-files: block`)" })));
@@ -50,8 +67,34 @@ export async function detectThreats(
     findings,
     held,
     review,
-    ...(held ? { message: `Threat detection held this run back: ${findings.length} finding(s). Nothing was pushed or posted but this report.` } : {}),
+    ...(detection ? { detection } : {}),
+    ...(held ? { message: `Threat detection held this run back: ${findings.length} finding(s) (${brief(findings)}). Nothing was pushed or posted but this report.` } : {}),
   };
+}
+
+/** Read per binary file: far above real assets, and the patch itself is at most 50 MB. */
+const MAX_BINARY_BYTES = 64 * 1024 * 1024;
+/** Printable runs this long or longer are what a secret in a binary file looks like. */
+const PRINTABLE_RUNS = /[\t\n\r\x20-\x7e]{8,}/g;
+
+/**
+ * Binary files as the commit will hold them, read from the repository the
+ * patch was checked in (a binary patch's text is compressed: no secret shows
+ * in it): the run's secret values and known tokens in their bytes, the
+ * recommended rules over their printable runs.
+ */
+async function scanBinaryFiles(ctx: StageContext, postImage: NonNullable<CheckedPatch["postImage"]>): Promise<ThreatFinding[]> {
+  const findings: ThreatFinding[] = [];
+  for (const file of postImage.binaryFiles) {
+    const blob = await readBlob(postImage.git, postImage.tree, file, ctx.runDir, MAX_BINARY_BYTES);
+    if (!blob) continue;
+    if (blob.truncated) ctx.log.warning(`Threat detection: only the first ${MAX_BINARY_BYTES / 1024 / 1024} MB of the binary file ${file} were scanned.`);
+    const latin1 = blob.bytes.toString("latin1");
+    if (ctx.redactor.maskLatin1(latin1) !== latin1) findings.push({ kind: "run-secret", where: "patch", file, detail: "a secret value of this run or a token, in a binary file" });
+    const text = latin1.match(PRINTABLE_RUNS)?.join("\n") ?? "";
+    if (text) findings.push(...(await scanForSecrets([{ where: "patch", file, text }], () => false)).map((f) => ({ ...f, detail: `${f.detail} (in a binary file)` })));
+  }
+  return findings;
 }
 
 /** `structured-output` goes to later steps that often post it: scanned like the final message. */
@@ -78,10 +121,18 @@ function describe(f: ThreatFinding): string {
   return `${f.kind} in ${f.where}${f.file !== undefined ? ` (${f.file})` : ""}: ${f.detail}`;
 }
 
+/** Kinds and places only: a verdict's reasons are the detector's words, for the job summary and outputs. */
+function brief(findings: readonly ThreatFinding[]): string {
+  const items = findings.map((f) => `${f.kind === "threat-verdict" ? `${f.detail.split(":")[0]} (detection agent)` : f.kind === "detection-failed" ? "the detection agent failed" : `${f.kind} in ${f.where}`}${f.file !== undefined ? ` ${codeName(f.file)}` : ""}`);
+  const unique = [...new Set(items)];
+  return unique.slice(0, 10).join(", ") + (unique.length > 10 ? ", …" : "");
+}
+
 /** For the comment and the job summary: agent-chosen names as code, never the value. */
 export function threatMarkdown(report: ThreatReport): string {
   const lines = ["### Threat detection", ""];
   for (const f of report.findings) lines.push(`- **${f.kind}** in ${f.where}${f.file !== undefined ? ` ${codeName(f.file)}` : ""}: ${codeName(f.detail)}`);
+  if (report.detection) lines.push(`- ${report.detection}`);
   if (report.review.length) lines.push(`- Protected files changed, delivered as a draft pull request for review: ${report.review.map((f) => codeName(f)).join(", ")}`);
   return lines.join("\n") + "\n";
 }
