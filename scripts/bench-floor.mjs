@@ -5,16 +5,16 @@
 //   (what the runner's baseline and end-of-run snapshots cost at the least).
 // CPU is user + sys of the process and its children (robust on a busy machine); wall is elapsed.
 // Medians of BENCH_RUNS (default 5). BENCH_DIST points at another build to compare (default dist/).
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { makeRepo, median } from "./bench/common.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dist = path.resolve(process.env.BENCH_DIST ?? path.join(root, "dist"));
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Runs a shell command under bash's `time`: wall and CPU (children included) in ms. */
 function timed(command, { env = process.env, cwd = root } = {}) {
@@ -26,21 +26,9 @@ function timed(command, { env = process.env, cwd = root } = {}) {
   return { wall: real * 1000, cpu: (user + sys) * 1000 };
 }
 
-function makeRepo(fileCount) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "bench-floor-repo-"));
-  execFileSync("git", ["init", "-q", "-b", "main"], { cwd: dir });
-  for (let i = 0; i < fileCount; i++) {
-    const sub = path.join(dir, `d${Math.floor(i / 100)}`);
-    if (i % 100 === 0) mkdirSync(sub);
-    writeFileSync(path.join(sub, `f${i}.txt`), `file ${i}\n`);
-  }
-  execFileSync("git", ["add", "-A"], { cwd: dir });
-  execFileSync("git", ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "init"], { cwd: dir });
-  return dir;
-}
 
 export async function stepVersusFloor() {
-  const repo = makeRepo(10_000);
+  const repo = makeRepo(10_000, "bench-floor-repo-");
   const node = JSON.stringify(process.execPath);
   const rows = { "node -e ''": [], "agent-runner --help": [], "step: command true, 10,000 files": [], "floor: node + 2 fresh-index snapshots": [] };
   const [nodeRow, helpRow, stepRow, floorRow] = Object.values(rows);

@@ -3,34 +3,21 @@
 // 100,000 files (BENCH_SIZES to change): step start → agent spawn, agent exit →
 // step end, peak RSS of the action's process, and dist size. Later sections add
 // per-backend and sandbox numbers. BENCH_SECTIONS picks sections
-// (default "overhead,trace,gateway,agents,attempts").
-import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+// (default "floor,overhead,trace,gateway,agents,attempts").
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { makeRepo, median } from "./bench/common.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 /** Runs for the largest repositories, where one run takes seconds. */
 const RUNS_LARGE = Number(process.env.BENCH_RUNS_LARGE ?? 3);
 const SIZES = (process.env.BENCH_SIZES ?? "1000,10000,100000").split(",").map(Number).filter((n) => n > 0);
-const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? "overhead,trace,gateway,agents,attempts").split(",").map((x) => x.trim()));
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? "floor,overhead,trace,gateway,agents,attempts").split(",").map((x) => x.trim()));
 
-function makeRepo(fileCount) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "bench-repo-"));
-  execFileSync("git", ["init", "-q", "-b", "main"], { cwd: dir });
-  for (let i = 0; i < fileCount; i++) {
-    const sub = path.join(dir, `d${Math.floor(i / 100)}`);
-    if (i % 100 === 0) mkdirSync(sub);
-    writeFileSync(path.join(sub, `f${i}.txt`), `file ${i}\n`);
-  }
-  execFileSync("git", ["add", "-A"], { cwd: dir });
-  // No background auto-gc racing the runs; objects in one pack, as a checkout leaves them (BENCH_LOOSE=1 keeps them loose).
-  execFileSync("git", ["-c", "user.name=b", "-c", "user.email=b@b", "-c", "gc.auto=0", "commit", "-qm", "init"], { cwd: dir });
-  if (process.env.BENCH_LOOSE !== "1") execFileSync("git", ["repack", "-adq"], { cwd: dir });
-  return dir;
-}
 
 /** Runs dist/main.js as the runner would and reports timings from result.json. */
 async function runAction(workspace, inputs, { keepLog = true } = {}) {
@@ -69,11 +56,16 @@ async function runAction(workspace, inputs, { keepLog = true } = {}) {
   };
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const dirSize = (dir) =>
   readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((d) => d.isFile())
     .reduce((n, d) => n + statSync(path.join(d.parentPath, d.name)).size, 0);
+
+// --- The whole step against the floor any step pays (Node's start + two fresh-index snapshots of a 10,000-file tree).
+if (SECTIONS.has("floor")) {
+  console.log("\n## Step against the floor (10,000 files; CPU and wall)");
+  await (await import("./bench-floor.mjs")).stepVersusFloor();
+}
 
 if (SECTIONS.has("overhead")) {
   const rows = [];
