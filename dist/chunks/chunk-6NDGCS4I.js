@@ -1,0 +1,3 @@
+import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
+function o(n,t=300){if(n.length>4*t+16){let r=n.slice(0,4*t).replace(/\s+/g," ").trim();if(r.length>t)return`${r.slice(0,t-1)}\u2026`}let e=n.replace(/\s+/g," ").trim();return e.length>t?`${e.slice(0,t-1)}\u2026`:e}function s(n){return n.replace(/[.*+?^${}()|[\]\\]/g,"\\$&")}function l(n){let t=n.replace(/\s*\n\s*/g," "),e=0;for(let i of t.matchAll(/`+/g))e=Math.max(e,i[0].length);let r="`".repeat(e+1);return`${r} ${t} ${r}`}function g(n,t){return n.replace(/[\u0000-\u001f\u007f-\u009f]/g,e=>e==="	"||t.keepNewlines&&e===`
+`?e:`\\x${e.charCodeAt(0).toString(16).padStart(2,"0")}`)}export{o as a,s as b,l as c,g as d};

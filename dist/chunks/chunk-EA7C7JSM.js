@@ -1,3 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-function s(t,n=300){let e=t.replace(/\s+/g," ").trim();return e.length>n?`${e.slice(0,n-1)}\u2026`:e}function i(t){return t.replace(/[.*+?^${}()|[\]\\]/g,"\\$&")}function g(t){let n=t.replace(/\s*\n\s*/g," "),e=0;for(let o of n.matchAll(/`+/g))e=Math.max(e,o[0].length);let r="`".repeat(e+1);return`${r} ${n} ${r}`}function l(t,n){return t.replace(/[\u0000-\u001f\u007f-\u009f]/g,e=>e==="	"||n.keepNewlines&&e===`
-`?e:`\\x${e.charCodeAt(0).toString(16).padStart(2,"0")}`)}export{s as a,i as b,g as c,l as d};

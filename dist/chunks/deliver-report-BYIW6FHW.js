@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{a,b,c,d,e}from"./chunk-EW332NC4.js";import"./chunk-275VIYJA.js";import"./chunk-KRAZBA6Z.js";import"./chunk-UOYB64L5.js";import"./chunk-4B64CYWO.js";import"./chunk-RRGJ5MZK.js";import"./chunk-EA7C7JSM.js";import"./chunk-VIKEAWRE.js";export{b as deliveryNote,a as deliveryOutputs,d as deliverySummary,e as refusalSummary,c as renderFinalComment};

@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{a,b,c,d,e,f,g,h,i,j}from"./chunk-G5EXM7UT.js";import"./chunk-ZWGLXX5D.js";import"./chunk-VIKEAWRE.js";export{i as cliGitHubToken,b as gitEnv,a as installEnv,g as otelEnv,h as otelSecretValues,f as parseOtlpHeaders,j as rawSecretValues,d as readActionInputs,e as readHostContext,c as sandboxHost};

@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{a,b,c,d}from"./chunk-LOMJRK5Q.js";import"./chunk-AGTNASCD.js";import"./chunk-5TRGTTO2.js";import"./chunk-3WMDAQL3.js";import"./chunk-ITLBITVQ.js";import"./chunk-XQ2VKDO5.js";import"./chunk-GU74WSFE.js";import"./chunk-VIKEAWRE.js";export{c as DeliveryRecord,a as RECORD_FILE,b as deliveryRecordName,d as recordDelivery};

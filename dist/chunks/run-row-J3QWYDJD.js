@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{a,b,c,d,e,f,g,h}from"./chunk-52YGZ527.js";import"./chunk-V2IVWMZF.js";import"./chunk-F4ZBI2SN.js";import"./chunk-YSN3JLYZ.js";import"./chunk-IEEZLUSP.js";import"./chunk-4B64CYWO.js";import"./chunk-XQ2VKDO5.js";import"./chunk-EA7C7JSM.js";import"./chunk-GU74WSFE.js";import"./chunk-ZWGLXX5D.js";import"./chunk-VIKEAWRE.js";export{e as TABLE_COLUMNS,c as costText,b as readResult,a as readRunRow,d as showLines,f as tableLines,h as totalsLine,g as totalsOf};

@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{a,b}from"./chunk-4PPJYXV6.js";import"./chunk-YSN3JLYZ.js";import"./chunk-KTCFMCYS.js";import"./chunk-275VIYJA.js";import"./chunk-KRAZBA6Z.js";import"./chunk-UOYB64L5.js";import"./chunk-4B64CYWO.js";import"./chunk-RRGJ5MZK.js";import"./chunk-EA7C7JSM.js";import"./chunk-GU74WSFE.js";import"./chunk-VIKEAWRE.js";export{a as SUMMARY_LIMIT,b as toSafeMarkdown};
