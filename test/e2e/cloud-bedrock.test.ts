@@ -8,12 +8,10 @@
  * holds, and no AWS value reaches the agent (its environment, /proc, its
  * files), the log, the outputs or the results (the artifact's content).
  */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AGENT_PATH } from "../agents/helpers.js";
+import { AGENT_PATH, filesUnder, makeWorkspace } from "../agents/helpers.js";
 import { runStep, type StepResult } from "../support/harness.js";
 import { startStubBedrock, type StubBedrock } from "../support/stub-bedrock.js";
 import type { StubScript } from "../support/stub-model.js";
@@ -29,21 +27,7 @@ beforeAll(async () => {
 });
 afterAll(() => stub.close());
 
-function makeRepo(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "bedrock-ws-"));
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: dir });
-  git("init", "-q", "-b", "main");
-  writeFileSync(path.join(dir, "README.md"), "hi\n");
-  git("add", "-A");
-  git("-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "init");
-  return dir;
-}
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => path.join(e.parentPath, e.name));
-}
 
 async function claudeOnBedrock(ws: string, script: StubScript, extra: Record<string, string> = {}): Promise<StepResult> {
   return onBedrock(ws, script, { agent: "claude", model: MODEL, ...extra });
@@ -79,7 +63,7 @@ async function onBedrock(ws: string, script: StubScript, extra: Record<string, s
 // Real CLIs under bwrap on a shared machine: a minute is not always enough.
 describe("Claude Code on Bedrock, signed by the gateway (bwrap)", { timeout: 180_000 }, () => {
   it("writes a file through the stub runtime; every request is correctly signed; usage is counted; no AWS value reaches the agent or leaves the host", async () => {
-    const ws = makeRepo();
+    const ws = makeWorkspace({ "README.md": "hi\n" });
     const probe = path.join(ws, "probe.txt");
     const main = await claudeOnBedrock(ws, [
       { tool: "Write", args: { file_path: path.join(ws, "hello.txt"), content: "signed by the gateway\n" } },
@@ -135,7 +119,7 @@ describe("Claude Code on Bedrock, signed by the gateway (bwrap)", { timeout: 180
   });
 
   it("max-model-requests stops Claude at the limit, counted at the gateway", async () => {
-    const ws = makeRepo();
+    const ws = makeWorkspace({ "README.md": "hi\n" });
     const main = await claudeOnBedrock(
       ws,
       [
@@ -151,7 +135,7 @@ describe("Claude Code on Bedrock, signed by the gateway (bwrap)", { timeout: 180
   });
 
   it.each(["codex", "opencode"] as const)("%s (OpenAI wire) writes a file through Bedrock's OpenAI-compatible API, signed by the gateway", async (cli) => {
-    const ws = makeRepo();
+    const ws = makeWorkspace({ "README.md": "hi\n" });
     // Codex picks its tools by model family: the stub's apply_patch shape is that of gpt-5.5.
     const model = cli === "codex" ? "gpt-5.5" : "openai.gpt-oss-120b-1:0";
     const main = await onBedrock(ws, [writeFileStep(cli, path.join(ws, "hello.txt"), "via bedrock\n"), { text: "Done." }], { agent: cli, model });
@@ -168,7 +152,7 @@ describe("Claude Code on Bedrock, signed by the gateway (bwrap)", { timeout: 180
   });
 
   it("without AWS credentials on the runner: fails before the agent starts, naming provider, what it looked for and the auth action", async () => {
-    const ws = makeRepo();
+    const ws = makeWorkspace({ "README.md": "hi\n" });
     const before = stub.requests.length;
     const main = await runStep("main", {
       workspace: ws,
@@ -185,7 +169,7 @@ describe("Claude Code on Bedrock, signed by the gateway (bwrap)", { timeout: 180
 
   it("an agent whose CLI cannot reach the provider is one error naming provider and agent", async () => {
     const main = await runStep("main", {
-      workspace: makeRepo(),
+      workspace: makeWorkspace({ "README.md": "hi\n" }),
       inputs: { agent: "gemini", provider: "bedrock", prompt: "p", "agent-version": "preinstalled", sandbox: "bwrap", comment: "none" },
       env: { PATH: AGENT_PATH, AWS_REGION: "eu-west-3" },
     });

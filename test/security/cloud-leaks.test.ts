@@ -10,11 +10,11 @@
  * the patch, the results (the artifact's content), the log nor the outputs
  * hold a value or the file.
  */
-import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { filesUnder, makeWorkspace } from "../agents/helpers.js";
 import { attackReport } from "../support/attack-report.js";
 import { runActionSteps, runStep } from "../support/harness.js";
 
@@ -48,25 +48,11 @@ const VALUES = {
   ghaCredsBearer: "probeOidcRequestBearerInGhaCreds0123",
 };
 
-function makeRepo(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "cloud-leak-ws-"));
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: dir });
-  git("init", "-q", "-b", "main");
-  writeFileSync(path.join(dir, "README.md"), "hi\n");
-  git("add", "-A");
-  git("-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "init");
-  return dir;
-}
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => path.join(e.parentPath, e.name));
-}
 
 describe("cloud credentials never reach the agent (bwrap)", () => {
   it("a probe agent with all three clouds' variables and files on the runner sees none of them", async () => {
-    const ws = makeRepo();
+    const ws = makeWorkspace({ "README.md": "hi\n" });
     const ghaCreds = path.join(ws, "gha-creds-5eed1234abcd.json");
     writeFileSync(ghaCreds, GHA_CREDS, { mode: 0o600 });
     mkdirSync(path.join(ws, "ci-tokens"));
@@ -164,7 +150,7 @@ report done 1
   });
 
   it("refuses before the agent starts when forward-env names a cloud credential", async () => {
-    const ws = makeRepo();
+    const ws = makeWorkspace({ "README.md": "hi\n" });
     const main = await runStep("main", {
       workspace: ws,
       inputs: { agent: "command", "agent-command": "touch started.txt", prompt: "p", sandbox: "bwrap", "forward-env": "ACTIONS_ID_TOKEN_REQUEST_TOKEN" },
