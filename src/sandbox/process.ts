@@ -193,7 +193,8 @@ function findMarked(needle: Buffer): number[] {
  */
 export class LineSplitter {
   private readonly decoder = new StringDecoder("utf8");
-  private pending = "";
+  /** The current line's parts so far (no line end among them): joined once it ends, so a long line costs linear time. */
+  private pending: string[] = [];
   /** The previous read ended with CR: an LF opening this one belongs to it. */
   private afterCr = false;
 
@@ -203,21 +204,21 @@ export class LineSplitter {
     if (this.afterCr && text.startsWith("\n")) text = text.slice(1);
     if (!text) return "";
     this.afterCr = text.endsWith("\r");
-    text = this.pending + text;
+    // Only the new text is searched: an agent's endless line must not make every read rescan it.
     const cut = Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r"));
     if (cut === -1) {
-      this.pending = text;
+      this.pending.push(text);
       return "";
     }
-    this.pending = text.slice(cut + 1);
-    const block = text.slice(0, cut + 1);
+    const block = this.pending.join("") + text.slice(0, cut + 1);
+    this.pending = cut + 1 < text.length ? [text.slice(cut + 1)] : [];
     return block.includes("\r") ? block.replace(/\r\n?/g, "\n") : block;
   }
 
   /** What is left at the end: a last line without its line end, given one. */
   end(): string {
-    const rest = this.pending + this.decoder.end();
-    this.pending = "";
+    const rest = this.pending.join("") + this.decoder.end();
+    this.pending = [];
     // No line end is ever left pending: the rest is one line.
     return rest ? `${rest}\n` : "";
   }

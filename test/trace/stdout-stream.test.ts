@@ -34,6 +34,12 @@ describe("LineSplitter", () => {
     expect(linesOf([])).toEqual([]);
   });
 
+  it("joins a line that spans thousands of reads once, whole, with the lines around it", () => {
+    const piece = "x".repeat(4096);
+    const chunks = ["before\nstart-", ...Array.from({ length: 4096 }, () => piece), "-end\r", "\nafter"];
+    expect(linesOf(chunks)).toEqual(["before", `start-${piece.repeat(4096)}-end`, "after"]);
+  });
+
   it("keeps a character whose bytes arrive in two reads whole", () => {
     const bytes = Buffer.from("héllo wörld ✓\n");
     for (let cut = 1; cut < bytes.length; cut++) expect(linesOf([bytes.subarray(0, cut), bytes.subarray(cut)])).toEqual(["héllo wörld ✓"]);
