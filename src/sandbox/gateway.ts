@@ -178,6 +178,15 @@ function cloudRouteUrl(upstream: URL, route: CloudRoute, pathname: string, searc
   return target;
 }
 
+/**
+ * A signed cloud request carries only the query parameters its API needs:
+ * Google's system parameters (`$userProject`, `quotaUser`) would let the agent
+ * bill another project under the workflow's credentials.
+ */
+function keepOnlyQueryParams(target: URL, allowed: readonly string[]): void {
+  for (const name of [...new Set(target.searchParams.keys())]) if (!allowed.includes(name)) target.searchParams.delete(name);
+}
+
 function errorBody(provider: ModelProvider, status: number, message: string): string {
   switch (provider) {
     case "anthropic": {
@@ -456,6 +465,7 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
     stats.requests++;
     if (billed) meter.started();
     const target = parsed.cloudRoute ? cloudRouteUrl(upstream, parsed.cloudRoute, parsed.pathname, parsed.search) : upstreamUrl(provider, upstream, parsed.pathname, parsed.search);
+    if (cloud) keepOnlyQueryParams(target, cloud.queryParams);
     const headers: Record<string, string> = {};
     const cloudPrefixes = cloud?.forwardedHeaderPrefixes ?? [];
     for (const [k, v] of Object.entries(req.headers)) {

@@ -130,6 +130,15 @@ describe("Vertex AI behind the gateway", () => {
     expect(stub.seen).toHaveLength(1);
   });
 
+  it("drops query parameters Vertex does not need: `$userProject` and `quotaUser` never reach the signed request", async () => {
+    const { stub, gw } = await vertexSetup("gemini");
+    const body = { contents: [{ role: "user", parts: [{ text: "hi" }] }] };
+    const p = "/v1beta1/publishers/google/models/gemini-2.5-pro:streamGenerateContent?alt=sse&%24userProject=victim-project&quotaUser=someone-else&fields=x";
+    const r = await post(gw, p, body, { "x-goog-api-key": gw.placeholderKey });
+    expect(r.status, r.body).toBe(200);
+    expect(stub.seen[0]!.path).toBe(`/v1beta1/projects/${PROJECT}/locations/${REGION}/publishers/google/models/gemini-2.5-pro:streamGenerateContent?alt=sse`);
+  });
+
   it("sends OpenCode's Chat Completions to Vertex's OpenAI-compatible endpoint", async () => {
     const { stub, gw } = await vertexSetup("openai");
     const r = await post(gw, "/v1/chat/completions", { model: "google/gemini-2.5-pro", messages: [{ role: "user", content: "hi" }] }, { authorization: `Bearer ${gw.placeholderKey}` });

@@ -171,6 +171,8 @@ export async function createUpstream(opts: CloudUpstreamOptions): Promise<CloudU
   return {
     provider: "azure",
     upstream,
+    // Azure OpenAI's classic routes name their API version in the query; Claude Code marks beta requests (`beta=true`).
+    queryParams: ["api-version", "beta"],
     // genai-prices' Azure table prices models by their ids (`gpt-4o`); a deployment of another name needs `model-prices`.
     priceTable: "azure",
     credentialSource: { "api-key": "AZURE_OPENAI_API_KEY in secrets", "workload-identity": "AZURE_FEDERATED_TOKEN_FILE (workload identity)", "github-oidc": "the job's OIDC token (AZURE_CLIENT_ID, AZURE_TENANT_ID)", "azure-cli": "azure/login's Azure CLI session" }[auth.kind],

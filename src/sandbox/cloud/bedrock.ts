@@ -115,6 +115,8 @@ export async function createUpstream(opts: CloudUpstreamOptions): Promise<CloudU
   return {
     provider: "bedrock",
     upstream,
+    // Nothing but the Anthropic SDK's `beta=true`, which it has always been sent.
+    queryParams: ["beta"],
     ...(opts.wire === "anthropic"
       ? {
           routes: INVOKE_ROUTES,

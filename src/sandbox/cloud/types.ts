@@ -57,6 +57,8 @@ export interface CloudUpstream {
    * inference profiles, a control-plane read it does without and falls back from).
    */
   readonly quietlyRefused?: Array<{ method: string; path: RegExp }>;
+  /** The query parameters forwarded upstream (any other is dropped before signing): Vertex's `alt`, Azure's `api-version`. */
+  readonly queryParams: readonly string[];
   /** Request header name prefixes forwarded besides the wire API's allowlist (Bedrock's `x-amzn-bedrock-`). */
   readonly forwardedHeaderPrefixes?: string[];
   /** The price table's provider id for this cloud's model ids and prices (genai-prices: `aws` for Bedrock). */

@@ -178,6 +178,8 @@ export async function createUpstream(opts: CloudUpstreamOptions): Promise<CloudU
   return {
     provider: "vertex",
     upstream: new URL(opts.baseUrl ?? vertexEndpoint(region)),
+    // Only `alt=sse` (Gemini's streams) and the Anthropic SDK's `beta=true`: Google's system parameters ($userProject, quotaUser) would move billing.
+    queryParams: ["alt", "beta"],
     routes: vertexRoutes(opts.wire, project, region),
     // genai-prices' Google table knows Vertex's ids (`claude-sonnet-4-5@20250929`, `gemini-2.5-pro`).
     priceTable: "google",
