@@ -124,6 +124,8 @@ describe("threat-detection: agent, a real claude as the detector", () => {
     const detectionDir = path.join(results, "detection");
     expect(readdirSync(detectionDir)).toEqual(expect.arrayContaining(["trace.jsonl", "transcript.md", "transcript.html", "verdict.json"]));
     expect(readFileSync(path.join(detectionDir, "transcript.md"), "utf8")).toContain(DETECTOR_MARK);
+    // It is shown everything that leaves: the structured output as well.
+    expect(readFileSync(path.join(detectionDir, "transcript.md"), "utf8")).toContain("structured-output.json");
     const record = JSON.parse(readFileSync(path.join(detectionDir, "verdict.json"), "utf8")) as { status: string; usage: { requests: number } };
     expect(record.status).toBe("verdict");
     const usage = JSON.parse(r.outputs.usage ?? "{}") as { requests: number };

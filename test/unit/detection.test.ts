@@ -28,7 +28,7 @@ describe("the detection agent's answer", () => {
 });
 
 describe("the verdict record, checked by the publish step", () => {
-  const judged: Judged = { patch: Buffer.from("diff --git a/x b/x\n"), requests: ['{"type":"add_comment","body":"hi"}'], finalMessage: "Done." };
+  const judged: Judged = { patch: Buffer.from("diff --git a/x b/x\n"), requests: ['{"type":"add_comment","body":"hi"}'], finalMessage: "Done.", structuredOutput: '{"ok":true}' };
   const digest = judgedDigest(judged);
   const clean = async () => true;
   const dir = () => mkdtempSync(path.join(os.tmpdir(), "verdict-"));
@@ -37,8 +37,10 @@ describe("the verdict record, checked by the publish step", () => {
     expect(judgedDigest({ ...judged, finalMessage: "Done!" })).not.toBe(digest);
     expect(judgedDigest({ ...judged, requests: [] })).not.toBe(digest);
     expect(judgedDigest({ ...judged, patch: Buffer.from("diff --git a/y b/y\n") })).not.toBe(digest);
+    expect(judgedDigest({ ...judged, structuredOutput: '{"ok":false}' })).not.toBe(digest);
     // Parts cannot be shifted into each other.
-    expect(judgedDigest({ patch: Buffer.from(""), requests: [], finalMessage: "ab" })).not.toBe(judgedDigest({ patch: Buffer.from("a"), requests: [], finalMessage: "b" }));
+    expect(judgedDigest({ patch: Buffer.from(""), requests: [], finalMessage: "ab", structuredOutput: "" })).not.toBe(judgedDigest({ patch: Buffer.from("a"), requests: [], finalMessage: "b", structuredOutput: "" }));
+    expect(judgedDigest({ patch: Buffer.from(""), requests: [], finalMessage: "ab", structuredOutput: "" })).not.toBe(judgedDigest({ patch: Buffer.from(""), requests: [], finalMessage: "a", structuredOutput: "b" }));
   });
 
   it("a flagged threat is a finding per threat, its reasons bounded and screened", async () => {
