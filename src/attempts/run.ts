@@ -165,7 +165,9 @@ async function becomeTheRun(settings: Settings, deps: RunnerDeps, c: Composition
   const { chosen, finished, gateway } = c;
   const chosenDir = path.join(deps.resultsDir, attemptDirName(chosen.attempt));
   await cp(chosenDir, deps.resultsDir, { recursive: true, force: true, verbatimSymlinks: true });
-  for (const f of finished) for (const dir of [RESULTS_FILES.outputs, RESULTS_FILES.attachments]) await rm(path.join(deps.resultsDir, attemptDirName(f.attempt), dir), { recursive: true, force: true });
+  // Every attempt's, a failed one's too: an agent that makes its own attempt fail must not get its files into the artifact unchecked.
+  for (const { attempt } of [...finished, ...c.failed])
+    for (const dir of [RESULTS_FILES.outputs, RESULTS_FILES.attachments]) await rm(path.join(deps.resultsDir, attemptDirName(attempt), dir), { recursive: true, force: true });
   await mkdir(path.join(deps.resultsDir, RESULTS_FILES.outputs), { recursive: true });
   // The chosen attempt's private repository is the run's: the patch checks read the base commit from it.
   await rm(deps.hostGitDir, { recursive: true, force: true });
