@@ -3,6 +3,7 @@
 import { build } from "esbuild";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import YAML from "yaml";
+import { builtinsViaRequire, lazyUndici } from "./build/plugins.mjs";
 
 const root = new URL("../", import.meta.url);
 const dist = new URL("dist/", root);
@@ -79,6 +80,7 @@ await build({
   target: "node20",
   splitting: true,
   chunkNames: "chunks/[name]-[hash]",
+  plugins: [lazyUndici, builtinsViaRequire],
   minify: true,
   legalComments: "none",
   logLevel: "warning",

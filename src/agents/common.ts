@@ -13,6 +13,7 @@ import { enabledKinds, SAFE_OUTPUTS_FILE, SAFE_OUTPUTS_SERVER } from "../safe-ou
 import type { Usage } from "../shared/events.js";
 import type { AgentContext, ModelEndpoint } from "./types.js";
 import { escapeRegExp, oneLine } from "../text.js";
+import { byCodeUnits } from "../shared/plain-format.js";
 
 // Backends take every helper from here.
 export { escapeRegExp, oneLine };
@@ -357,7 +358,7 @@ export function runMcpServers(ctx: Pick<AgentContext, "agent" | "layout">): Reco
 /** The `mcp-servers` input as a tagged list, in a stable order. */
 export function mcpEntries(servers: Record<string, McpServer>): McpEntry[] {
   return Object.entries(servers)
-    .sort(([a], [b]) => a.localeCompare(b))
+    .sort(([a], [b]) => byCodeUnits(a, b))
     .map(([name, s]) =>
       "command" in s
         ? { name, kind: "stdio" as const, command: s.command, args: s.args, env: s.env }

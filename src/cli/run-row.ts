@@ -13,6 +13,7 @@ import { ConfigurationError } from "../errors.js";
 import { readTraceEvents } from "../trace/transcript-files.js";
 import { formatCost, formatDuration } from "../trace/transcript-format.js";
 import { terminalText } from "./terminal.js";
+import { byCodeUnits } from "../shared/plain-format.js";
 
 const Usage = z.object({ inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number(), costUsd: z.number().optional() });
 
@@ -138,7 +139,7 @@ export function costText(row: Pick<RunRow, "costUsd">): string {
 
 function toolsText(row: RunRow): string {
   const names = Object.entries(row.toolNames)
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .sort((a, b) => b[1] - a[1] || byCodeUnits(a[0], b[0]))
     .map(([n, c]) => `${n} ${c}`);
   return `${row.tools}${names.length ? ` (${names.join(", ")})` : ""}`;
 }

@@ -27,6 +27,7 @@ import type { Logger } from "../logger.js";
 import { describeBytes } from "../shared/bytes.js";
 import type { Redactor } from "../shared/redact.js";
 import { inside, resolveInsideWorkspace } from "./input-files.js";
+import { groupDigits } from "../shared/plain-format.js";
 
 export const ATTACHMENT_LIMITS = {
   /** Files per run, from every source together. */
@@ -223,7 +224,7 @@ export async function stageAttachments(o: StageOptions): Promise<StagedAttachmen
       continue;
     }
     if (st.size > ATTACHMENT_LIMITS.maxBytes) {
-      o.log.warning(`Attachment '${c.label}' is ${st.size.toLocaleString("en-US")} bytes, over the limit of ${describeBytes(ATTACHMENT_LIMITS.maxBytes)} per file; skipped.`);
+      o.log.warning(`Attachment '${c.label}' is ${groupDigits(st.size)} bytes, over the limit of ${describeBytes(ATTACHMENT_LIMITS.maxBytes)} per file; skipped.`);
       continue;
     }
     let data = await readFile(c.hostPath);

@@ -27,7 +27,7 @@
  * The agent's own commits are found through agent-head.ts, which reads HEAD
  * as data and copies only object files into the private repository.
  */
-import { appendFile, copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ConfigurationError } from "../errors.js";
 import { isSameOrUnder } from "../shared/paths.js";
@@ -103,19 +103,18 @@ export class HostRepo {
    */
   static async create(opts: { cwd: string; dir: string; env: Record<string, string>; prior?: TouchedRepo }): Promise<HostRepo> {
     const trusted = opts.prior ? undefined : new Git(opts.cwd, opts.env);
+    // Both questions to the trusted repository at once; the settings' error, if any, counts only once
+    // the repository is known to be one.
+    const settings = trusted ? hashingSettings(trusted) : undefined;
+    settings?.catch(() => {});
     const workspace = trusted ? await describeRepository(trusted) : await describeTouched(opts.cwd, opts.prior!);
     await rm(opts.dir, { recursive: true, force: true });
     await mkdir(path.join(opts.dir, "home"), { recursive: true });
-    await mkdir(path.join(opts.dir, "empty-template"), { recursive: true });
-    const env = isolatedEnv(opts.env, opts.dir, workspace.workTree);
-    const { GIT_DIR: _dir, GIT_WORK_TREE: _workTree, ...initEnv } = env;
-    await new Git(opts.dir, initEnv, ISOLATION_CONFIG).exec(["init", "--bare", "-q", `--template=${path.join(opts.dir, "empty-template")}`, opts.dir]);
-    const git = new Git(opts.dir, env, ISOLATION_CONFIG);
+    await initBare(opts.dir, settings ? await settings : "");
+    const git = new Git(opts.dir, isolatedEnv(opts.env, opts.dir, workspace.workTree), ISOLATION_CONFIG);
     const repo = new HostRepo(git, opts.dir, workspace);
-    if (trusted) {
-      await appendFile(path.join(opts.dir, "config"), await hashingSettings(trusted));
-      await repo.copyFromWorkspace();
-    } else await repo.copyFromTouched();
+    if (trusted) await repo.copyFromWorkspace();
+    else await repo.copyFromTouched();
     return repo;
   }
 
@@ -171,6 +170,17 @@ export class HostRepo {
     }
     if (kept.length) await writeFile(file, kept.join("\n") + "\n");
   }
+}
+
+/**
+ * The private repository's skeleton, as `git init --bare` with an empty template writes it (written
+ * here, it saves a git process before the agent starts), with our config only: the format, and the
+ * hashing settings taken from the workspace (`settingsLines`).
+ */
+async function initBare(dir: string, settingsLines: string): Promise<void> {
+  for (const sub of ["objects", "refs/heads", "refs/tags"]) await mkdir(path.join(dir, sub), { recursive: true });
+  await writeFile(path.join(dir, "HEAD"), "ref: refs/heads/master\n");
+  await writeFile(path.join(dir, "config"), "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n" + settingsLines);
 }
 
 /** Where the run keeps its private repository (hidden from the sandbox with the rest of the run's temp folder). */

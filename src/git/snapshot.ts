@@ -98,9 +98,11 @@ async function preexistingChanges(repo: HostRepo, commitTree: string, tree: stri
 
 export async function takeBaseline(repo: HostRepo, scratchDir: string): Promise<Baseline> {
   const commit = repo.workspace.head;
-  // Also proves the private repository holds the commit.
-  const commitTree = await repo.git.text(["rev-parse", "--verify", "-q", `${commit}^{tree}`]);
-  const { tree, sparse } = await snapshotTree(repo, scratchDir, "start");
+  // Also proves the private repository holds the commit. Asked while the snapshot is made.
+  const [commitTree, { tree, sparse }] = await Promise.all([
+    repo.git.text(["rev-parse", "--verify", "-q", `${commit}^{tree}`]),
+    snapshotTree(repo, scratchDir, "start"),
+  ]);
   const present = new Set(sparse.present);
   const leftOut = new Set(sparse.leftOut.filter((f) => !present.has(f)));
   return { commit, commitTree, tree, preexisting: await preexistingChanges(repo, commitTree, tree), leftOut };

@@ -15,7 +15,7 @@
  * agent made in place of a folder is never followed (git would read the file
  * as deleted through it).
  */
-import { lstat } from "node:fs/promises";
+import { lstat, open } from "node:fs/promises";
 import path from "node:path";
 import type { Git } from "./git.js";
 
@@ -29,6 +29,7 @@ export interface SparseEntries {
 /** Clear the skip-worktree bit of every entry of the index at `indexFile` whose file is in the work tree. */
 export async function unskipPresentFiles(git: Git, workTree: string, indexFile: string): Promise<SparseEntries> {
   const env = { GIT_INDEX_FILE: indexFile };
+  if (!(await mayHoldSkipWorktree(indexFile))) return { leftOut: [], present: [] };
   // `-t` tags skip-worktree entries "S"; a sparse index is expanded by git on reading (no sparse settings here).
   const listed = await git.exec(["ls-files", "-t", "-z"], { env });
   const skipped = listed.stdout
@@ -41,6 +42,29 @@ export async function unskipPresentFiles(git: Git, workTree: string, indexFile: 
   for (const file of skipped) if (await isPresent(workTree, file, dirs)) present.push(file);
   if (present.length) await git.exec(["update-index", "--no-skip-worktree", "-z", "--stdin"], { env, input: present.map((p) => `${p}\0`).join("") });
   return { leftOut: skipped, present };
+}
+
+/**
+ * False when the index cannot mark any entry skip-worktree: that bit lives in an entry's extended
+ * flags, which index format 2 has no room for (git writes 3 or 4 when an entry needs them), and a
+ * missing index has no entries. Saves a git process per snapshot in the usual, non-sparse checkout.
+ */
+async function mayHoldSkipWorktree(indexFile: string): Promise<boolean> {
+  const head = Buffer.alloc(8);
+  let read = 0;
+  try {
+    const file = await open(indexFile, "r");
+    try {
+      ({ bytesRead: read } = await file.read(head, 0, 8, 0));
+    } finally {
+      await file.close();
+    }
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw e;
+  }
+  // "DIRC", then the version as a 32-bit big-endian number; anything else is left to git to judge.
+  return !(read === 8 && head.toString("latin1", 0, 4) === "DIRC" && head.readUInt32BE(4) === 2);
 }
 
 /** True when `file` exists in the work tree (as a file or a link) below real folders only. */

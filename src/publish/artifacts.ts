@@ -15,6 +15,7 @@ import type { HostContext } from "../config/host.js";
 import { ConfigurationError, errorMessage } from "../errors.js";
 import { extractZipSafely, UnsafeArchiveError } from "./unzip.js";
 import { fromRepositoryItself } from "./artifact-origin.js";
+import { byCodeUnits } from "../shared/plain-format.js";
 
 export interface UploadedArtifact {
   id: number;
@@ -150,7 +151,7 @@ export class ActionsArtifactService implements ArtifactService {
         // A pull request from a fork can upload artifacts of any name: only runs of the repository's own branches count.
         fromRepositoryItself(a.workflow_run),
     );
-    list.sort((a, b) => (b.created_at ?? "").localeCompare(a.created_at ?? "") || b.id - a.id);
+    list.sort((a, b) => byCodeUnits(b.created_at ?? "", a.created_at ?? "") || b.id - a.id);
     const newest = list[0];
     if (!newest) return undefined;
     return { id: newest.id, name: newest.name, runId: newest.workflow_run!.id!, createdAt: newest.created_at ?? "", size: newest.size_in_bytes ?? 0 };

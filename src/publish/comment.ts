@@ -11,6 +11,7 @@ import { sanitizeUntrusted } from "../shared/sanitize.js";
 import { codeName, fenced } from "./markdown-code.js";
 import { attemptsSection } from "./attempts-table.js";
 import { excludedNote, formatDuration, verifyLine, verifyRunRows } from "./summary.js";
+import { groupDigits } from "../shared/plain-format.js";
 
 export { COMMENT_LIMIT };
 /** Keep a margin for the counting differences. */
@@ -79,7 +80,7 @@ function kb(bytes: number): string {
 
 function usageLine(r: RunResult): string {
   const u = r.usage;
-  const tokens = u.inputTokens || u.outputTokens ? `${u.inputTokens.toLocaleString("en-US")} in · ${u.outputTokens.toLocaleString("en-US")} out${u.cachedTokens ? ` · ${u.cachedTokens.toLocaleString("en-US")} cached` : ""} tokens` : "";
+  const tokens = u.inputTokens || u.outputTokens ? `${groupDigits(u.inputTokens)} in · ${groupDigits(u.outputTokens)} out${u.cachedTokens ? ` · ${groupDigits(u.cachedTokens)} cached` : ""} tokens` : "";
   const requests = u.requests ? `${u.requests} model request${u.requests === 1 ? "" : "s"}` : "";
   return [`⏲️ ${formatDuration(r.durationMs)}`, tokens, u.costUsd !== undefined ? `$${u.costUsd.toFixed(4)}` : "", requests, r.toolCalls ? `${r.toolCalls} tool calls` : ""]
     .filter(Boolean)

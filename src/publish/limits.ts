@@ -8,6 +8,7 @@
 import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
 import { describeBytes, GiB } from "../shared/bytes.js";
+import { groupDigits } from "../shared/plain-format.js";
 
 export interface TreeLimits {
   /** Files and folders, counted together. */
@@ -26,7 +27,7 @@ export const OUTPUTS_LIMITS: TreeLimits = { maxEntries: 5_000, maxTotalBytes: 1 
 export { describeBytes };
 
 export function describeLimits(l: TreeLimits): string {
-  return `${describeBytes(l.maxTotalBytes)} / ${l.maxEntries.toLocaleString("en-US")} entries`;
+  return `${describeBytes(l.maxTotalBytes)} / ${groupDigits(l.maxEntries)} entries`;
 }
 
 /**
@@ -46,7 +47,7 @@ export async function treeOverLimits(root: string, limits: TreeLimits): Promise<
     const dir = pending.pop()!;
     const names = await readdir(dir, { withFileTypes: true });
     for (const d of names) {
-      if (++entries > limits.maxEntries) return `it holds more than ${limits.maxEntries.toLocaleString("en-US")} files and folders`;
+      if (++entries > limits.maxEntries) return `it holds more than ${groupDigits(limits.maxEntries)} files and folders`;
       const full = path.join(dir, d.name);
       if (d.isDirectory()) pending.push(full);
       else if (d.isFile()) {

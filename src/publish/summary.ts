@@ -6,6 +6,7 @@
 import type { RunResult } from "../result.js";
 import { attemptsSection } from "./attempts-table.js";
 import { codeName, fenced } from "./markdown-code.js";
+import { groupDigits } from "../shared/plain-format.js";
 
 export { fenced };
 
@@ -92,7 +93,7 @@ export function verifyRunRows(result: RunResult): string[] {
     "|---:|---|---:|---:|---:|---|",
     ...v.runs.map(
       (r) =>
-        `| ${r.run} | ${r.passed ? "✅ passed" : r.timedOut ? "⏱️ timed out" : r.spawnError ? "❌ not started" : "❌ failed"} | ${r.exitCode ?? r.signal ?? "–"} | ${formatDuration(r.durationMs)} | ${r.outputBytes.toLocaleString("en-US")} B | ${codeName(r.log, "table-cell")} |`,
+        `| ${r.run} | ${r.passed ? "✅ passed" : r.timedOut ? "⏱️ timed out" : r.spawnError ? "❌ not started" : "❌ failed"} | ${r.exitCode ?? r.signal ?? "–"} | ${formatDuration(r.durationMs)} | ${groupDigits(r.outputBytes)} B | ${codeName(r.log, "table-cell")} |`,
     ),
   ];
 }
@@ -121,7 +122,7 @@ function excludedSection(files: readonly string[]): string[] {
   return [`### Left out of the patch (${files.length})`, "", excludedNote(files), "", pathList(files, 200), ""];
 }
 
-const int = (n: number) => n.toLocaleString("en-US");
+const int = (n: number) => groupDigits(n);
 
 /**
  * What the run consumed, in one row: what a reviewer checks against a budget.

@@ -26,6 +26,7 @@ import { Readable, Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import zlib, { createInflateRaw } from "node:zlib";
 import { ARTIFACT_LIMITS, describeBytes } from "./limits.js";
+import { groupDigits } from "../shared/plain-format.js";
 
 export interface ExtractLimits {
   /** Files and folders. */
@@ -99,7 +100,7 @@ async function centralDirectory(file: string, maxEntries: number): Promise<Entry
     }
     if (cdOffset + cdSize > size || cdSize > 256 * 1024 * 1024) throw new UnsafeArchiveError("the central directory is damaged");
     // Refused before the directory is read: a count in the millions would otherwise cost a read per entry.
-    if (count > maxEntries) throw new UnsafeArchiveError(`it has ${count} entries, more than ${maxEntries.toLocaleString("en-US")} (the limit on files and folders)`);
+    if (count > maxEntries) throw new UnsafeArchiveError(`it has ${count} entries, more than ${groupDigits(maxEntries)} (the limit on files and folders)`);
     const cd = await readAt(fh, cdOffset, cdSize);
     const entries: Entry[] = [];
     let p = 0;
@@ -191,7 +192,7 @@ export async function extractZipSafely(zipFile: string, dir: string, limits: Ext
   const lim = { ...DEFAULT_LIMITS, ...limits };
   const entries = await centralDirectory(zipFile, lim.maxEntries);
   if (entries.length > lim.maxEntries)
-    throw new UnsafeArchiveError(`it has ${entries.length} entries, more than ${lim.maxEntries.toLocaleString("en-US")} (the limit on files and folders)`);
+    throw new UnsafeArchiveError(`it has ${entries.length} entries, more than ${groupDigits(lim.maxEntries)} (the limit on files and folders)`);
   const declared = entries.reduce((n, e) => n + e.size, 0);
   if (declared > lim.maxTotalBytes) throw new UnsafeArchiveError(`it unpacks to ${describeBytes(declared)}, more than the limit of ${describeBytes(lim.maxTotalBytes)}`);
   const overlap = overlapping(entries);

@@ -53,6 +53,7 @@ import {
 } from "./hostfs.js";
 import { INSIDE_BRIDGE_DIR, reachableUrl, setUpNetwork, type Forward, type NetworkPlan } from "./network.js";
 import type { PreparedSandbox, SandboxBackend, SandboxHost, SandboxRequest, SpawnSpec } from "./types.js";
+import { byCodeUnits } from "../shared/plain-format.js";
 
 const BWRAP_INSTALL_HINT = "Install it with `sudo apt-get install -y bubblewrap`.";
 const USERNS_HINT =
@@ -110,7 +111,7 @@ export function orderMounts(mounts: Mount[]): Mount[] {
     return true;
   });
   const depth = (p: string) => (p === "/" ? 0 : p.split("/").length - 1);
-  return kept.sort((a, b) => depth(a.dest) - depth(b.dest) || OP_ORDER[a.op] - OP_ORDER[b.op] || a.dest.localeCompare(b.dest));
+  return kept.sort((a, b) => depth(a.dest) - depth(b.dest) || OP_ORDER[a.op] - OP_ORDER[b.op] || byCodeUnits(a.dest, b.dest));
 }
 
 /** The bwrap options (everything before the command), in mount order. */

@@ -12,6 +12,7 @@ import type { Logger } from "../logger.js";
 import { GHA_CREDS_FILE } from "../shared/cloud.js";
 import { isSameOrUnder, isStrictlyUnder, realOrResolved } from "../shared/paths.js";
 import type { SandboxHost, SandboxLayout } from "./types.js";
+import { byCodeUnits } from "../shared/plain-format.js";
 
 export { isSameOrUnder, isStrictlyUnder, realOrResolved };
 
@@ -110,7 +111,7 @@ export function hiddenHostDirs(host: Pick<SandboxHost, "home" | "runnerTemp" | "
   }
   add("/var/lib/docker");
   add("/var/lib/containerd");
-  return [...out].sort((a, b) => a.length - b.length || a.localeCompare(b));
+  return [...out].sort((a, b) => a.length - b.length || byCodeUnits(a, b));
 }
 
 /** Host files masked with /dev/null (readable secrets when the runner runs as root). */

@@ -26,6 +26,7 @@ import type { Usage } from "../shared/events.js";
 import type { ModelRequestRecord, ModelRequestUsage } from "../trace/model-requests.js";
 import { DEFAULT_OUTPUT_CAP, MIN_THINKING_OUTPUT, type BudgetedRequest } from "./budget-admission.js";
 import type { PriceBook } from "./prices.js";
+import { groupDigits } from "../shared/plain-format.js";
 
 export interface BudgetLimits {
   maxCostUsd?: number;
@@ -70,7 +71,7 @@ export interface BudgetRefusal {
   first: boolean;
 }
 
-const int = (n: number) => n.toLocaleString("en-US");
+const int = (n: number) => groupDigits(n);
 
 export class UsageMeter {
   private requests = 0;

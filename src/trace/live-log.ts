@@ -1,6 +1,7 @@
 /** One readable line per event for the Actions log: tool calls on one line each. */
 import { oneLine } from "../text.js";
 import type { AgentEvent } from "../shared/events.js";
+import { groupDigits } from "../shared/plain-format.js";
 
 const WIDTH = 200;
 
@@ -89,6 +90,6 @@ export class LiveLog {
 
   /** Says how many lines were left out, once the stream is over. */
   end(): void {
-    if (this.leftOut) this.info(`… ${this.leftOut.toLocaleString("en-US")} event line(s) left out of the live log (all are in trace.jsonl and the transcripts).`);
+    if (this.leftOut) this.info(`… ${groupDigits(this.leftOut)} event line(s) left out of the live log (all are in trace.jsonl and the transcripts).`);
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { TranscriptAttachment } from "../shared/attachments.js";
 import type { AgentEvent, Usage } from "../shared/events.js";
+import { groupDigits } from "../shared/plain-format.js";
 
 /** What the run looked like from outside: written at the top of a transcript. */
 export interface TranscriptHeader {
@@ -306,7 +307,7 @@ export function summarizeToolInput(input: unknown, max = 120): string {
 // Numbers
 
 export function formatInt(n: number): string {
-  return Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "—";
+  return Number.isFinite(n) ? groupDigits(n) : "—";
 }
 
 /** "1 tool call", "3 tool calls" */
