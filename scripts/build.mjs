@@ -3,7 +3,7 @@
 import { build } from "esbuild";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import YAML from "yaml";
-import { builtinsViaRequire, lazyUndici } from "./build/plugins.mjs";
+import { builtinsViaRequire, lazyHttpClientInCore, lazyUndici, undiciBundle } from "./build/plugins.mjs";
 
 const root = new URL("../", import.meta.url);
 const dist = new URL("dist/", root);
@@ -80,7 +80,7 @@ await build({
   target: "node20",
   splitting: true,
   chunkNames: "chunks/[name]-[hash]",
-  plugins: [lazyUndici, builtinsViaRequire],
+  plugins: [lazyUndici, lazyHttpClientInCore, builtinsViaRequire],
   minify: true,
   legalComments: "none",
   logLevel: "warning",
@@ -89,6 +89,7 @@ await build({
     js: "import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);",
   },
 });
+await build(undiciBundle);
 // The safe-outputs MCP server runs inside the sandbox, which can read only this one file of dist/: no chunks.
 await build({
   entryPoints: { "safe-outputs-mcp": "src/safe-outputs-mcp.ts" },

@@ -23,9 +23,9 @@ import { fanOutPhase } from "./fanout/inputs.js";
 import { Git } from "./git/git.js";
 import { configFingerprint, fingerprintOf, TouchedWorkspaces, type TouchedRepo } from "./git/touched.js";
 import { filteredLogger, type Logger } from "./logger.js";
-import { artifactOutputs, downloadRunArtifact, uploadRunArtifact, type RunArtifactRef } from "./publish/artifact-stage.js";
+import type { RunArtifactRef } from "./publish/artifact-stage.js";
 import type { Delivered, GitHubStage } from "./publish/github-stage.js";
-import { resultOutputs, type Outputs } from "./publish/outputs.js";
+import { artifactOutputs, resultOutputs, type Outputs } from "./publish/outputs.js";
 import type { RequestsFile } from "./publish/safe-outputs/requests.js";
 import type { SafeOutputsReport } from "./publish/safe-outputs/stage.js";
 import type { ThreatReport } from "./publish/threats/stage.js";
@@ -221,7 +221,7 @@ async function uploadArtifact(step: Step): Promise<void> {
     step.ctx.log.warning(`Artifacts: not uploaded, threat detection held this run back. The results stay on the runner in ${step.ctx.resultsDir}.`);
     return;
   }
-  step.artifact = await uploadRunArtifact(step.ctx, resultOf(step));
+  step.artifact = await (await import("./publish/artifact-stage.js")).uploadRunArtifact(step.ctx, resultOf(step));
 }
 
 async function endSession(step: Step): Promise<void> {
@@ -282,7 +282,7 @@ async function judgeOutput(step: Step): Promise<void> {
 }
 
 async function downloadArtifact(step: Step): Promise<void> {
-  ({ result: step.result, artifact: step.artifact } = await downloadRunArtifact(step.ctx));
+  ({ result: step.result, artifact: step.artifact } = await (await import("./publish/artifact-stage.js")).downloadRunArtifact(step.ctx));
 }
 
 async function checkThePatch(step: Step): Promise<void> {

@@ -3,16 +3,47 @@ import { isBuiltin } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const undiciLazy = fileURLToPath(new URL("undici-lazy.mjs", import.meta.url));
+const httpClientLazy = fileURLToPath(new URL("http-client-lazy.mjs", import.meta.url));
 
 /**
  * `undici` imported by a dependency (@actions/http-client, @actions/github) resolves to a stand-in that
- * loads the real one on first use (see undici-lazy.mjs); the stand-in's own require resolves to undici.
+ * loads dist/chunks/undici.cjs on first use (see undici-lazy.mjs).
  */
 export const lazyUndici = {
   name: "lazy-undici",
   setup(build) {
-    build.onResolve({ filter: /^undici$/ }, (args) => (args.importer === undiciLazy ? undefined : { path: undiciLazy }));
+    build.onResolve({ filter: /^undici$/ }, () => ({ path: undiciLazy }));
   },
+};
+
+/** `@actions/http-client` imported by @actions/core resolves to a stand-in (see http-client-lazy.mjs). */
+export const lazyHttpClientInCore = {
+  name: "lazy-http-client-in-core",
+  setup(build) {
+    build.onResolve({ filter: /^@actions\/http-client(\/lib\/auth)?$/ }, async (args) => {
+      if (args.pluginData === "as-import") return undefined;
+      // The stand-in's require() of an ESM-only package: resolved as the import it stands for.
+      if (args.importer === httpClientLazy) {
+        const real = await build.resolve(args.path, { kind: "import-statement", resolveDir: args.resolveDir, pluginData: "as-import" });
+        return { path: real.path, errors: real.errors };
+      }
+      return /[\\/]@actions[\\/]core[\\/]/.test(args.importer) ? { path: httpClientLazy } : undefined;
+    });
+  },
+};
+
+/** The build of dist/chunks/undici.cjs, which undici-lazy.mjs loads. */
+export const undiciBundle = {
+  entryPoints: { undici: "node_modules/undici/index.js" },
+  outdir: "dist/chunks",
+  outExtension: { ".js": ".cjs" },
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node20",
+  minify: true,
+  legalComments: "none",
+  logLevel: "warning",
 };
 
 /**

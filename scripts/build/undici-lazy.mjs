@@ -1,10 +1,12 @@
-// What @actions/http-client and @actions/github import from undici, loaded on first use.
-// Both import it at start-up (a proxy agent, a fetch with a proxy dispatcher) that most steps never
-// call, and evaluating undici's modules cost about 90 ms of every step's start. esbuild turns the
-// require() below into a call of the bundled undici's lazy CommonJS wrapper, so the code ships in the
-// bundle as before and runs only when one of these is first used.
+// What @actions/http-client and @actions/github import from undici, loaded from its own file on first
+// use. Both import it at start-up (a proxy agent, a fetch with a proxy dispatcher) that most steps
+// never call; as part of the start-up chunks, undici's 400 KB cost every step about 40 ms to load
+// even unevaluated. scripts/build.mjs bundles undici alone into dist/chunks/undici.cjs.
+import { createRequire } from "node:module";
+
+const here = import.meta.url;
 let undici;
-const load = () => (undici ??= require("undici"));
+const load = () => (undici ??= createRequire(here)(here.includes("/chunks/") ? "./undici.cjs" : "./chunks/undici.cjs"));
 
 export class ProxyAgent {
   constructor(options) {

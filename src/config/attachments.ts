@@ -20,7 +20,6 @@
 import { lstat, mkdir, readFile, writeFile } from "node:fs/promises";
 import { realpathSync } from "node:fs";
 import path from "node:path";
-import { glob, isDynamicPattern } from "tinyglobby";
 import type { AttachmentFile, Attachments, TranscriptAttachment } from "../shared/attachments.js";
 import { ConfigurationError, errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
@@ -145,6 +144,8 @@ async function resolveAttachmentPatterns(patterns: string[], workspace: string, 
     seen.add(real);
     out.push({ hostPath: real, label, source: "the attachments input" });
   };
+  // Loaded here, not with the config parser: most steps name no attachments.
+  const { glob, isDynamicPattern } = await import("tinyglobby");
   for (const given of patterns) {
     if (!isDynamicPattern(given)) {
       await take(given, path.resolve(workspace, given), given, true);

@@ -8,7 +8,6 @@ import type { RunResult } from "../result.js";
 import type { StageContext } from "../stage-context.js";
 import { artifactUrl } from "../shared/artifact-name.js";
 import { ActionsArtifactService } from "./artifacts.js";
-import type { Outputs } from "./outputs.js";
 import { prepareRunUpload, readDownloadedRun, runArtifactName } from "./run-artifact.js";
 
 /** The run's artifact, once uploaded or downloaded. */
@@ -16,10 +15,6 @@ export interface RunArtifactRef {
   id: number;
   name: string;
   url?: string;
-}
-
-export function artifactOutputs(artifact: RunArtifactRef | undefined): Outputs {
-  return artifact ? { "artifact-id": String(artifact.id), ...(artifact.url ? { "artifact-url": artifact.url } : {}) } : {};
 }
 
 function retention(ctx: StageContext): { retentionDays?: number } {

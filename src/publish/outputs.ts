@@ -21,3 +21,8 @@ export function resultOutputs(result: RunResult): Outputs {
   if (result.structuredOutput !== undefined) out["structured-output"] = JSON.stringify(result.structuredOutput);
   return out;
 }
+
+/** The uploaded results artifact's outputs (none when nothing was uploaded). */
+export function artifactOutputs(artifact: { id: number; url?: string } | undefined): Outputs {
+  return artifact ? { "artifact-id": String(artifact.id), ...(artifact.url ? { "artifact-url": artifact.url } : {}) } : {};
+}

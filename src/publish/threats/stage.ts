@@ -15,7 +15,7 @@ import { safeOutputsFile } from "../safe-outputs/stage.js";
 import { readRequests, type RequestsFile } from "../safe-outputs/requests.js";
 import { patchPieces } from "../../shared/patch-pieces.js";
 import { protectedChanges, protectedPaths } from "./protected-files.js";
-import { scanForSecrets, type ScanTarget } from "./secret-scan.js";
+import type { ScanTarget } from "./secret-scan.js";
 import type { ThreatFinding } from "./types.js";
 import { detectionLine, judgedContent, verdictFindings } from "./detection.js";
 
@@ -40,7 +40,7 @@ export async function detectThreats(
   const { settings } = ctx;
   if (settings.delivery.threatDetection === "none" || settings.delivery.phase === "run") return undefined;
   const targets = [...(await patchPieces(result.diff.patchPath)), ...requestTargets(await requests()), { where: "final message", text: result.output }, ...structuredTarget(result)];
-  const findings = await scanForSecrets(targets, (text) => ctx.redactor.redact(text) !== text);
+  const findings = await scanTexts(targets, (text) => ctx.redactor.redact(text) !== text);
   if (postImage) findings.push(...(await scanBinaryFiles(ctx, postImage)));
   // The patch was redacted when it was written: what the run's secrets were is known only by that.
   const named = result.diff.secretFiles ?? [];
@@ -49,7 +49,7 @@ export async function detectThreats(
   let detection: string | undefined;
   if (settings.delivery.threatDetection === "agent") {
     const judged = await judgedContent(ctx.resultsDir, result);
-    const cleanReason = async (text: string) => (await scanForSecrets([{ where: "detection agent", text }], (t) => ctx.redactor.redact(t) !== t)).length === 0;
+    const cleanReason = async (text: string) => (await scanTexts([{ where: "detection agent", text }], (t) => ctx.redactor.redact(t) !== t)).length === 0;
     const verdict = await verdictFindings(ctx.resultsDir, judged, { failOpen: settings.delivery.detectionFailOpen, cleanReason });
     findings.push(...verdict.findings);
     for (const w of verdict.warnings) ctx.log.warning(w);
@@ -92,9 +92,18 @@ async function scanBinaryFiles(ctx: StageContext, postImage: NonNullable<Checked
     const latin1 = blob.bytes.toString("latin1");
     if (ctx.redactor.maskLatin1(latin1) !== latin1) findings.push({ kind: "run-secret", where: "patch", file, detail: "a secret value of this run or a token, in a binary file" });
     const text = latin1.match(PRINTABLE_RUNS)?.join("\n") ?? "";
-    if (text) findings.push(...(await scanForSecrets([{ where: "patch", file, text }], () => false)).map((f) => ({ ...f, detail: `${f.detail} (in a binary file)` })));
+    if (text) findings.push(...(await scanTexts([{ where: "patch", file, text }], () => false)).map((f) => ({ ...f, detail: `${f.detail} (in a binary file)` })));
   }
   return findings;
+}
+
+/**
+ * The secret scan of the texts that hold something. secretlint and its rules are loaded only then: a
+ * run that changed nothing and said nothing does not pay for them.
+ */
+async function scanTexts(targets: ScanTarget[], isRunSecret: (text: string) => boolean): Promise<ThreatFinding[]> {
+  const texts = targets.filter((t) => t.text.length > 0);
+  return texts.length ? (await import("./secret-scan.js")).scanForSecrets(texts, isRunSecret) : [];
 }
 
 /** `structured-output` goes to later steps that often post it: scanned like the final message. */
