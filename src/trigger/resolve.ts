@@ -6,7 +6,8 @@
 import { ConfigurationError } from "../errors.js";
 import { SUPPORTED_EVENTS, type EventUser, type GitHubEvent, type IssuePayload, type PullRequestPayload, type SupportedEvent } from "./event.js";
 import { matchTrigger, SLASH_COMMAND } from "./phrase.js";
-import { sanitizeLine, sanitizeUntrusted, stripInvisible, visibleText } from "../shared/sanitize.js";
+import { sanitizeLine, sanitizeUntrusted, stripInvisible } from "../shared/sanitize.js";
+import { visibleText } from "../shared/visible-text.js";
 import type { Actor, PullRequestInfo, RepoRef, Thread, Trigger, TriggerComment, TriggerDecision } from "../shared/trigger.js";
 
 export interface ResolveOptions {
