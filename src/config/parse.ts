@@ -6,7 +6,7 @@
 import { existsSync, lstatSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { parse as parseShellWords } from "shell-quote";
-import YAML from "yaml";
+import { parseYaml } from "../shared/yaml.js";
 import { z } from "zod";
 import { INPUTS, type InputName, type InputSpec } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
@@ -442,7 +442,7 @@ function loadConfigFile(raw: RawInputs, ctx: ParseContext, problems: Problems): 
   }
   let doc: unknown;
   try {
-    doc = YAML.parse(text);
+    doc = parseYaml(text);
   } catch (e) {
     problems.add("config-file", `'${rel}' is not valid YAML: ${(e as Error).message.split("\n")[0]}`);
     return {};
@@ -485,7 +485,7 @@ function structured(input: string, v: ConfigValue | undefined, problems: Problem
   if (v === undefined || v === "") return undefined;
   if (typeof v !== "string") return v;
   try {
-    return YAML.parse(v);
+    return parseYaml(v);
   } catch (e) {
     problems.add(input, `is not valid JSON or YAML: ${(e as Error).message.split("\n")[0]}`);
     return undefined;

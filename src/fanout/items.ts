@@ -7,7 +7,7 @@
  * numbers and `owner/repo` names (GitHub's characters), never a title or a
  * body, which anyone can write.
  */
-import YAML from "yaml";
+import { parseYaml } from "../shared/yaml.js";
 import { z } from "zod";
 import { ConfigurationError } from "../errors.js";
 import { itemKey, itemRef, parseRepository } from "../shared/item-ref.js";
@@ -75,7 +75,7 @@ export function dedupe(items: FanOutItem[]): FanOutItem[] {
 
 function parseJsonOrYaml(input: string, text: string): unknown {
   try {
-    return YAML.parse(text);
+    return parseYaml(text);
   } catch (e) {
     throw new ConfigurationError(`Input '${input}': is not valid JSON: ${(e as Error).message.split("\n")[0]}`);
   }
