@@ -7,7 +7,7 @@ import { existsSync, lstatSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { parse as parseShellWords } from "shell-quote";
 import YAML from "yaml";
-import { z } from "../shared/zod.js";
+import * as z from "../shared/zod.js";
 import { INPUTS, type InputName, type InputSpec } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
 import { artifactNameProblem } from "../shared/artifact-name.js";

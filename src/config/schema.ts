@@ -2,7 +2,7 @@
  * The typed settings every stage receives. Zod validates at the edge (the
  * input parser); inside, the types are trusted.
  */
-import { z } from "../shared/zod.js";
+import * as z from "../shared/zod.js";
 import { AGENT_BACKENDS, PROVIDERS, type AgentBackendName } from "../shared/agents.js";
 
 export { AGENT_BACKENDS, type AgentBackendName };

@@ -1,5 +1,5 @@
 /** `add-comment`: a comment on an issue or pull request. */
-import { z } from "../shared/zod.js";
+import * as z from "../shared/zod.js";
 import { Body, defineKind, Refusal, targetText } from "./kind.js";
 
 export const addComment = defineKind({

@@ -1,5 +1,5 @@
 /** `create-issue`: a new issue in this repository, its title prefixed and its labels fixed by the workflow. */
-import { z } from "../shared/zod.js";
+import * as z from "../shared/zod.js";
 import { Body, defineKind, TITLE_LIMIT, Title } from "./kind.js";
 import { LabelName } from "./labels.js";
 

@@ -3,7 +3,7 @@
  * REQUEST_CHANGES, never APPROVE (an agent's approval could satisfy branch
  * protection). Comments only on lines the pull request's diff shows.
  */
-import { z } from "../shared/zod.js";
+import * as z from "../shared/zod.js";
 import { Body, BODY_LIMIT, defineKind, Refusal, targetText } from "./kind.js";
 import { DiffLines } from "./diff-lines.js";
 

@@ -7,7 +7,7 @@
  *
  * Adding a kind is one file in this folder plus one line in registry.ts.
  */
-import { z } from "../shared/zod.js";
+import * as z from "../shared/zod.js";
 import type { GitHubApi, IssueRef } from "../github/api.js";
 import type { SafeMarkdown } from "../shared/safe-markdown.js";
 import { COMMENT_LIMIT } from "../github/limits.js";

@@ -1,5 +1,5 @@
 /** What add-labels and remove-labels share: label names and the `allowed` list they are checked against. */
-import { z } from "../shared/zod.js";
+import * as z from "../shared/zod.js";
 import type { CommonLimits } from "./kind.js";
 
 /** A label name as GitHub takes it (up to 50 characters), and never one that reads as an option. */

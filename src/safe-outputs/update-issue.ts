@@ -1,5 +1,5 @@
 /** `update-issue`: the title, body or state of an issue or pull request, only the `fields` the workflow lists. */
-import { z } from "../shared/zod.js";
+import * as z from "../shared/zod.js";
 import { Body, defineKind, Refusal, TITLE_LIMIT, targetText, Title } from "./kind.js";
 
 const FIELDS = ["title", "body", "state"] as const;
