@@ -12,7 +12,7 @@ import { appendFileSync, readFileSync } from "node:fs";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import * as z from "./shared/zod.js";
 import { enabledKinds, SAFE_OUTPUTS_SERVER, type SafeOutputsConfig } from "./safe-outputs/config.js";
 import type { EnabledKind } from "./safe-outputs/kind.js";
 

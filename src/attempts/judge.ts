@@ -15,7 +15,7 @@
  */
 import { mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import type { AgentBackend } from "../agents/types.js";
 import type { Settings } from "../config/schema.js";
 import { RESULTS_FILES } from "../constants.js";
@@ -36,15 +36,12 @@ const PATCH_CHARS = 40_000;
 export type JudgeVerdict = { best: number; reasons: string[] } | { fallback: string };
 
 function verdictSchema(offered: number[]) {
-  return z
-    .object({
-      best: z
-        .number()
-        .int()
-        .refine((n) => offered.includes(n), { message: `must be one of the attempts offered (${offered.join(", ")})` }),
-      reasons: z.array(z.string().max(1000)).max(20).default([]),
-    })
-    .strip();
+  return z.object({
+    best: z
+      .number()
+      .check(z.int(), z.refine((n) => offered.includes(n), { message: `must be one of the attempts offered (${offered.join(", ")})` })),
+    reasons: z._default(z.array(z.string().check(z.maxLength(1000))).check(z.maxLength(20)), []),
+  });
 }
 
 export async function chooseByJudge(

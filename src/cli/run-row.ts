@@ -7,7 +7,7 @@
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import { RESULTS_FILES } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
 import { readTraceEvents } from "../trace/transcript-files.js";
@@ -15,23 +15,23 @@ import { formatCost, formatDuration } from "../trace/transcript-format.js";
 import { terminalText } from "./terminal.js";
 import { byCodeUnits } from "../shared/plain-format.js";
 
-const Usage = z.object({ inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number(), costUsd: z.number().optional() });
+const Usage = z.object({ inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number(), costUsd: z.optional(z.number()) });
 
 /** The part of result.json a row shows. */
 const RunResultShape = z.object({
   conclusion: z.string(),
-  reason: z.string().optional(),
+  reason: z.optional(z.string()),
   agentName: z.string(),
   agentBackend: z.string(),
-  agentVersion: z.string().optional(),
-  model: z.string().optional(),
-  sandboxBackend: z.string().optional(),
+  agentVersion: z.optional(z.string()),
+  model: z.optional(z.string()),
+  sandboxBackend: z.optional(z.string()),
   durationMs: z.number(),
-  startedAt: z.string().optional(),
-  toolCalls: z.number().optional(),
-  sessionId: z.string().optional(),
+  startedAt: z.optional(z.string()),
+  toolCalls: z.optional(z.number()),
+  sessionId: z.optional(z.string()),
   usage: Usage,
-  diff: z.object({ changedFiles: z.array(z.string()), patchPath: z.string().optional() }),
+  diff: z.object({ changedFiles: z.array(z.string()), patchPath: z.optional(z.string()) }),
 });
 export type RunResultShape = z.infer<typeof RunResultShape>;
 
@@ -100,7 +100,7 @@ export async function readResult(dir: string): Promise<RunResultShape> {
   return parsed.data;
 }
 
-async function readOptionalJson<T>(file: string, shape: z.ZodType<T>): Promise<T | undefined> {
+async function readOptionalJson<T>(file: string, shape: z.ZodMiniType<T>): Promise<T | undefined> {
   try {
     const parsed = shape.safeParse(JSON.parse(await readFile(file, "utf8")));
     return parsed.success ? parsed.data : undefined;

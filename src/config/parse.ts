@@ -7,7 +7,7 @@ import { existsSync, lstatSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { parse as parseShellWords } from "shell-quote";
 import { parseYaml } from "../shared/yaml.js";
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import { INPUTS, type InputName, type InputSpec } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
 import { artifactNameProblem } from "../shared/artifact-name.js";
@@ -194,7 +194,7 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   }
 
   const baseUrl = str("base-url")?.trim() || undefined;
-  if (baseUrl && !z.string().url().safeParse(baseUrl).success)
+  if (baseUrl && !z.url().safeParse(baseUrl).success)
     problems.add("base-url", `'${baseUrl}' is not a URL; write it like https://api.example.com or http://127.0.0.1:8080/v1.`);
 
   const providerRaw = str("provider")?.trim() || undefined;
@@ -209,7 +209,7 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     version: str("agent-version")?.trim() || undefined,
     command,
     model: str("model")?.trim() || undefined,
-    baseUrl: baseUrl && z.string().url().safeParse(baseUrl).success ? baseUrl : undefined,
+    baseUrl: baseUrl && z.url().safeParse(baseUrl).success ? baseUrl : undefined,
     instructions,
     mcpServers: parseMcpServers(value("mcp-servers"), problems),
     safeOutputs: parseSafeOutputsInput(value("safe-outputs"), problems),
@@ -523,14 +523,12 @@ function parseSafeOutputsInput(v: ConfigValue | undefined, problems: Problems): 
 function parsePermissions(v: ConfigValue | undefined, problems: Problems): PermissionPolicy | undefined {
   const doc = structured("permissions", v, problems);
   if (doc === undefined || doc === null) return undefined;
-  const shape = z
-    .object({
-      default: z.enum(["allow", "ask", "deny"]).optional(),
-      allow: z.array(z.string()).optional(),
-      ask: z.array(z.string()).optional(),
-      deny: z.array(z.string()).optional(),
-    })
-    .strict();
+  const shape = z.strictObject({
+    default: z.optional(z.enum(["allow", "ask", "deny"])),
+    allow: z.optional(z.array(z.string())),
+    ask: z.optional(z.array(z.string())),
+    deny: z.optional(z.array(z.string())),
+  });
   const parsed = shape.safeParse(doc);
   if (!parsed.success) {
     problems.add("permissions", "must be a mapping with 'default' (allow | ask | deny) and optional 'allow', 'ask', 'deny' lists of tools, e.g. {default: allow, deny: [bash]}.");

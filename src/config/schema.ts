@@ -2,7 +2,7 @@
  * The typed settings every stage receives. Zod validates at the edge (the
  * input parser); inside, the types are trusted.
  */
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import { AGENT_BACKENDS, PROVIDERS, type AgentBackendName } from "../shared/agents.js";
 
 export { AGENT_BACKENDS, type AgentBackendName };
@@ -12,37 +12,37 @@ export type PermissionAction = z.infer<typeof PermissionAction>;
 
 /** `bash`, `write`, `mcp__server__tool`, optionally with a pattern: `bash(rm *)`. */
 export const PermissionRule = z.object({
-  tool: z.string().min(1),
-  pattern: z.string().optional(),
+  tool: z.string().check(z.minLength(1)),
+  pattern: z.optional(z.string()),
   action: PermissionAction,
 });
 export type PermissionRule = z.infer<typeof PermissionRule>;
 
 export const PermissionPolicy = z.object({
-  default: PermissionAction.default("allow"),
-  rules: z.array(PermissionRule).default([]),
+  default: z._default(PermissionAction, "allow"),
+  rules: z._default(z.array(PermissionRule), []),
 });
 export type PermissionPolicy = z.infer<typeof PermissionPolicy>;
 
 const stringMap = z.record(z.string(), z.string());
 
 export const McpServer = z.union([
-  z.object({
-    command: z.string().min(1),
-    args: z.array(z.string()).default([]),
-    env: stringMap.default({}),
-  }).strict(),
-  z.object({
-    url: z.string().url(),
-    headers: stringMap.default({}),
-  }).strict(),
+  z.strictObject({
+    command: z.string().check(z.minLength(1)),
+    args: z._default(z.array(z.string()), []),
+    env: z._default(stringMap, {}),
+  }),
+  z.strictObject({
+    url: z.url(),
+    headers: z._default(stringMap, {}),
+  }),
 ]);
 export type McpServer = z.infer<typeof McpServer>;
 
 export const Skill = z.object({
-  name: z.string().min(1),
+  name: z.string().check(z.minLength(1)),
   /** Absolute folder holding SKILL.md. */
-  path: z.string().min(1),
+  path: z.string().check(z.minLength(1)),
 });
 export type Skill = z.infer<typeof Skill>;
 
@@ -50,25 +50,25 @@ export const Agent = z.object({
   name: z.string(),
   backend: z.enum(AGENT_BACKENDS),
   /** npm version, `preinstalled`, or undefined for the pinned default. */
-  version: z.string().optional(),
+  version: z.optional(z.string()),
   /** For the `command` backend: argv of the command. */
-  command: z.array(z.string()).optional(),
-  model: z.string().optional(),
-  baseUrl: z.string().url().optional(),
+  command: z.optional(z.array(z.string())),
+  model: z.optional(z.string()),
+  baseUrl: z.optional(z.url()),
   /** Input `provider`; undefined: the agent's own. */
-  provider: z.enum(PROVIDERS).optional(),
+  provider: z.optional(z.enum(PROVIDERS)),
   /** Inputs aws-region, vertex-project, vertex-region (defaults from the runner's AWS_REGION, GOOGLE_CLOUD_PROJECT, CLOUD_ML_REGION). */
-  cloud: z.object({ awsRegion: z.string().optional(), vertexProject: z.string().optional(), vertexRegion: z.string().optional() }).default({}),
-  instructions: z.string().optional(),
-  mcpServers: z.record(z.string(), McpServer).default({}),
-  skills: z.array(Skill).default([]),
-  permission: PermissionPolicy.optional(),
-  maxTurns: z.number().int().positive().optional(),
-  env: stringMap.default({}),
-  metadata: z.record(z.string(), z.unknown()).default({}),
-  strict: z.boolean().default(true),
+  cloud: z._default(z.object({ awsRegion: z.optional(z.string()), vertexProject: z.optional(z.string()), vertexRegion: z.optional(z.string()) }), {}),
+  instructions: z.optional(z.string()),
+  mcpServers: z._default(z.record(z.string(), McpServer), {}),
+  skills: z._default(z.array(Skill), []),
+  permission: z.optional(PermissionPolicy),
+  maxTurns: z.optional(z.number().check(z.int(), z.positive())),
+  env: z._default(stringMap, {}),
+  metadata: z._default(z.record(z.string(), z.unknown()), {}),
+  strict: z._default(z.boolean(), true),
   /** `safe-outputs`, checked and normalized (safe-outputs/config.ts): kind key → limits. Absent: none enabled. */
-  safeOutputs: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  safeOutputs: z.optional(z.record(z.string(), z.record(z.string(), z.unknown()))),
 });
 export type Agent = z.infer<typeof Agent>;
 
@@ -77,31 +77,34 @@ export const NetworkMode = z.enum(["none", "model-only", "allowlist", "open"]);
 export const RunConfig = z.object({
   prompt: z.string(),
   /** The `attachments` input: paths or globs, resolved when the run starts (config/attachments.ts). */
-  attachments: z.array(z.string()).default([]),
+  attachments: z._default(z.array(z.string()), []),
   /** Files the host already downloaded from the thread (`comment-attachments`), attached after the input's. */
-  fetchedAttachments: z
-    .array(z.object({ hostPath: z.string(), label: z.string(), source: z.string(), untrusted: z.boolean().optional() }))
-    .default([]),
-  continueLast: z.boolean().default(false),
-  resumeSessionId: z.string().optional(),
-  forkSession: z.boolean().default(false),
-  env: stringMap.default({}),
+  fetchedAttachments: z._default(
+    z.array(z.object({ hostPath: z.string(), label: z.string(), source: z.string(), untrusted: z.optional(z.boolean()) })),
+    [],
+  ),
+  continueLast: z._default(z.boolean(), false),
+  resumeSessionId: z.optional(z.string()),
+  forkSession: z._default(z.boolean(), false),
+  env: z._default(stringMap, {}),
   /** Names of host environment variables passed through. */
-  forwardEnv: z.array(z.string()).default([]),
+  forwardEnv: z._default(z.array(z.string()), []),
   /** Values are masked and redacted everywhere; never written to disk. */
-  secrets: stringMap.default({}),
-  network: z.object({ mode: NetworkMode, allowedDomains: z.array(z.string()).default([]) }),
-  outputSchema: z.record(z.string(), z.unknown()).optional(),
-  timeoutSeconds: z.number().positive(),
-  extraArgs: z.array(z.string()).default([]),
-  metadata: z.record(z.string(), z.unknown()).default({}),
+  secrets: z._default(stringMap, {}),
+  network: z.object({ mode: NetworkMode, allowedDomains: z._default(z.array(z.string()), []) }),
+  outputSchema: z.optional(z.record(z.string(), z.unknown())),
+  timeoutSeconds: z.number().check(z.positive()),
+  extraArgs: z._default(z.array(z.string()), []),
+  metadata: z._default(z.record(z.string(), z.unknown()), {}),
 });
 export type RunConfig = z.infer<typeof RunConfig>;
 
 /** One `model-prices` entry: USD per million tokens; `cached` (cache reads) defaults to `input`. */
-export const ModelPriceSpec = z
-  .object({ input: z.number().nonnegative(), output: z.number().nonnegative(), cached: z.number().nonnegative().optional() })
-  .strict();
+export const ModelPriceSpec = z.strictObject({
+  input: z.number().check(z.nonnegative()),
+  output: z.number().check(z.nonnegative()),
+  cached: z.optional(z.number().check(z.nonnegative())),
+});
 export type ModelPriceSpec = z.infer<typeof ModelPriceSpec>;
 
 /** Limits the model gateway enforces on one run (sandbox/usage-meter.ts), and prices for models the table lacks. */
@@ -142,7 +145,7 @@ export interface AttemptSettings {
   select: z.infer<typeof SelectMode>;
 }
 /** `new`, `continue`, or a session id. */
-export const SessionChoice = z.string().min(1);
+export const SessionChoice = z.string().check(z.minLength(1));
 
 export interface GitHubSettings {
   token: string;

@@ -11,7 +11,7 @@
  */
 import { lstat, readFile, rm } from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import type { HostContext } from "../config/host.js";
 import { RESULTS_FILES } from "../constants.js";
 import { errorMessage } from "../errors.js";
@@ -48,9 +48,9 @@ export interface ReportEntry {
 /** result.json as gather reads it: the fields the report shows, nothing more. */
 const ResultFields = z.object({
   conclusion: z.enum(["success", "failure", "timeout", "cancelled", "skipped"]),
-  durationMs: z.number().nonnegative().finite(),
-  usage: z.object({ costUsd: z.number().nonnegative().finite().optional() }),
-  diff: z.object({ changedFiles: z.array(z.string().max(4096)).max(100_000) }),
+  durationMs: z.number().check(z.nonnegative()),
+  usage: z.object({ costUsd: z.optional(z.number().check(z.nonnegative())) }),
+  diff: z.object({ changedFiles: z.array(z.string().check(z.maxLength(4096))).check(z.maxLength(100_000)) }),
 });
 
 /** result.json is a few kilobytes; a bigger one was not written by Agent Runner. */

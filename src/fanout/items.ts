@@ -8,7 +8,7 @@
  * body, which anyone can write.
  */
 import { parseYaml } from "../shared/yaml.js";
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import { ConfigurationError } from "../errors.js";
 import { itemKey, itemRef, parseRepository } from "../shared/item-ref.js";
 import type { RepoRef } from "../shared/trigger.js";
@@ -107,7 +107,7 @@ export function itemsFromRepositories(text: string, thisRepository: string | und
   return dedupe(names.map((n) => makeItem(parseRepository(n)!, undefined, thisRepository)));
 }
 
-const MatrixEntry = z.object({ item: z.string(), key: z.string().optional() });
+const MatrixEntry = z.object({ item: z.string(), key: z.optional(z.string()) });
 const Matrix = z.object({ include: z.array(MatrixEntry) });
 
 /**

@@ -7,7 +7,7 @@
  * a JSON list of numbers, or a list of repositories. The plan says how many
  * matched and how many it kept (`max-items`).
  */
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import { ConfigurationError } from "../errors.js";
 import type { GitHubApi } from "../github/api.js";
 import { apiErrorMessage } from "../github/client.js";
@@ -49,13 +49,13 @@ const SEARCH_RESULT_LIMIT = 1000;
 
 // One page of GET /search/issues, validated: it comes from the network. Only what the plan uses.
 const SearchPage = z.object({
-  total_count: z.number().int().nonnegative(),
-  incomplete_results: z.boolean().optional(),
+  total_count: z.number().check(z.int(), z.nonnegative()),
+  incomplete_results: z.optional(z.boolean()),
   items: z.array(
     z.object({
-      number: z.number().int().positive(),
+      number: z.number().check(z.int(), z.positive()),
       repository_url: z.string(),
-      pull_request: z.object({}).passthrough().nullish(),
+      pull_request: z.nullish(z.looseObject({})),
     }),
   ),
 });

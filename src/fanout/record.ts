@@ -11,7 +11,7 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import type { HostContext } from "../config/host.js";
 import { errorMessage } from "../errors.js";
 import { ActionsArtifactService } from "../publish/artifacts.js";
@@ -30,14 +30,14 @@ const Conclusion = z.enum(["success", "failure", "timeout", "cancelled", "skippe
 
 export const DeliveryRecord = z.object({
   version: z.literal(1),
-  item: z.string().max(300),
-  key: z.string().max(300),
+  item: z.string().check(z.maxLength(300)),
+  key: z.string().check(z.maxLength(300)),
   conclusion: Conclusion,
-  pullRequestUrl: z.string().max(2000).optional(),
-  commentUrl: z.string().max(2000).optional(),
-  commitSha: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/).optional(),
+  pullRequestUrl: z.optional(z.string().check(z.maxLength(2000))),
+  commentUrl: z.optional(z.string().check(z.maxLength(2000))),
+  commitSha: z.optional(z.string().check(z.regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/))),
   /** Why nothing (or not everything) was delivered: a refused patch, a failed push. */
-  error: z.string().max(2000).optional(),
+  error: z.optional(z.string().check(z.maxLength(2000))),
 });
 export type DeliveryRecord = z.infer<typeof DeliveryRecord>;
 

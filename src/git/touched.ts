@@ -13,16 +13,16 @@
 import { createHash } from "node:crypto";
 import { appendFile, mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import { isSameOrUnder, realOrResolved } from "../shared/paths.js";
 
 const Record = z.object({
   workTree: z.string(),
   gitDir: z.string(),
   commonDir: z.string(),
-  config: z.string().optional(),
+  config: z.optional(z.string()),
   /** The repository the config file's folder was a checkout of, read before the agent started (config/provenance.ts). */
-  checkout: z.string().optional(),
+  checkout: z.optional(z.string()),
 });
 export type TouchedRepo = z.infer<typeof Record>;
 

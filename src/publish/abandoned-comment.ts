@@ -4,7 +4,7 @@
  * period, the workflow's timeout, a lost runner), the comment would say
  * "working" forever. Post always runs, so it rewrites that comment.
  */
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import { GitHubApi } from "../github/api.js";
 import { createOctokit } from "../github/client.js";
 import type { Logger } from "../logger.js";
@@ -13,10 +13,10 @@ import { toSafeMarkdown } from "./safe-markdown.js";
 
 /** What main saves (STATE.comment) once the progress comment exists. */
 export const SavedComment = z.object({
-  repo: z.string().regex(/^[\w.-]+\/[\w.-]+$/),
-  id: z.number().int().positive(),
-  marker: z.string().startsWith("<!--"),
-  runUrl: z.string().url().optional(),
+  repo: z.string().check(z.regex(/^[\w.-]+\/[\w.-]+$/)),
+  id: z.number().check(z.int(), z.positive()),
+  marker: z.string().check(z.startsWith("<!--")),
+  runUrl: z.optional(z.url()),
 });
 
 export async function finishAbandonedComment(saved: string, token: string, apiUrl: string, log: Logger): Promise<boolean> {

@@ -10,7 +10,7 @@
 import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import type { DefaultArtifactClient } from "@actions/artifact";
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import type { HostContext } from "../config/host.js";
 import { ConfigurationError, errorMessage } from "../errors.js";
 import { extractZipSafely, UnsafeArchiveError } from "./unzip.js";
@@ -85,20 +85,20 @@ async function downloadSafely(name: string, dir: string, fetch: (tmp: string) =>
 
 // REST answer for GET /repos/{o}/{r}/actions/artifacts: validated, it comes from the network.
 const RestArtifact = z.object({
-  id: z.number().int(),
+  id: z.number().check(z.int()),
   name: z.string(),
-  size_in_bytes: z.number().optional(),
-  expired: z.boolean().optional(),
-  created_at: z.string().nullish(),
-  workflow_run: z
-    .object({
-      id: z.number().int().nullish(),
-      repository_id: z.number().int().nullish(),
-      head_repository_id: z.number().int().nullish(),
-    })
-    .nullish(),
+  size_in_bytes: z.optional(z.number()),
+  expired: z.optional(z.boolean()),
+  created_at: z.nullish(z.string()),
+  workflow_run: z.nullish(
+    z.object({
+      id: z.nullish(z.number().check(z.int())),
+      repository_id: z.nullish(z.number().check(z.int())),
+      head_repository_id: z.nullish(z.number().check(z.int())),
+    }),
+  ),
 });
-const RestArtifactList = z.object({ total_count: z.number().optional(), artifacts: z.array(RestArtifact) });
+const RestArtifactList = z.object({ total_count: z.optional(z.number()), artifacts: z.array(RestArtifact) });
 
 export class ActionsArtifactService implements ArtifactService {
   private loaded?: Promise<DefaultArtifactClient>;

@@ -7,7 +7,7 @@
  * a warning, never the end of the run.
  */
 import type { CommentMode } from "../config/schema.js";
-import type { z } from "zod";
+import type * as z from "../shared/zod.js";
 import type { GitHubApi, IssueComment, ReactionTarget } from "../github/api.js";
 import { apiErrorMessage } from "../github/client.js";
 import type { Logger } from "../logger.js";

@@ -10,7 +10,7 @@
  */
 import { lstat, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import type { HostContext } from "../config/host.js";
 import { MAX_ATTEMPTS } from "../config/schema.js";
 import { RESULTS_FILES } from "../constants.js";
@@ -74,92 +74,93 @@ const UsageSchema = z.object({
   inputTokens: z.number(),
   outputTokens: z.number(),
   cachedTokens: z.number(),
-  costUsd: z.number().optional(),
-  requests: z.number().int().nonnegative().optional(),
+  costUsd: z.optional(z.number()),
+  requests: z.optional(z.number().check(z.int(), z.nonnegative())),
 });
 
-const Sha = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "a full git object id");
+const Sha = z.string().check(z.regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "a full git object id"));
 
 /** result.json as read from an artifact. Unknown keys are dropped. */
 const RunResultSchema = z.object({
   conclusion: z.enum(["success", "failure", "timeout", "cancelled", "skipped"]),
-  reason: z.string().optional(),
+  reason: z.optional(z.string()),
   agentName: z.string(),
   agentBackend: z.string(),
-  agentVersion: z.string().optional(),
-  model: z.string().optional(),
+  agentVersion: z.optional(z.string()),
+  model: z.optional(z.string()),
   sandboxBackend: z.string(),
   command: z.array(z.string()),
-  returncode: z.number().int().nullable(),
+  returncode: z.nullable(z.number().check(z.int())),
   output: z.string(),
   stdoutPath: z.string(),
   stderrPath: z.string(),
   tracePath: z.string(),
-  eventCount: z.number().int().nonnegative(),
-  toolCalls: z.number().int().nonnegative(),
-  numTurns: z.number().int().nonnegative(),
-  permissionDenials: z.array(z.object({ tool: z.string(), detail: z.string().optional() })),
-  networkBlocked: z.number().int().nonnegative(),
-  sessionId: z.string().optional(),
-  threadId: z.string().optional(),
+  eventCount: z.number().check(z.int(), z.nonnegative()),
+  toolCalls: z.number().check(z.int(), z.nonnegative()),
+  numTurns: z.number().check(z.int(), z.nonnegative()),
+  permissionDenials: z.array(z.object({ tool: z.string(), detail: z.optional(z.string()) })),
+  networkBlocked: z.number().check(z.int(), z.nonnegative()),
+  sessionId: z.optional(z.string()),
+  threadId: z.optional(z.string()),
   usage: UsageSchema,
-  budgetExceeded: z.boolean().optional(),
+  budgetExceeded: z.optional(z.boolean()),
   startedAt: z.string(),
-  durationMs: z.number().nonnegative(),
+  durationMs: z.number().check(z.nonnegative()),
   diff: z.object({
     baseCommit: Sha,
     baseTree: Sha,
     patchPath: z.string(),
     changedFiles: z.array(z.string()),
     agentCommits: z.array(z.string()),
-    excludedFiles: z.array(z.string()).optional(),
-    secretsRedacted: z.boolean().optional(),
-    secretFiles: z.array(z.string()).max(10_000).optional(),
+    excludedFiles: z.optional(z.array(z.string())),
+    secretsRedacted: z.optional(z.boolean()),
+    secretFiles: z.optional(z.array(z.string()).check(z.maxLength(10_000))),
   }),
-  structuredOutput: z.unknown().optional(),
-  attempts: z
-    .array(
-      z.object({
-        attempt: z.number().int().min(1).max(MAX_ATTEMPTS),
-        conclusion: z.enum(["success", "failure", "timeout", "cancelled", "skipped"]),
-        verified: z.enum(["passed", "failed", "not-run"]),
-        changedLines: z.number().int().nonnegative(),
-        changedFiles: z.number().int().nonnegative(),
-        exitCode: z.number().int().nullable(),
-        durationMs: z.number().nonnegative(),
-        chosen: z.boolean(),
-      }),
-    )
-    .max(MAX_ATTEMPTS)
-    .optional(),
-  attemptSelection: z
-    .object({ select: z.enum(["verify", "judge"]), fallback: z.string().optional(), reasons: z.array(z.string()).max(20).optional() })
-    .optional(),
-  verified: z.enum(["passed", "failed", "not-run"]).optional(),
-  verify: z
-    .object({
+  structuredOutput: z.optional(z.unknown()),
+  attempts: z.optional(
+    z
+      .array(
+        z.object({
+          attempt: z.number().check(z.int(), z.gte(1), z.lte(MAX_ATTEMPTS)),
+          conclusion: z.enum(["success", "failure", "timeout", "cancelled", "skipped"]),
+          verified: z.enum(["passed", "failed", "not-run"]),
+          changedLines: z.number().check(z.int(), z.nonnegative()),
+          changedFiles: z.number().check(z.int(), z.nonnegative()),
+          exitCode: z.nullable(z.number().check(z.int())),
+          durationMs: z.number().check(z.nonnegative()),
+          chosen: z.boolean(),
+        }),
+      )
+      .check(z.maxLength(MAX_ATTEMPTS)),
+  ),
+  attemptSelection: z.optional(
+    z.object({ select: z.enum(["verify", "judge"]), fallback: z.optional(z.string()), reasons: z.optional(z.array(z.string()).check(z.maxLength(20))) }),
+  ),
+  verified: z.optional(z.enum(["passed", "failed", "not-run"])),
+  verify: z.optional(
+    z.object({
       command: z.array(z.string()),
-      maxFixRounds: z.number().int().nonnegative(),
-      fixRounds: z.number().int().nonnegative(),
+      maxFixRounds: z.number().check(z.int(), z.nonnegative()),
+      fixRounds: z.number().check(z.int(), z.nonnegative()),
       runs: z
         .array(
           z.object({
-            run: z.number().int().positive(),
+            run: z.number().check(z.int(), z.positive()),
             passed: z.boolean(),
-            exitCode: z.number().int().nullable(),
+            exitCode: z.nullable(z.number().check(z.int())),
             // Shown in the comment's table: only what the runner writes there.
-            signal: z.string().regex(/^SIG[A-Z0-9]+$/).optional(),
+            signal: z.optional(z.string().check(z.regex(/^SIG[A-Z0-9]+$/))),
             timedOut: z.boolean(),
-            spawnError: z.string().optional(),
-            durationMs: z.number().nonnegative(),
-            outputBytes: z.number().int().nonnegative(),
-            log: z.string().regex(/^verify\/verify-\d+\.log$/),
+            spawnError: z.optional(z.string()),
+            durationMs: z.number().check(z.nonnegative()),
+            outputBytes: z.number().check(z.int(), z.nonnegative()),
+            log: z.string().check(z.regex(/^verify\/verify-\d+\.log$/)),
           }),
         )
-        .max(11),
-    })
-    .optional(),
-  artifacts: z.array(z.object({ name: z.string(), id: z.string().optional(), url: z.string().optional() })),
+        .check(z.maxLength(11)),
+    }),
+  ),
+  artifacts: z.array(z.object({ name: z.string(), id: z.optional(z.string()), url: z.optional(z.string()) })),
   metadata: z.record(z.string(), z.unknown()),
 });
 

@@ -1,5 +1,5 @@
 /** `add-comment`: a comment on an issue or pull request. */
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import { Body, defineKind, Refusal, targetText } from "./kind.js";
 
 export const addComment = defineKind({
@@ -7,10 +7,10 @@ export const addComment = defineKind({
   tool: "add_comment",
   defaultMax: 1,
   targetArg: "issue_number",
-  options: z.object({}).strict(),
+  options: z.strictObject({}),
   description: (_o, c) =>
     `Post a comment on ${targetText(c.target)}. Applied by Agent Runner after the run (you hold no GitHub token). At most ${c.max} per run. Markdown; images and links to hosts outside GitHub are shown as code, @mentions do not notify.`,
-  args: () => z.object({ body: Body.describe("The comment, in GitHub Markdown.") }),
+  args: () => z.object({ body: Body.check(z.describe("The comment, in GitHub Markdown.")) }),
   async apply(a, _o, ctx, target) {
     if (!target) throw new Refusal("no issue or pull request to comment on");
     const comment = await ctx.api.createComment(target.number, ctx.post(a.body));

@@ -1,5 +1,5 @@
 /** `create-issue`: a new issue in this repository, its title prefixed and its labels fixed by the workflow. */
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import { Body, defineKind, TITLE_LIMIT, Title } from "./kind.js";
 import { LabelName } from "./labels.js";
 
@@ -7,15 +7,13 @@ export const createIssue = defineKind({
   key: "create-issue",
   tool: "create_issue",
   defaultMax: 1,
-  options: z
-    .object({
-      "title-prefix": z.string().max(64).optional(),
-      /** Added to every issue created. */
-      labels: z.array(LabelName).max(20).default([]),
-      /** Labels the agent may add itself (none unless listed). */
-      allowed: z.array(LabelName).max(100).default([]),
-    })
-    .strict(),
+  options: z.strictObject({
+    "title-prefix": z.optional(z.string().check(z.maxLength(64))),
+    /** Added to every issue created. */
+    labels: z._default(z.array(LabelName).check(z.maxLength(20)), []),
+    /** Labels the agent may add itself (none unless listed). */
+    allowed: z._default(z.array(LabelName).check(z.maxLength(100)), []),
+  }),
   description: (o, c) =>
     [
       `Open a new issue in this repository. Applied by Agent Runner after the run (you hold no GitHub token). At most ${c.max} per run.`,
@@ -27,9 +25,11 @@ export const createIssue = defineKind({
       .join(" "),
   args: (o) =>
     z.object({
-      title: Title.describe("The issue's title."),
-      body: Body.describe("The issue's body, in GitHub Markdown."),
-      ...(o.allowed.length ? { labels: z.array(z.enum(o.allowed as [string, ...string[]])).max(o.allowed.length).optional().describe("Labels to add.") } : {}),
+      title: Title.check(z.describe("The issue's title.")),
+      body: Body.check(z.describe("The issue's body, in GitHub Markdown.")),
+      ...(o.allowed.length
+        ? { labels: z.optional(z.array(z.enum(o.allowed as [string, ...string[]])).check(z.maxLength(o.allowed.length))).check(z.describe("Labels to add.")) }
+        : {}),
     }),
   async apply(a, o, ctx) {
     const prefix = o["title-prefix"] ?? "";

@@ -3,40 +3,43 @@
  * REQUEST_CHANGES, never APPROVE (an agent's approval could satisfy branch
  * protection). Comments only on lines the pull request's diff shows.
  */
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import { Body, BODY_LIMIT, defineKind, Refusal, targetText } from "./kind.js";
 import { DiffLines } from "./diff-lines.js";
 
 const Side = z.enum(["LEFT", "RIGHT"]);
-const Line = z.number().int().min(1);
+const Line = z.number().check(z.int(), z.gte(1));
 
 export const createPullRequestReview = defineKind({
   key: "create-pull-request-review",
   tool: "create_pull_request_review",
   defaultMax: 1,
   targetArg: "pull_number",
-  options: z.object({ "max-comments": z.number().int().min(0).max(100).default(10) }).strict(),
+  options: z.strictObject({ "max-comments": z._default(z.number().check(z.int(), z.gte(0), z.lte(100)), 10) }),
   description: (o, c) =>
     `Submit a review on ${targetText(c.target, "pull request")}: event COMMENT or REQUEST_CHANGES (never APPROVE), a body, and up to ${o["max-comments"]} inline comments on lines the pull request's diff shows (RIGHT: new file's line numbers, LEFT: old). At most ${c.max} per run. Applied by Agent Runner after the run (you hold no GitHub token).`,
   args: (o) =>
     z.object({
-      body: Body.describe("The review's summary, in GitHub Markdown."),
-      event: z.enum(["COMMENT", "REQUEST_CHANGES"], { error: "must be COMMENT or REQUEST_CHANGES (an agent never approves)" }).describe("COMMENT or REQUEST_CHANGES."),
+      body: Body.check(z.describe("The review's summary, in GitHub Markdown.")),
+      event: z
+        .enum(["COMMENT", "REQUEST_CHANGES"], { error: "must be COMMENT or REQUEST_CHANGES (an agent never approves)" })
+        .check(z.describe("COMMENT or REQUEST_CHANGES.")),
       comments: z
-        .array(
+        ._default(
           z
-            .object({
-              path: z.string().min(1).max(1024).describe("File path as the diff names it."),
-              line: Line.describe("Line the comment is on (last line of a range)."),
-              side: Side.optional().describe("RIGHT (default): the new version; LEFT: the old one."),
-              start_line: Line.optional().describe("First line of a multi-line comment."),
-              body: Body.describe("The comment, in GitHub Markdown."),
-            })
-            .strict(),
+            .array(
+              z.strictObject({
+                path: z.string().check(z.minLength(1), z.maxLength(1024), z.describe("File path as the diff names it.")),
+                line: Line.check(z.describe("Line the comment is on (last line of a range).")),
+                side: z.optional(Side).check(z.describe("RIGHT (default): the new version; LEFT: the old one.")),
+                start_line: z.optional(Line).check(z.describe("First line of a multi-line comment.")),
+                body: Body.check(z.describe("The comment, in GitHub Markdown.")),
+              }),
+            )
+            .check(z.maxLength(o["max-comments"], `at most ${o["max-comments"]} comments`)),
+          [],
         )
-        .max(o["max-comments"], `at most ${o["max-comments"]} comments`)
-        .default([])
-        .describe("Inline comments."),
+        .check(z.describe("Inline comments.")),
     }),
   refine: (a) => {
     const total = a.body.length + a.comments.reduce((n, c) => n + c.body.length, 0);

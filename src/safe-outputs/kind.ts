@@ -7,13 +7,13 @@
  *
  * Adding a kind is one file in this folder plus one line in registry.ts.
  */
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import type { GitHubApi, IssueRef } from "../github/api.js";
 import type { SafeMarkdown } from "../shared/safe-markdown.js";
 import { COMMENT_LIMIT } from "../github/limits.js";
 
 /** `target`: omitted = the triggering issue/PR; a number = that one; `"*"` = any issue/PR the agent names. */
-export const Target = z.union([z.literal("*"), z.number().int().positive()]);
+export const Target = z.union([z.literal("*"), z.number().check(z.int(), z.positive())]);
 export type Target = z.infer<typeof Target>;
 
 /** Limits every kind has. */
@@ -30,9 +30,9 @@ export const TITLE_LIMIT = 256;
 /** Cap on `max`: a run asking for more writes than this is a misconfiguration. */
 export const MAX_CAP = 100;
 
-export const Body = z.string().trim().min(1, "must not be empty").max(BODY_LIMIT, `must be at most ${BODY_LIMIT} characters`);
-export const Title = z.string().trim().min(1, "must not be empty").max(TITLE_LIMIT, `must be at most ${TITLE_LIMIT} characters`);
-export const IssueNumber = z.number().int().min(1);
+export const Body = z.string().check(z.trim(), z.minLength(1, "must not be empty"), z.maxLength(BODY_LIMIT, `must be at most ${BODY_LIMIT} characters`));
+export const Title = z.string().check(z.trim(), z.minLength(1, "must not be empty"), z.maxLength(TITLE_LIMIT, `must be at most ${TITLE_LIMIT} characters`));
+export const IssueNumber = z.number().check(z.int(), z.gte(1));
 
 /** What the host needs to apply a request (phase all/publish, token on the host). */
 export interface ApplyContext {
@@ -74,14 +74,14 @@ export interface EnabledKind {
   /** The tool's description, limits spelled out so the model sees them. */
   description: string;
   /** The tool's arguments (strict: unknown keys are refused). */
-  args: z.ZodType;
+  args: z.ZodMiniType;
   /** Parses arguments (the `type` key removed) into a checked request, or says why not. */
   check(args: unknown): { ok: true; request: CheckedRequest } | { ok: false; reason: string };
   /** The limits as the input would spell them, for handing to the MCP server. */
   normalized: Record<string, unknown>;
 }
 
-export interface KindDefinition<O extends object, S extends z.ZodRawShape> {
+export interface KindDefinition<O extends object, S extends z.core.$ZodShape> {
   /** Key in the `safe-outputs` input (`add-comment`). */
   key: string;
   /** Tool name and JSONL `type` (`add_comment`). */
@@ -91,20 +91,20 @@ export interface KindDefinition<O extends object, S extends z.ZodRawShape> {
   /** The argument naming the issue/PR (`issue_number`, `pull_number`); absent: the kind takes no target. */
   targetArg?: "issue_number" | "pull_number";
   /** The kind's own limits beyond `max`/`target` (a strict zod object; every key optional or defaulted). */
-  options: z.ZodType<O>;
+  options: z.ZodMiniType<O>;
   /** Checks the configured limits together (e.g. `allowed` required); a problem sentence, or undefined. */
   configProblem?(o: O): string | undefined;
   description(o: O, common: CommonLimits): string;
   /** The arguments for these limits, without the target argument (added when `target` lets the agent name one). */
-  args(o: O, common: CommonLimits): z.ZodObject<S>;
-  cost?(a: z.output<z.ZodObject<S>>, o: O): number;
+  args(o: O, common: CommonLimits): z.ZodMiniObject<S>;
+  cost?(a: z.output<z.ZodMiniObject<S>>, o: O): number;
   /** Checks that need more than the schema: a reason, or undefined. */
-  refine?(a: z.output<z.ZodObject<S>>, o: O): string | undefined;
-  apply(a: z.output<z.ZodObject<S>>, o: O, ctx: ApplyContext, target: IssueRef | undefined): Promise<Applied>;
+  refine?(a: z.output<z.ZodMiniObject<S>>, o: O): string | undefined;
+  apply(a: z.output<z.ZodMiniObject<S>>, o: O, ctx: ApplyContext, target: IssueRef | undefined): Promise<Applied>;
 }
 
 /** Shown to a model that misspelt an argument: the first few problems, each naming the field. */
-export function describeIssues(error: z.ZodError, limit = 5): string {
+export function describeIssues(error: z.core.$ZodError, limit = 5): string {
   return error.issues
     .slice(0, limit)
     .map((i) => {
@@ -116,18 +116,18 @@ export function describeIssues(error: z.ZodError, limit = 5): string {
 }
 
 /** The `issue_number` argument as a kind's target allows it. */
-function targetArgSchema(target: Target | undefined): z.ZodOptional<z.ZodNumber> | undefined {
+function targetArgSchema(target: Target | undefined): z.ZodMiniOptional<z.ZodMiniNumber<number>> | undefined {
   if (target === undefined) return undefined;
   const described = target === "*" ? "Issue or pull request number; default: the one that triggered this run." : `Must be ${target} (the only one allowed).`;
-  return IssueNumber.describe(described).optional();
+  return z.optional(IssueNumber.check(z.describe(described)));
 }
 
 /**
  * Binds a definition's types once: the registry holds kinds whose limits are
  * parsed by the kind itself, so no caller needs to know their shapes.
  */
-export function defineKind<O extends object, S extends z.ZodRawShape>(def: KindDefinition<O, S>) {
-  const Common = z.object({ max: z.number().int().min(1).max(MAX_CAP).optional(), target: Target.optional() });
+export function defineKind<O extends object, S extends z.core.$ZodShape>(def: KindDefinition<O, S>) {
+  const Common = z.object({ max: z.optional(z.number().check(z.int(), z.gte(1), z.lte(MAX_CAP))), target: z.optional(Target) });
   return {
     key: def.key,
     tool: def.tool,
@@ -148,7 +148,7 @@ export function defineKind<O extends object, S extends z.ZodRawShape>(def: KindD
       const own = def.args(o, limits);
       const targetSchema = def.targetArg ? targetArgSchema(limits.target) : undefined;
       // Without a target argument the tool acts on the triggering issue/PR only: naming one is an unknown field.
-      const args = (targetSchema && def.targetArg ? own.extend({ [def.targetArg]: targetSchema }) : own).strict();
+      const args = z.catchall(targetSchema && def.targetArg ? z.extend(own, { [def.targetArg]: targetSchema }) : own, z.never());
       const kind: EnabledKind = {
         key: def.key,
         tool: def.tool,
@@ -160,7 +160,7 @@ export function defineKind<O extends object, S extends z.ZodRawShape>(def: KindD
         check(input) {
           const parsed = args.safeParse(input);
           if (!parsed.success) return { ok: false, reason: describeIssues(parsed.error) };
-          const a = parsed.data as z.output<z.ZodObject<S>>;
+          const a = parsed.data as z.output<z.ZodMiniObject<S>>;
           const refused = def.refine?.(a, o);
           if (refused) return { ok: false, reason: refused };
           const named = def.targetArg ? (parsed.data as Record<string, unknown>)[def.targetArg] : undefined;

@@ -1,16 +1,18 @@
 /** What add-labels and remove-labels share: label names and the `allowed` list they are checked against. */
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import type { CommonLimits } from "./kind.js";
 
 /** A label name as GitHub takes it (up to 50 characters), and never one that reads as an option. */
 export const LabelName = z
   .string()
-  .trim()
-  .min(1)
-  .max(50)
-  .refine((s) => !s.startsWith("-") && !/[\p{Cc}\p{Cf}]/u.test(s), "is not a usable label name");
+  .check(
+    z.trim(),
+    z.minLength(1),
+    z.maxLength(50),
+    z.refine((s) => !s.startsWith("-") && !/[\p{Cc}\p{Cf}]/u.test(s), "is not a usable label name"),
+  );
 
-export const LabelOptions = z.object({ allowed: z.array(LabelName).max(100).default([]) }).strict();
+export const LabelOptions = z.strictObject({ allowed: z._default(z.array(LabelName).check(z.maxLength(100)), []) });
 export type LabelOptions = z.infer<typeof LabelOptions>;
 
 export function allowedRequired(o: LabelOptions): string | undefined {
@@ -23,9 +25,11 @@ export function labelsArg(o: LabelOptions, c: CommonLimits, verb: string) {
   return z.object({
     labels: z
       .array(z.enum(names, { error: `must be one of the allowed labels: ${names.join(", ")}` }))
-      .min(1, "name at least one label")
-      .max(c.max, `at most ${c.max} labels per run`)
-      .describe(`Labels to ${verb}, from: ${names.join(", ")}.`),
+      .check(
+        z.minLength(1, "name at least one label"),
+        z.maxLength(c.max, `at most ${c.max} labels per run`),
+        z.describe(`Labels to ${verb}, from: ${names.join(", ")}.`),
+      ),
   });
 }
 

@@ -1,5 +1,5 @@
 /** `update-issue`: the title, body or state of an issue or pull request, only the `fields` the workflow lists. */
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import { Body, defineKind, Refusal, TITLE_LIMIT, targetText, Title } from "./kind.js";
 
 const FIELDS = ["title", "body", "state"] as const;
@@ -9,17 +9,17 @@ export const updateIssue = defineKind({
   tool: "update_issue",
   defaultMax: 1,
   targetArg: "issue_number",
-  options: z.object({ fields: z.array(z.enum(FIELDS)).min(1).default([...FIELDS]) }).strict(),
+  options: z.strictObject({ fields: z._default(z.array(z.enum(FIELDS)).check(z.minLength(1)), [...FIELDS]) }),
   description: (o, c) =>
     `Change the ${o.fields.join(", ")} of ${targetText(c.target)}. At most ${c.max} per run. Applied by Agent Runner after the run (you hold no GitHub token).`,
   // Only the fields the workflow lists are arguments at all; another one is an unknown field.
   args: (o) => {
     const all = {
-      title: Title.optional().describe("New title."),
-      body: Body.optional().describe("New body, in GitHub Markdown."),
-      state: z.enum(["open", "closed"]).optional().describe("open or closed."),
+      title: z.optional(Title).check(z.describe("New title.")),
+      body: z.optional(Body).check(z.describe("New body, in GitHub Markdown.")),
+      state: z.optional(z.enum(["open", "closed"])).check(z.describe("open or closed.")),
     };
-    return z.object(all).pick(Object.fromEntries(o.fields.map((f) => [f, true])) as { title?: true; body?: true; state?: true });
+    return z.pick(z.object(all), Object.fromEntries(o.fields.map((f) => [f, true])) as { title?: true; body?: true; state?: true });
   },
   refine: (a) => (a.title === undefined && a.body === undefined && a.state === undefined ? "give at least one of title, body, state" : undefined),
   async apply(a, _o, ctx, target) {

@@ -17,7 +17,7 @@
  * response, billed after the gateway stops watching), is refused while a
  * token or cost budget is set.
  */
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import type { ModelProvider } from "../shared/agents.js";
 
 /**
@@ -68,7 +68,7 @@ function routeMeter(provider: ModelProvider, pathname: string): RouteMeter | und
 
 type JsonObject = Record<string, unknown>;
 const jsonObject = z.record(z.string(), z.unknown());
-const count = z.number().int().nonnegative();
+const count = z.number().check(z.int(), z.nonnegative());
 
 /** What admission needs from a billed request. */
 export interface BudgetedRequest {

@@ -19,7 +19,7 @@
 import { constants as fsConstants } from "node:fs";
 import { copyFile, lstat, mkdir, readFile, realpath, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import type { AgentBackend, AgentContext } from "../agents/types.js";
 import { AGENT_BACKENDS } from "../config/schema.js";
 import type { Logger } from "../logger.js";
@@ -33,7 +33,7 @@ const HOME_DIR = "home";
 /** Session ids end up as a CLI argument: keep them to what every CLI prints. */
 const SessionId = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/, "letters, digits, '.', '_', ':' and '-', not starting with '-'");
+  .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/, "letters, digits, '.', '_', ':' and '-', not starting with '-'"));
 
 /** Limits of what one saved state may restore. */
 const SESSION_LIMITS = { maxManifestBytes: 1024 * 1024, maxFiles: 10_000, maxPathLength: 1024, maxTotalBytes: 512 * 1024 * 1024 };
@@ -41,19 +41,19 @@ const SESSION_LIMITS = { maxManifestBytes: 1024 * 1024, maxFiles: 10_000, maxPat
 export const SessionManifest = z.object({
   version: z.literal(1),
   backend: z.enum(AGENT_BACKENDS),
-  agentVersion: z.string().max(100).optional(),
+  agentVersion: z.optional(z.string().check(z.maxLength(100))),
   sessionId: SessionId,
   /** The workspace path the session was recorded in (CLIs key sessions by it). */
-  workspace: z.string().max(4096),
+  workspace: z.string().check(z.maxLength(4096)),
   /**
    * The workflow that saved it (`owner/repo/.github/workflows/x.yml`, from
    * GITHUB_WORKFLOW_REF without the ref): another workflow's state is not
    * restored unless the step names its session id. Absent locally.
    */
-  workflow: z.string().max(1024).optional(),
-  savedAt: z.string().max(64),
+  workflow: z.optional(z.string().check(z.maxLength(1024))),
+  savedAt: z.string().check(z.maxLength(64)),
   /** Paths relative to HOME, `/`-separated. */
-  files: z.array(z.string().max(SESSION_LIMITS.maxPathLength)).max(SESSION_LIMITS.maxFiles),
+  files: z.array(z.string().check(z.maxLength(SESSION_LIMITS.maxPathLength))).check(z.maxLength(SESSION_LIMITS.maxFiles)),
 });
 export type SessionManifest = z.infer<typeof SessionManifest>;
 

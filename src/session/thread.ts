@@ -4,14 +4,14 @@
  */
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 
-const Numbered = z.object({ number: z.number().int().positive() });
+const Numbered = z.object({ number: z.number().check(z.int(), z.positive()) });
 // Only the fields that carry the number; the payload is otherwise untouched data.
 const EventPayload = z.object({
-  issue: Numbered.optional().catch(undefined),
-  pull_request: Numbered.optional().catch(undefined),
-  number: z.number().int().positive().optional().catch(undefined),
+  issue: z.catch(z.optional(Numbered), undefined),
+  pull_request: z.catch(z.optional(Numbered), undefined),
+  number: z.catch(z.optional(z.number().check(z.int(), z.positive())), undefined),
 });
 
 /** The issue/PR number of the event, or undefined (schedule, dispatch, push, no event file). */

@@ -5,73 +5,73 @@
  * have them is a ConfigurationError naming GITHUB_EVENT_PATH.
  */
 import { readFile } from "node:fs/promises";
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import type { HostContext } from "../config/host.js";
 import { ConfigurationError } from "../errors.js";
 
 const User = z.object({
-  login: z.string().min(1),
-  id: z.number().int().optional(),
-  type: z.string().optional(),
+  login: z.string().check(z.minLength(1)),
+  id: z.optional(z.number().check(z.int())),
+  type: z.optional(z.string()),
 });
 export type EventUser = z.infer<typeof User>;
 
 const Repository = z.object({
-  full_name: z.string().regex(/^[^/\s]+\/[^/\s]+$/),
-  default_branch: z.string().optional(),
-  html_url: z.string().optional(),
+  full_name: z.string().check(z.regex(/^[^/\s]+\/[^/\s]+$/)),
+  default_branch: z.optional(z.string()),
+  html_url: z.optional(z.string()),
 });
 
 const Issue = z.object({
-  number: z.number().int().positive(),
+  number: z.number().check(z.int(), z.positive()),
   title: z.string(),
-  body: z.string().nullish(),
-  user: User.optional(),
-  html_url: z.string().optional(),
+  body: z.nullish(z.string()),
+  user: z.optional(User),
+  html_url: z.optional(z.string()),
   /** Present (an object) when the issue is a pull request. */
-  pull_request: z.object({ url: z.string().optional() }).nullish(),
+  pull_request: z.nullish(z.object({ url: z.optional(z.string()) })),
 });
 export type IssuePayload = z.infer<typeof Issue>;
 
 const Comment = z.object({
-  id: z.number().int(),
-  body: z.string().nullish(),
+  id: z.number().check(z.int()),
+  body: z.nullish(z.string()),
   user: User,
-  html_url: z.string().optional(),
+  html_url: z.optional(z.string()),
 });
 
-const ReviewComment = Comment.extend({
-  path: z.string().optional(),
-  diff_hunk: z.string().optional(),
+const ReviewComment = z.extend(Comment, {
+  path: z.optional(z.string()),
+  diff_hunk: z.optional(z.string()),
 });
 
 const Review = z.object({
-  id: z.number().int(),
-  body: z.string().nullish(),
+  id: z.number().check(z.int()),
+  body: z.nullish(z.string()),
   user: User,
-  html_url: z.string().optional(),
-  state: z.string().optional(),
+  html_url: z.optional(z.string()),
+  state: z.optional(z.string()),
 });
 
 const GitRef = z.object({
-  ref: z.string().min(1),
-  sha: z.string().regex(/^[0-9a-f]{40}$/i),
+  ref: z.string().check(z.minLength(1)),
+  sha: z.string().check(z.regex(/^[0-9a-f]{40}$/i)),
   /** Null when the fork was deleted. */
-  repo: z.object({ full_name: z.string() }).nullable().optional(),
+  repo: z.optional(z.nullable(z.object({ full_name: z.string() }))),
 });
 
 export const PullRequestPayload = z.object({
-  number: z.number().int().positive(),
+  number: z.number().check(z.int(), z.positive()),
   title: z.string(),
-  body: z.string().nullish(),
-  user: User.optional(),
-  html_url: z.string().optional(),
+  body: z.nullish(z.string()),
+  user: z.optional(User),
+  html_url: z.optional(z.string()),
   head: GitRef,
   base: GitRef,
 });
 export type PullRequestPayload = z.infer<typeof PullRequestPayload>;
 
-const common = { repository: Repository.optional(), sender: User.optional() };
+const common = { repository: z.optional(Repository), sender: z.optional(User) };
 
 const SCHEMAS = {
   issue_comment: z.object({ action: z.string(), issue: Issue, comment: Comment, ...common }),
@@ -80,15 +80,15 @@ const SCHEMAS = {
   issues: z.object({
     action: z.string(),
     issue: Issue,
-    label: z.object({ name: z.string() }).optional(),
-    assignee: User.nullish(),
+    label: z.optional(z.object({ name: z.string() })),
+    assignee: z.nullish(User),
     ...common,
   }),
   pull_request: z.object({ action: z.string(), pull_request: PullRequestPayload, ...common }),
   pull_request_target: z.object({ action: z.string(), pull_request: PullRequestPayload, ...common }),
-  workflow_dispatch: z.object({ inputs: z.record(z.string(), z.unknown()).nullish(), ...common }),
-  repository_dispatch: z.object({ action: z.string().optional(), client_payload: z.record(z.string(), z.unknown()).nullish(), ...common }),
-  schedule: z.object({ schedule: z.string().optional(), ...common }),
+  workflow_dispatch: z.object({ inputs: z.nullish(z.record(z.string(), z.unknown())), ...common }),
+  repository_dispatch: z.object({ action: z.optional(z.string()), client_payload: z.nullish(z.record(z.string(), z.unknown())), ...common }),
+  schedule: z.object({ schedule: z.optional(z.string()), ...common }),
 } as const;
 
 export type SupportedEventName = keyof typeof SCHEMAS;

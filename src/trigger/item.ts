@@ -15,7 +15,7 @@
  * These inputs are read from the step only, never from the config file:
  * which thread and repository a step works on is the workflow's choice.
  */
-import { z } from "zod";
+import * as z from "../shared/zod.js";
 import type { HostContext } from "../config/host.js";
 import type { RawInputs } from "../config/parse.js";
 import { ConfigurationError } from "../errors.js";
@@ -41,11 +41,11 @@ export interface ItemTarget {
 }
 
 const IssueNumber = z
-  .string()
-  .trim()
-  .regex(/^#?\d{1,10}$/)
-  .transform((s) => Number(s.replace(/^#/, "")))
-  .refine((n) => n > 0 && n <= 2 ** 31);
+  .pipe(
+    z.string().check(z.trim(), z.regex(/^#?\d{1,10}$/)),
+    z.transform((s: string) => Number(s.replace(/^#/, ""))),
+  )
+  .check(z.refine((n) => n > 0 && n <= 2 ** 31));
 
 /**
  * The item this step is for, or undefined for an ordinary run. `repository`

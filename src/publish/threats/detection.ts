@@ -15,7 +15,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "../../shared/zod.js";
 import type { Settings } from "../../config/schema.js";
 import { RESULTS_FILES } from "../../constants.js";
 import type { RunResult } from "../../result.js";
@@ -29,14 +29,12 @@ export const DETECTION_MAX_MODEL_REQUESTS = 12;
 export const DETECTION_TIMEOUT_SECONDS = 300;
 
 /** The answer's fixed shape. Nothing else is accepted. */
-export const Verdict = z
-  .object({
-    prompt_injection: z.boolean(),
-    secret_leak: z.boolean(),
-    malicious_patch: z.boolean(),
-    reasons: z.array(z.string()),
-  })
-  .strict();
+export const Verdict = z.strictObject({
+  prompt_injection: z.boolean(),
+  secret_leak: z.boolean(),
+  malicious_patch: z.boolean(),
+  reasons: z.array(z.string()),
+});
 export type Verdict = z.infer<typeof Verdict>;
 
 const THREATS = ["prompt_injection", "secret_leak", "malicious_patch"] as const;
@@ -45,14 +43,14 @@ const THREATS = ["prompt_injection", "secret_leak", "malicious_patch"] as const;
 export const VerdictRecord = z.object({
   version: z.literal(1),
   /** sha256 over what was judged (judgedDigest). */
-  digest: z.string().regex(/^[0-9a-f]{64}$/),
+  digest: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
   agent: z.string(),
-  model: z.string().optional(),
+  model: z.optional(z.string()),
   status: z.enum(["verdict", "failed", "nothing-to-judge"]),
-  verdict: Verdict.optional(),
+  verdict: z.optional(Verdict),
   /** Why there is no verdict (exit, timeout, no or invalid JSON). */
-  error: z.string().optional(),
-  usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number(), costUsd: z.number().optional(), requests: z.number().optional() }).optional(),
+  error: z.optional(z.string()),
+  usage: z.optional(z.object({ inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number(), costUsd: z.optional(z.number()), requests: z.optional(z.number()) })),
 });
 export type VerdictRecord = z.infer<typeof VerdictRecord>;
 
