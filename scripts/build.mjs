@@ -3,7 +3,7 @@
 import { build } from "esbuild";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import YAML from "yaml";
-import { builtinsViaRequire, lazyHttpClientInCore, lazyUndici, undiciBundle } from "./build/plugins.mjs";
+import { builtinsViaRequire, lazyImportsOfCore, lazyUndici, ownFileBundles, packagesInOwnFiles } from "./build/plugins.mjs";
 
 const root = new URL("../", import.meta.url);
 const dist = new URL("dist/", root);
@@ -80,8 +80,8 @@ await build({
   target: "node20",
   splitting: true,
   chunkNames: "chunks/[name]-[hash]",
-  plugins: [lazyUndici, lazyHttpClientInCore, builtinsViaRequire],
-  minify: true,
+  plugins: [lazyUndici, lazyImportsOfCore, packagesInOwnFiles, builtinsViaRequire],
+  minify: process.env.NOMIN !== "1",
   legalComments: "none",
   logLevel: "warning",
   // Some CommonJS dependencies require() node builtins; ESM has no require.
@@ -89,7 +89,7 @@ await build({
     js: "import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);",
   },
 });
-await build(undiciBundle);
+for (const own of ownFileBundles) await build(own);
 // The safe-outputs MCP server runs inside the sandbox, which can read only this one file of dist/: no chunks.
 await build({
   entryPoints: { "safe-outputs-mcp": "src/safe-outputs-mcp.ts" },
@@ -98,7 +98,7 @@ await build({
   platform: "node",
   format: "esm",
   target: "node20",
-  minify: true,
+  minify: process.env.NOMIN !== "1",
   legalComments: "none",
   logLevel: "warning",
   banner: {

@@ -10,7 +10,8 @@ import type { Definition, Nodes, Root } from "mdast";
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { gfm } from "micromark-extension-gfm";
-import { parseFragment, type DefaultTreeAdapterTypes } from "parse5";
+import type * as Parse5 from "parse5";
+import type { DefaultTreeAdapterTypes } from "parse5";
 
 export type HtmlNode = DefaultTreeAdapterTypes.Node;
 export type HtmlElement = DefaultTreeAdapterTypes.Element;
@@ -76,9 +77,14 @@ export function applyEdits(text: string, edits: readonly Edit[]): string {
   return out + text.slice(at);
 }
 
+let parse5: typeof Parse5 | undefined;
+
 /** Raw HTML (an `html` node's value) as an HTML5 fragment, with source offsets. */
 export function parseHtml(html: string): DefaultTreeAdapterTypes.DocumentFragment {
-  return parseFragment(html, { sourceCodeLocationInfo: true });
+  // require(), not import: esbuild bundles parse5 as a module evaluated here, on the first text that
+  // holds raw HTML, not on every step that writes a summary.
+  parse5 ??= require("parse5") as typeof Parse5;
+  return parse5.parseFragment(html, { sourceCodeLocationInfo: true });
 }
 
 /** Every node of an HTML fragment, `<template>` contents included, in document order and without recursion. */

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 
 const undiciLazy = fileURLToPath(new URL("undici-lazy.mjs", import.meta.url));
 const httpClientLazy = fileURLToPath(new URL("http-client-lazy.mjs", import.meta.url));
+const execLazy = fileURLToPath(new URL("exec-lazy.mjs", import.meta.url));
 
 /**
  * `undici` imported by a dependency (@actions/http-client, @actions/github) resolves to a stand-in that
@@ -16,35 +17,82 @@ export const lazyUndici = {
   },
 };
 
-/** `@actions/http-client` imported by @actions/core resolves to a stand-in (see http-client-lazy.mjs). */
-export const lazyHttpClientInCore = {
-  name: "lazy-http-client-in-core",
+/** What @actions/core imports but needs only for a rarely used call, and the stand-in that loads it then. */
+const LAZY_IN_CORE = {
+  "@actions/http-client": httpClientLazy,
+  "@actions/http-client/lib/auth": httpClientLazy,
+  "@actions/exec": execLazy,
+};
+const standIns = new Set(Object.values(LAZY_IN_CORE));
+
+/**
+ * `@actions/http-client` (getIDToken) and `@actions/exec` (platform details) imported by
+ * @actions/core resolve to stand-ins (http-client-lazy.mjs, exec-lazy.mjs) that evaluate them on
+ * first use: with them go `tunnel`, @actions/io, and Node's net, tls, http and https.
+ */
+export const lazyImportsOfCore = {
+  name: "lazy-imports-of-core",
   setup(build) {
-    build.onResolve({ filter: /^@actions\/http-client(\/lib\/auth)?$/ }, async (args) => {
+    build.onResolve({ filter: /^@actions\/(http-client(\/lib\/auth)?|exec)$/ }, async (args) => {
       if (args.pluginData === "as-import") return undefined;
-      // The stand-in's require() of an ESM-only package: resolved as the import it stands for.
-      if (args.importer === httpClientLazy) {
+      // A stand-in's require() of an ESM-only package: resolved as the import it stands for.
+      if (standIns.has(args.importer)) {
         const real = await build.resolve(args.path, { kind: "import-statement", resolveDir: args.resolveDir, pluginData: "as-import" });
         return { path: real.path, errors: real.errors };
       }
-      return /[\\/]@actions[\\/]core[\\/]/.test(args.importer) ? { path: httpClientLazy } : undefined;
+      return /[\\/]@actions[\\/]core[\\/]/.test(args.importer) ? { path: LAZY_IN_CORE[args.path] } : undefined;
     });
   },
 };
 
-/** The build of dist/chunks/undici.cjs, which undici-lazy.mjs loads. */
-export const undiciBundle = {
-  entryPoints: { undici: "node_modules/undici/index.js" },
-  outdir: "dist/chunks",
-  outExtension: { ".js": ".cjs" },
-  bundle: true,
-  platform: "node",
-  format: "cjs",
-  target: "node20",
-  minify: true,
-  legalComments: "none",
-  logLevel: "warning",
+/** The esbuild options of a package bundled alone into dist/chunks/<name>.cjs. */
+function ownFile(name, entry) {
+  return {
+    entryPoints: { [name]: entry },
+    outdir: "dist/chunks",
+    outExtension: { ".js": ".cjs" },
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    minify: true,
+    legalComments: "none",
+    logLevel: "warning",
+  };
+}
+
+/**
+ * Packages our code require()s where it first needs them (src/markdown.ts: parse5, for raw HTML;
+ * src/trace/transcript-html.ts: diff2html, for a patch), each bundled into a file of its own: a step
+ * whose texts hold no HTML and that changed nothing neither reads nor compiles them (in the shared
+ * chunks they would cost every step their bytes, 210 KB together).
+ */
+const OWN_FILE_PACKAGES = { parse5: "parse5", diff2html: "diff2html" };
+
+/** A require() of one of OWN_FILE_PACKAGES resolves to a module that loads its file from dist/chunks. */
+export const packagesInOwnFiles = {
+  name: "packages-in-own-files",
+  setup(build) {
+    build.onResolve({ filter: /^(parse5|diff2html)$/ }, (args) =>
+      args.kind === "require-call" ? { path: args.path, namespace: "own-file" } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "own-file" }, (args) => ({
+      // `require` here is the banner's, made for the output file this lands in: a chunk, next to
+      // the package's file in dist/chunks, or (reached from one entry only) an entry file above it.
+      contents:
+        `let file;\n` +
+        `try { file = require.resolve("./${args.path}.cjs"); } catch { file = require.resolve("./chunks/${args.path}.cjs"); }\n` +
+        `module.exports = require(file);\n`,
+      loader: "js",
+    }));
+  },
 };
+
+/** The packages bundled into files of their own: undici (see undici-lazy.mjs) and OWN_FILE_PACKAGES. */
+export const ownFileBundles = [
+  ownFile("undici", "node_modules/undici/index.js"),
+  ...Object.entries(OWN_FILE_PACKAGES).map(([name, pkg]) => ownFile(name, pkg)),
+];
 
 /**
  * Node builtins imported as ES modules are loaded with require() instead. An ES import of a builtin
@@ -58,7 +106,9 @@ export const builtinsViaRequire = {
   setup(build) {
     build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
       if (!isBuiltin(args.path)) return undefined;
-      if (args.namespace === "node-builtin") return { path: args.path, external: true };
+      // A dynamic import() stays Node's own: with code splitting, esbuild would give it a chunk whose
+      // only export is `default`, and `const { Agent } = await import("http")` would find nothing.
+      if (args.namespace === "node-builtin" || args.kind === "dynamic-import") return { path: args.path, external: true };
       const name = args.path.startsWith("node:") ? args.path : `node:${args.path}`;
       return { path: name, namespace: "node-builtin" };
     });

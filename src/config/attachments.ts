@@ -145,6 +145,7 @@ async function resolveAttachmentPatterns(patterns: string[], workspace: string, 
     out.push({ hostPath: real, label, source: "the attachments input" });
   };
   // Loaded here, not with the config parser: most steps name no attachments.
+  if (!patterns.length) return [];
   const { glob, isDynamicPattern } = await import("tinyglobby");
   for (const given of patterns) {
     if (!isDynamicPattern(given)) {

@@ -11,7 +11,7 @@
  * (data-kind, data-tool-name, data-status, …) for tests and for readers' own tooling.
  */
 import { createHash } from "node:crypto";
-import { html as diffHtml } from "diff2html";
+import type * as Diff2Html from "diff2html";
 import { markdownToSafeHtml } from "./markdown-html.js";
 import { forDiff2html } from "./git-paths.js";
 import {
@@ -202,11 +202,15 @@ function nextMarkdownId(ctx: RenderContext): number {
   return n;
 }
 
+let diff2html: typeof Diff2Html | undefined;
+
 /** The diff as diff2html shows it; if diff2html fails on it, the patch as plain text (the page must still close). */
 function patchHtml(text: string): string {
   try {
     const names = forDiff2html(text);
-    return names.restore(diffHtml(names.patch, { drawFileList: true, outputFormat: "line-by-line", matching: "lines", diffStyle: "word" }));
+    // require(), not import: diff2html is evaluated on the first patch to show, not on every step.
+    diff2html ??= require("diff2html") as typeof Diff2Html;
+    return names.restore(diff2html.html(names.patch, { drawFileList: true, outputFormat: "line-by-line", matching: "lines", diffStyle: "word" }));
   } catch {
     return `<pre class="patch-plain">${esc(text)}</pre>`;
   }
