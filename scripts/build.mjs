@@ -81,7 +81,7 @@ await build({
   splitting: true,
   chunkNames: "chunks/[name]-[hash]",
   plugins: [lazyUndici, lazyImportsOfCore, packagesInOwnFiles, builtinsViaRequire],
-  minify: process.env.NOMIN !== "1",
+  minify: true,
   legalComments: "none",
   logLevel: "warning",
   // Some CommonJS dependencies require() node builtins; ESM has no require.
@@ -98,7 +98,7 @@ await build({
   platform: "node",
   format: "esm",
   target: "node20",
-  minify: process.env.NOMIN !== "1",
+  minify: true,
   legalComments: "none",
   logLevel: "warning",
   banner: {

@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{a,b,c,d}from"./chunk-ZBCCQLLZ.js";import"./chunk-QZTLRMMG.js";import"./chunk-5TRGTTO2.js";import"./chunk-3WMDAQL3.js";import"./chunk-ITLBITVQ.js";import"./chunk-BWOIADMJ.js";import"./chunk-GU74WSFE.js";import"./chunk-7O52XZFL.js";export{c as DeliveryRecord,a as RECORD_FILE,b as deliveryRecordName,d as recordDelivery};

@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{a,b,c,d,e,f,g,h}from"./chunk-3XO4PG6Z.js";import"./chunk-XQJMZKSE.js";import"./chunk-F4ZBI2SN.js";import"./chunk-YSN3JLYZ.js";import"./chunk-WCLVTIJK.js";import"./chunk-BWOIADMJ.js";import"./chunk-6CBASUYR.js";import"./chunk-6NDGCS4I.js";import"./chunk-GU74WSFE.js";import"./chunk-RQAU5MKH.js";import"./chunk-7O52XZFL.js";export{e as TABLE_COLUMNS,c as costText,b as readResult,a as readRunRow,d as showLines,f as tableLines,h as totalsLine,g as totalsOf};

@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{a,b}from"./chunk-P4DCRTQ3.js";import"./chunk-77O4JNZR.js";import"./chunk-DRRF4P4P.js";import"./chunk-KTCFMCYS.js";import"./chunk-YSN3JLYZ.js";import"./chunk-AEYHWS2R.js";import"./chunk-WCLVTIJK.js";import"./chunk-RRGJ5MZK.js";import"./chunk-6NDGCS4I.js";import"./chunk-GU74WSFE.js";import"./chunk-7O52XZFL.js";export{a as SUMMARY_LIMIT,b as toSafeMarkdown};
