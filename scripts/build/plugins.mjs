@@ -110,10 +110,12 @@ export const builtinsViaRequire = {
       // only export is `default`, and `const { Agent } = await import("http")` would find nothing.
       if (args.namespace === "node-builtin" || args.kind === "dynamic-import") return { path: args.path, external: true };
       const name = args.path.startsWith("node:") ? args.path : `node:${args.path}`;
-      return { path: name, namespace: "node-builtin" };
+      // One stand-in per importing file, so that it lands in that file's chunk: shared by all, each
+      // builtin would get a chunk of its own, a file to resolve and read on every start.
+      return { path: `${args.importer} -> ${name}`, namespace: "node-builtin", pluginData: name };
     });
     build.onLoad({ filter: /.*/, namespace: "node-builtin" }, (args) => ({
-      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      contents: `module.exports = require(${JSON.stringify(args.pluginData)});`,
       loader: "js",
     }));
   },

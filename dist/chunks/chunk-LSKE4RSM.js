@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{a}from"./chunk-HU44OG3J.js";import{a as s}from"./chunk-7VR44ZWL.js";import{e as n}from"./chunk-7O52XZFL.js";var e=n(s(),1),o=n(a(),1);function i(r,t){return t==="/"?!0:r===t||r.startsWith(t.endsWith("/")?t:t+"/")}function u(r,t){return r!==t&&i(r,t)}function f(r){let t=o.default.resolve(r);try{return e.default.realpathSync(t)}catch{return t}}export{i as a,u as b,f as c};

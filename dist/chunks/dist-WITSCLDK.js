@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{b as a}from"./chunk-CPI2OCTG.js";import"./chunk-4YIHA7W3.js";import"./chunk-VFWS5CRQ.js";import"./chunk-UOHVMO2S.js";import"./chunk-XNUW6Y5O.js";import"./chunk-O5RTEFLC.js";import"./chunk-SQ5PDM66.js";import"./chunk-DENBV2H4.js";import"./chunk-WRXFSQLK.js";import"./chunk-7O52XZFL.js";export default a();

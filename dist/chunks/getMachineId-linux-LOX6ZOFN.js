@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{l as i}from"./chunk-WQ7BNOPC.js";import{a as n}from"./chunk-7VR44ZWL.js";import{e as a}from"./chunk-7O52XZFL.js";var r=a(n(),1);async function c(){for(let e of["/etc/machine-id","/var/lib/dbus/machine-id"])try{return(await r.promises.readFile(e,{encoding:"utf8"})).trim()}catch(t){i.debug(`error reading machine id: ${t}`)}}export{c as getMachineId};

@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{b as a,c as b}from"./chunk-XEGN77SH.js";import"./chunk-MS3QYW3I.js";import"./chunk-ZN2YNULM.js";import"./chunk-ZTTBCR3N.js";import"./chunk-7VR44ZWL.js";import"./chunk-PSEU5XR5.js";import"./chunk-UOHVMO2S.js";import"./chunk-XNUW6Y5O.js";import"./chunk-O5RTEFLC.js";import"./chunk-SQ5PDM66.js";import"./chunk-DENBV2H4.js";import"./chunk-WRXFSQLK.js";import"./chunk-7O52XZFL.js";export{a as context,b as getOctokit};

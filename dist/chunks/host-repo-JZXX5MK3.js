@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{b as a,c as b}from"./chunk-QY3X6EDV.js";import"./chunk-LSKE4RSM.js";import"./chunk-QWIXQCUO.js";import"./chunk-F6ITUBBZ.js";import"./chunk-GU74WSFE.js";import"./chunk-27ZEJAKP.js";import"./chunk-HU44OG3J.js";import"./chunk-7VR44ZWL.js";import"./chunk-7O52XZFL.js";export{a as HostRepo,b as hostRepoDir};
