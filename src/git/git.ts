@@ -41,11 +41,13 @@ export class Git {
     return new Promise((resolve, reject) => {
       // The agent could have planted hooks or an fsmonitor command in the repository;
       // host-side git must never run them.
-      const child = spawn("git", [...HARDENING, ...this.configArgs, ...args], {
-        cwd: this.cwd,
-        env: { ...this.baseEnv, ...opts.env, GIT_TERMINAL_PROMPT: "0" },
-        stdio: ["pipe", "pipe", "pipe"],
-      });
+      const argv = [...HARDENING, ...this.configArgs, ...args];
+      const options = { cwd: this.cwd, env: { ...this.baseEnv, ...opts.env, GIT_TERMINAL_PROMPT: "0" } };
+      // No input: stdin is /dev/null, one pipe (and its socket) fewer per call.
+      const child =
+        opts.input === undefined
+          ? spawn("git", argv, { ...options, stdio: ["ignore", "pipe", "pipe"] })
+          : spawn("git", argv, { ...options, stdio: ["pipe", "pipe", "pipe"] });
       const out: Buffer[] = [];
       let stderr = "";
       // A file's stream must be flushed before the result counts as written.
@@ -68,8 +70,10 @@ export class Git {
           resolve({ stdout: Buffer.concat(out).toString("utf8"), exitCode, stderr });
         else reject(new ExecError(`git ${args.join(" ")}`, code, stderr));
       });
-      child.stdin.on("error", () => {});
-      child.stdin.end(opts.input ?? "");
+      if (child.stdin) {
+        child.stdin.on("error", () => {});
+        child.stdin.end(opts.input);
+      }
     });
   }
 
