@@ -168,6 +168,23 @@ function dirEntries(dir: string): fs.Dirent[] {
   }
 }
 
+function dirNames(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+function isFileOrLink(p: string): boolean {
+  try {
+    const st = fs.lstatSync(p);
+    return st.isFile() || st.isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
 /** `include.path` / `includeIf.*.path` values of a config, resolved as git does. */
 function includedPaths(file: string, text: string): string[] {
   const out: string[] = [];
@@ -470,7 +487,8 @@ export function cloudCredentialFiles(workspace: string, named: readonly string[]
   const found = new Set<string>();
   const root = realOrResolved(workspace);
   for (let d = root; ; d = path.dirname(d)) {
-    for (const e of dirEntries(d)) if (GHA_CREDS_FILE.test(e.name) && (e.isFile() || e.isSymbolicLink())) found.add(path.join(d, e.name));
+    // Names first (no Dirent per entry: a parent such as /tmp can hold thousands), then the few that match.
+    for (const name of dirNames(d)) if (GHA_CREDS_FILE.test(name) && isFileOrLink(path.join(d, name))) found.add(path.join(d, name));
     if (d === path.dirname(d)) break;
   }
   for (const f of named) found.add(path.resolve(f));
