@@ -28,7 +28,8 @@ import { chooseSandbox } from "./sandbox/registry.js";
 import { baseUrlFor, startModelGateway, type ModelGateway } from "./sandbox/gateway.js";
 import { isCloud } from "./shared/agents.js";
 import { isCloudCredentialName } from "./shared/cloud.js";
-import type { PreparedSandbox, SandboxBackend, SandboxHost, SandboxLayout, SpawnSpec } from "./sandbox/types.js";
+import type { DotGitWalk, PreparedSandbox, SandboxBackend, SandboxHost, SandboxLayout, SpawnSpec } from "./sandbox/types.js";
+import { walkWorkspaceForGit } from "./sandbox/hostfs.js";
 import type { TracedEvent } from "./shared/events.js";
 import { LiveLog } from "./trace/live-log.js";
 import { splitPatch } from "./shared/patch-pieces.js";
@@ -90,8 +91,8 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   // --- prepare: nothing below may start the agent until every check passed.
   const choice = chooseProvider(backend, settings.agent);
   await checkOptions(settings, backend, deps.log);
-  const { repo, baseline } = await measureStart(settings, deps);
-  const stage = await layOut(settings, backend, deps);
+  const { repo, baseline, walk } = await measureStart(settings, deps);
+  const stage = { ...(await layOut(settings, backend, deps)), walk };
   const sandboxBackend = await chooseSandbox(settings.sandbox.choice, deps.log, deps.sandboxHost, { dockerImage: settings.sandbox.dockerImage });
   // The model key stays on the host: the agent talks to a loopback gateway that injects it.
   const gateway = deps.gateway ?? (choice ? await startGatewayFor(choice, backend, settings, deps) : undefined);
@@ -207,16 +208,17 @@ async function checkOptions(settings: Settings, backend: AgentBackend, log: Logg
 }
 
 /** Before the agent starts: from here on, host git reads the workspace only through this private repository. */
-async function measureStart(settings: Settings, deps: RunnerDeps): Promise<{ repo: HostRepo; baseline: Baseline }> {
+async function measureStart(settings: Settings, deps: RunnerDeps): Promise<{ repo: HostRepo; baseline: Baseline; walk: DotGitWalk }> {
   await mkdir(deps.scratchDir, { recursive: true });
   await mkdir(deps.resultsDir, { recursive: true });
   const prior = await deps.touched.lookup(settings.workspace);
   if (prior) deps.log.info("An agent of this job already ran in this repository: host git treats it as the agent left it (no settings, no index taken over).");
   const repo = await HostRepo.create({ cwd: settings.workspace, dir: deps.hostGitDir, env: deps.gitEnv, ...(prior ? { prior } : {}) });
-  const baseline = await takeBaseline(repo, deps.scratchDir);
+  // The sandbox's search for nested checkouts, made while git hashes the workspace (both only read it).
+  const [baseline, walk] = await Promise.all([takeBaseline(repo, deps.scratchDir), walkWorkspaceForGit(settings.workspace)]);
   // Recorded before the agent can touch it: a later step of this job must not trust this repository.
   await deps.touched.mark(repo.workspace);
-  return { repo, baseline };
+  return { repo, baseline, walk };
 }
 
 /** The agent's folders, its installed CLI and its attachments, before any sandbox exists. */
@@ -224,6 +226,8 @@ interface Stage {
   layout: SandboxLayout;
   installed: InstalledAgent;
   attachments: StagedAttachments | undefined;
+  /** The workspace's nested checkouts, found before the agent started (absent: the sandbox walks). */
+  walk?: DotGitWalk;
 }
 
 async function layOut(settings: Settings, backend: AgentBackend, deps: LaunchDeps, readOnlyWorkspace = false): Promise<Stage> {
@@ -270,7 +274,7 @@ async function prepareLaunch(
   settings: Settings,
   deps: LaunchDeps,
   backend: AgentBackend,
-  { layout, installed, attachments }: Stage,
+  { layout, installed, attachments, walk }: Stage,
   sandboxBackend: SandboxBackend,
   model: { gateway: ModelGateway; choice: ProviderChoice } | undefined,
   ownGateway: ModelGateway | undefined,
@@ -289,6 +293,7 @@ async function prepareLaunch(
       ...(deps.sandboxHost.credentialFiles?.length ? { credentialFiles: deps.sandboxHost.credentialFiles } : {}),
       ...(gateway ? { gateway: { host: "127.0.0.1", port: gateway.port } } : {}),
       ...(settings.sandbox.dockerImage ? { dockerImage: settings.sandbox.dockerImage } : {}),
+      ...(walk ? { workspaceWalk: walk } : {}),
     }));
     if (gateway && settings.run.network.mode === "none")
       log.warning("network: none leaves the agent no route to the model gateway; use network: model-only for model-backed agents.");

@@ -301,7 +301,7 @@ class BwrapBackend implements SandboxBackend {
       const overlays: Mount[] = [];
       const bound = [...writable, ...readOnly];
       const visible = (p: string) => !underHidden(p) || bound.some((w) => isSameOrUnder(p, w));
-      const masks = maskGitCredentials({ workspace, privateDir, fileMode: 0o600, visible, log, extraConfigs: systemGitConfigs() });
+      const masks = maskGitCredentials({ workspace, privateDir, fileMode: 0o600, visible, log, extraConfigs: systemGitConfigs(), ...(req.workspaceWalk ? { walk: req.workspaceWalk } : {}) });
       for (const o of masks) overlays.push({ op: "ro", ...o });
       const cloudMasks = maskCloudCredentialFiles({ workspace, named: req.credentialFiles ?? [], privateDir, fileMode: 0o600, visible, log });
       for (const o of cloudMasks) overlays.push({ op: "ro", ...o });

@@ -166,7 +166,7 @@ class DockerBackend implements SandboxBackend {
       // any uid (Docker may map the container's user to another host uid).
       const mounted = mounts.map(([, dest]) => dest);
       const visible = (p: string) => mounted.some((m) => isSameOrUnder(p, m));
-      for (const o of maskGitCredentials({ workspace, privateDir, fileMode: 0o644, visible, log })) mounts.push([o.src, o.dest, true]);
+      for (const o of maskGitCredentials({ workspace, privateDir, fileMode: 0o644, visible, log, ...(req.workspaceWalk ? { walk: req.workspaceWalk } : {}) })) mounts.push([o.src, o.dest, true]);
       for (const o of maskCloudCredentialFiles({ workspace, named: req.credentialFiles ?? [], privateDir, fileMode: 0o644, visible, log })) mounts.push([o.src, o.dest, true]);
       if (net.bridgeDir) {
         fs.writeFileSync(path.join(net.bridgeDir, "bridge.mjs"), BRIDGE_LAUNCHER, { mode: 0o644 });

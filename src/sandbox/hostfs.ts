@@ -11,7 +11,7 @@ import { ConfigurationError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { GHA_CREDS_FILE } from "../shared/cloud.js";
 import { isSameOrUnder, isStrictlyUnder, realOrResolved } from "../shared/paths.js";
-import type { SandboxHost, SandboxLayout } from "./types.js";
+import type { DotGitWalk, SandboxHost, SandboxLayout } from "./types.js";
 import { byCodeUnits } from "../shared/plain-format.js";
 
 export { isSameOrUnder, isStrictlyUnder, realOrResolved };
@@ -255,21 +255,11 @@ class GitScanner {
 }
 
 /**
- * Every git config the agent could read through the workspace: the
- * repository's (also when the workspace is a subfolder of it), each
- * submodule's (`.git/modules/**`), each linked worktree's `config.worktree`,
- * nested checkouts found by a bounded walk (`sub/.git`, folder or gitfile,
- * wherever the gitfile points), the files they include, and `extraConfigs`
- * (the system config). Symlinks are not followed while walking.
+ * The bounded walk, breadth first, symlinks not followed: yields each folder to list and takes its
+ * entries back, so one walk serves a synchronous and an asynchronous reader.
  */
-export function scanWorkspaceGit(workspace: string, opts: { extraConfigs?: string[]; limits?: GitScanLimits } = {}): WorkspaceGitScan {
-  const limits = opts.limits ?? GIT_SCAN_LIMITS;
-  const scan = new GitScanner();
-  const root = realOrResolved(workspace);
-  for (let d = path.dirname(root); ; d = path.dirname(d)) {
-    scan.addDotGit(path.join(d, ".git"));
-    if (d === path.dirname(d)) break;
-  }
+function* dotGitWalk(root: string, limits: GitScanLimits): Generator<string, DotGitWalk, fs.Dirent[]> {
+  const dotGits: string[] = [];
   let stopped: WorkspaceGitScan["stopped"];
   const queue: { dir: string; depth: number }[] = [{ dir: root, depth: 0 }];
   let visited = 0;
@@ -279,17 +269,56 @@ export function scanWorkspaceGit(workspace: string, opts: { extraConfigs?: strin
       stopped = { limit: "count", detail: `stopped after ${limits.maxDirs} folders` };
       break;
     }
-    for (const e of dirEntries(dir)) {
+    for (const e of yield dir) {
       // Paths only for what is kept: a workspace of many files costs a name comparison per file.
-      if (e.name === ".git") scan.addDotGit(path.join(dir, e.name));
+      if (e.name === ".git") dotGits.push(path.join(dir, e.name));
       else if (e.isDirectory()) {
         if (depth + 1 <= limits.maxDepth) queue.push({ dir: path.join(dir, e.name), depth: depth + 1 });
         else stopped ??= { limit: "depth", detail: `did not look deeper than ${limits.maxDepth} folders` };
       }
     }
   }
+  return { root, dotGits, ...(stopped ? { stopped } : {}) };
+}
+
+/**
+ * The walk of scanWorkspaceGit without blocking: the runner makes it while git hashes the workspace
+ * for the baseline (both only read), and hands it to the sandbox, which would otherwise walk again.
+ */
+export async function walkWorkspaceForGit(workspace: string, limits: GitScanLimits = GIT_SCAN_LIMITS): Promise<DotGitWalk> {
+  const walk = dotGitWalk(realOrResolved(workspace), limits);
+  for (let step = walk.next(); ; ) {
+    if (step.done) return step.value;
+    const entries = await fs.promises.readdir(step.value, { withFileTypes: true }).catch(() => []);
+    step = walk.next(entries);
+  }
+}
+
+function walkWorkspaceSync(root: string, limits: GitScanLimits): DotGitWalk {
+  const walk = dotGitWalk(root, limits);
+  for (let step = walk.next(); ; step = walk.next(dirEntries(step.value))) if (step.done) return step.value;
+}
+
+/**
+ * Every git config the agent could read through the workspace: the
+ * repository's (also when the workspace is a subfolder of it), each
+ * submodule's (`.git/modules/**`), each linked worktree's `config.worktree`,
+ * nested checkouts found by a bounded walk (`sub/.git`, folder or gitfile,
+ * wherever the gitfile points), the files they include, and `extraConfigs`
+ * (the system config). Symlinks are not followed while walking. `walk`: that
+ * walk, made earlier for this workspace (walkWorkspaceForGit).
+ */
+export function scanWorkspaceGit(workspace: string, opts: { extraConfigs?: string[]; limits?: GitScanLimits; walk?: DotGitWalk } = {}): WorkspaceGitScan {
+  const scan = new GitScanner();
+  const root = realOrResolved(workspace);
+  for (let d = path.dirname(root); ; d = path.dirname(d)) {
+    scan.addDotGit(path.join(d, ".git"));
+    if (d === path.dirname(d)) break;
+  }
+  const walk = opts.walk?.root === root ? opts.walk : walkWorkspaceSync(root, opts.limits ?? GIT_SCAN_LIMITS);
+  for (const dotGit of walk.dotGits) scan.addDotGit(dotGit);
   for (const c of opts.extraConfigs ?? []) scan.addConfig(c, 0);
-  return { configs: [...scan.configs], hookDirs: [...scan.hookDirs].filter((h) => isStrictlyUnder(h, root)), ...(stopped ? { stopped } : {}) };
+  return { configs: [...scan.configs], hookDirs: [...scan.hookDirs].filter((h) => isStrictlyUnder(h, root)), ...(walk.stopped ? { stopped: walk.stopped } : {}) };
 }
 
 /** The workspace's git config files (see scanWorkspaceGit). */
@@ -404,6 +433,8 @@ export interface GitMaskOptions {
   log: Logger;
   /** More configs the agent can read (the system config under bwrap). */
   extraConfigs?: string[];
+  /** The workspace's walk, made before the agent started (SandboxRequest.workspaceWalk). */
+  walk?: DotGitWalk;
 }
 
 /**
@@ -418,7 +449,7 @@ export interface GitMaskOptions {
  * visible in what the agent is shown.
  */
 export function maskGitCredentials(o: GitMaskOptions): { src: string; dest: string }[] {
-  const scan = scanWorkspaceGit(o.workspace, { extraConfigs: o.extraConfigs ?? [] });
+  const scan = scanWorkspaceGit(o.workspace, { extraConfigs: o.extraConfigs ?? [], ...(o.walk ? { walk: o.walk } : {}) });
   // Depth is routine (dependency trees); running out of the folder budget is not.
   if (scan.stopped) {
     const msg = `sandbox: the search for nested git checkouts under the workspace ${scan.stopped.detail}; git configs beyond that are not masked.`;
@@ -464,8 +495,8 @@ export function refuseVisibleCredentials(shown: { file: string; text: string }[]
 }
 
 /** For `sandbox: none`: the git configs under the workspace whose credentials the agent can read as they are. */
-export function exposedGitCredentials(workspace: string): { file: string; found: string[] }[] {
-  return scanWorkspaceGit(workspace, { extraConfigs: systemGitConfigs() }).configs.flatMap((file) => {
+export function exposedGitCredentials(workspace: string, walk?: DotGitWalk): { file: string; found: string[] }[] {
+  return scanWorkspaceGit(workspace, { extraConfigs: systemGitConfigs(), ...(walk ? { walk } : {}) }).configs.flatMap((file) => {
     try {
       const found = gitCredentialFindings(fs.readFileSync(file, "utf8"));
       return found.length ? [{ file, found }] : [];

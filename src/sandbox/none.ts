@@ -16,7 +16,7 @@ export const noneSandbox: SandboxBackend = {
     // these files (the runner's RUNNER_TEMP, the action's own /proc/<pid>/environ),
     // so refusing here would promise a protection `none` cannot give, and
     // `none` is the workflow's explicit choice.
-    for (const { file, found } of exposedGitCredentials(req.layout.workspace))
+    for (const { file, found } of exposedGitCredentials(req.layout.workspace, req.workspaceWalk))
       req.log.warning(`sandbox: none: the agent can read ${found.join(", ")} in ${file}. Check out with \`persist-credentials: false\`, or use a sandbox.`);
     for (const file of cloudCredentialFiles(req.layout.workspace, req.credentialFiles ?? []))
       req.log.warning(`sandbox: none: the agent can read the cloud credentials file ${file}. Use a sandbox, which hides it.`);

@@ -41,6 +41,15 @@ export interface HostEndpoint {
 
 export type { SandboxHost } from "../shared/host.js";
 
+/** The `.git` entries (folders or gitfiles) a bounded walk of a workspace found, and whether a limit stopped it (hostfs.ts). */
+export interface DotGitWalk {
+  /** The workspace's real path: a walk is good for this workspace only. */
+  root: string;
+  dotGits: string[];
+  /** Set when a limit stopped the walk: what was not looked at (`count`: folders left unvisited). */
+  stopped?: { limit: "depth" | "count"; detail: string };
+}
+
 export interface SandboxRequest {
   layout: SandboxLayout;
   network: NetworkPolicy;
@@ -50,6 +59,8 @@ export interface SandboxRequest {
   credentialFiles?: string[];
   /** Image for the docker backend (input `docker-image`); other backends ignore it. */
   dockerImage?: string;
+  /** The workspace's nested checkouts, found before the agent started (hostfs.ts walkWorkspaceForGit); walked here when absent. */
+  workspaceWalk?: DotGitWalk;
   log: Logger;
 }
 

@@ -12,6 +12,7 @@ import {
   maskGitCredentials,
   sanitizeGitConfig,
   scanWorkspaceGit,
+  walkWorkspaceForGit,
 } from "../../src/sandbox/hostfs.js";
 import { recordingLogger } from "./helpers.js";
 import { reachableUrl } from "../../src/sandbox/network.js";
@@ -94,7 +95,7 @@ describe("every git config under the workspace", () => {
     return fs.realpathSync(path.join(root, rel));
   };
 
-  it("finds submodules (names with slashes, nested), worktree configs, nested checkouts, gitfile targets and includes", () => {
+  it("finds submodules (names with slashes, nested), worktree configs, nested checkouts, gitfile targets and includes", async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), "ar-scan-"));
     try {
       const ws = path.join(root, "ws");
@@ -116,6 +117,10 @@ describe("every git config under the workspace", () => {
       const scan = scanWorkspaceGit(ws);
       expect(scan.configs.sort()).toEqual(want.sort());
       expect(scan.stopped).toBeUndefined();
+      // The walk the runner makes while git hashes the workspace finds the same; a walk of another folder is not used.
+      const walk = await walkWorkspaceForGit(ws);
+      expect(scanWorkspaceGit(ws, { walk })).toEqual(scanWorkspaceGit(ws));
+      expect(scanWorkspaceGit(ws, { walk: { root: root, dotGits: [] } })).toEqual(scanWorkspaceGit(ws));
       // Hooks only for repositories under the workspace, never for linked worktrees' git dirs.
       expect(scan.hookDirs.map((h) => path.relative(fs.realpathSync(ws), h)).sort()).toEqual(
         [".git/hooks", ".git/modules/libs/a/hooks", ".git/modules/libs/a/modules/inner/hooks", "deep/er/checkout/.git/hooks"].sort(),
@@ -125,7 +130,7 @@ describe("every git config under the workspace", () => {
     }
   });
 
-  it("bounds the walk (depth and folder count) and says which limit stopped it", () => {
+  it("bounds the walk (depth and folder count) and says which limit stopped it", async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), "ar-scan-"));
     try {
       const shallow = mk(root, "a/.git/config");
@@ -133,6 +138,8 @@ describe("every git config under the workspace", () => {
       for (let i = 0; i < 30; i++) fs.mkdirSync(path.join(root, `wide${i}`));
       expect(scanWorkspaceGit(root, { limits: { maxDepth: 2, maxDirs: 1000 } })).toMatchObject({ configs: [shallow], stopped: { limit: "depth" } });
       expect(scanWorkspaceGit(root, { limits: { maxDepth: 8, maxDirs: 5 } }).stopped).toMatchObject({ limit: "count" });
+      for (const limits of [{ maxDepth: 2, maxDirs: 1000 }, { maxDepth: 8, maxDirs: 5 }])
+        expect(scanWorkspaceGit(root, { walk: await walkWorkspaceForGit(root, limits) })).toEqual(scanWorkspaceGit(root, { limits }));
       const log = recordingLogger();
       maskGitCredentials({ workspace: root, privateDir: root, fileMode: 0o600, visible: () => false, log });
       expect(log.lines.join("\n")).not.toMatch(/did not look deeper|stopped after/);
