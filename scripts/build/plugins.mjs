@@ -95,17 +95,22 @@ export const ownFileBundles = [
 ];
 
 /**
- * Node builtins imported as ES modules are loaded with require() instead. An ES import of a builtin
- * reads every export once to build its namespace, which runs the builtin's lazy getters: `node:http`'s
- * WebSocket loads Node's internal undici, `node:tls` parses its root certificates, `node:crypto` loads
- * WebCrypto, about 30 ms of every start for things a step rarely uses. Through require() (the banner's
- * createRequire) esbuild reads each export where it is used, so a getter runs only when its value is.
+ * Builtins whose lazy getters cost a start when an ES import runs them all to build the namespace:
+ * `node:http`'s WebSocket, CloseEvent and MessageEvent load Node's internal undici (about 25 ms),
+ * `node:tls`'s rootCertificates parses every root certificate, `node:crypto`'s webcrypto, subtle and
+ * getRandomValues load WebCrypto. (`node -p "Object.entries(Object.getOwnPropertyDescriptors(require('http'))).filter(([, d]) => d.get)"`
+ * lists a module's getters.) These are loaded with require() instead, through a stand-in per importing
+ * file (so that it lands in that file's chunk), and esbuild reads each export where it is used. Every
+ * other builtin stays an ES import: going through require() would make esbuild copy every export of
+ * the module onto an object in each importing file, which costs more than the getters it avoids.
  */
+const COSTLY_GETTERS = new Set(["http", "tls", "crypto"]);
+
 export const builtinsViaRequire = {
   name: "builtins-via-require",
   setup(build) {
-    build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
-      if (!isBuiltin(args.path)) return undefined;
+    build.onResolve({ filter: /^(node:)?(http|tls|crypto)$/ }, (args) => {
+      if (!isBuiltin(args.path) || !COSTLY_GETTERS.has(args.path.replace(/^node:/, ""))) return undefined;
       // A dynamic import() stays Node's own: with code splitting, esbuild would give it a chunk whose
       // only export is `default`, and `const { Agent } = await import("http")` would find nothing.
       if (args.namespace === "node-builtin" || args.kind === "dynamic-import") return { path: args.path, external: true };

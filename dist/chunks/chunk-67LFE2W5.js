@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{a as e,c as n,e as o}from"./chunk-7O52XZFL.js";var i=n((g,s)=>{s.exports=e("node:fs")});var a=n((l,u)=>{u.exports=e("node:path")});var p=o(i(),1),f=o(a(),1);function c(t,r){return r==="/"?!0:t===r||t.startsWith(r.endsWith("/")?r:r+"/")}function m(t,r){return t!==r&&c(t,r)}function x(t){let r=f.default.resolve(t);try{return p.default.realpathSync(r)}catch{return r}}export{c as a,m as b,x as c};

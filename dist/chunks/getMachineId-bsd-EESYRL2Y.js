@@ -1,0 +1,2 @@
+import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
+import{a as i}from"./chunk-EL52TQEI.js";import{l as e}from"./chunk-WQ7BNOPC.js";import"./chunk-7O52XZFL.js";import{promises as t}from"fs";async function c(){try{return(await t.readFile("/etc/hostid",{encoding:"utf8"})).trim()}catch(r){e.debug(`error reading machine id: ${r}`)}try{return(await i("kenv -q smbios.system.uuid")).stdout.trim()}catch(r){e.debug(`error reading machine id: ${r}`)}}export{c as getMachineId};

@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{l as r}from"./chunk-WQ7BNOPC.js";import{a as n,c,e as d}from"./chunk-7O52XZFL.js";var i=c((m,e)=>{e.exports=n("node:fs")});var t=d(i(),1);async function h(){for(let a of["/etc/machine-id","/var/lib/dbus/machine-id"])try{return(await t.promises.readFile(a,{encoding:"utf8"})).trim()}catch(o){r.debug(`error reading machine id: ${o}`)}}export{h as getMachineId};

@@ -1,0 +1,2 @@
+import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
+import{l as i}from"./chunk-WQ7BNOPC.js";import"./chunk-7O52XZFL.js";import{promises as t}from"fs";async function o(){for(let r of["/etc/machine-id","/var/lib/dbus/machine-id"])try{return(await t.readFile(r,{encoding:"utf8"})).trim()}catch(e){i.debug(`error reading machine id: ${e}`)}}export{o as getMachineId};

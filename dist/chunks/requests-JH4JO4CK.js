@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{a,b,c,d}from"./chunk-UOO7LA3B.js";import"./chunk-7O52XZFL.js";export{a as MAX_FILE_BYTES,b as MAX_LINE_BYTES,c as MAX_REQUESTS,d as readRequests};
