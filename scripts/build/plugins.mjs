@@ -63,17 +63,25 @@ function ownFile(name, entry) {
 
 /**
  * Packages our code require()s where it first needs them (src/markdown.ts: parse5, for raw HTML;
- * src/trace/transcript-html.ts: diff2html, for a patch), each bundled into a file of its own: a step
- * whose texts hold no HTML and that changed nothing neither reads nor compiles them (in the shared
- * chunks they would cost every step their bytes, 210 KB together).
+ * src/trace/transcript-html.ts: diff2html, for a patch; src/trace/markdown-html.ts: the unified
+ * libraries, for agent text), each bundled into a file of its own: a step whose texts hold no HTML,
+ * that changed nothing and whose agent said nothing neither reads nor compiles them (in the shared
+ * chunks they would cost every step their bytes, 260 KB together).
  */
-const OWN_FILE_PACKAGES = { parse5: "parse5", diff2html: "diff2html" };
+const OWN_FILE_PACKAGES = {
+  parse5: "parse5",
+  diff2html: "diff2html",
+  // src/trace/markdown-html.ts: agent text to HTML in a transcript.
+  "hast-util-sanitize": "hast-util-sanitize",
+  "hast-util-to-html": "hast-util-to-html",
+  "mdast-util-to-hast": "mdast-util-to-hast",
+};
 
 /** A require() of one of OWN_FILE_PACKAGES resolves to a module that loads its file from dist/chunks. */
 export const packagesInOwnFiles = {
   name: "packages-in-own-files",
   setup(build) {
-    build.onResolve({ filter: /^(parse5|diff2html)$/ }, (args) =>
+    build.onResolve({ filter: /^(parse5|diff2html|hast-util-sanitize|hast-util-to-html|mdast-util-to-hast)$/ }, (args) =>
       args.kind === "require-call" ? { path: args.path, namespace: "own-file" } : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: "own-file" }, (args) => ({

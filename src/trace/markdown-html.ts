@@ -9,29 +9,50 @@
  *  - links keep only http(s), mailto and in-page targets.
  */
 import type { Element, Root as HastRoot } from "hast";
-import { defaultSchema, sanitize, type Schema } from "hast-util-sanitize";
-import { toHtml } from "hast-util-to-html";
+import type * as HastSanitize from "hast-util-sanitize";
+import type * as HastToHtml from "hast-util-to-html";
 import type { Nodes, Parent, PhrasingContent } from "mdast";
-import { toHast } from "mdast-util-to-hast";
+import type * as MdastToHast from "mdast-util-to-hast";
 import { boundMarkdown } from "../markdown-bounds.js";
 import { parseMarkdown } from "../markdown.js";
 
-const SCHEMA: Schema = {
-  ...defaultSchema,
-  tagNames: (defaultSchema.tagNames ?? []).filter((t) => t !== "img" && t !== "picture" && t !== "source" && t !== "video" && t !== "audio"),
-  protocols: { ...defaultSchema.protocols, href: ["http", "https", "mailto"], src: [] },
-  // Ids are prefixed once, by toHast (idPrefix), so footnote links still find their targets.
-  clobberPrefix: "",
-};
+interface Renderers {
+  toHast: typeof MdastToHast.toHast;
+  sanitize: typeof HastSanitize.sanitize;
+  toHtml: typeof HastToHtml.toHtml;
+  schema: HastSanitize.Schema;
+}
+let renderers: Renderers | undefined;
+
+/**
+ * The unified libraries, evaluated on the first agent text to render: a transcript without any never
+ * loads them (their property tables cost a step about 10 ms to build). require(), not import: each is
+ * bundled into a file of its own (scripts/build/plugins.mjs) and read only then.
+ */
+function loadRenderers(): Renderers {
+  if (renderers) return renderers;
+  const { defaultSchema, sanitize } = require("hast-util-sanitize") as typeof HastSanitize;
+  const { toHtml } = require("hast-util-to-html") as typeof HastToHtml;
+  const { toHast } = require("mdast-util-to-hast") as typeof MdastToHast;
+  const schema: HastSanitize.Schema = {
+    ...defaultSchema,
+    tagNames: (defaultSchema.tagNames ?? []).filter((t) => t !== "img" && t !== "picture" && t !== "source" && t !== "video" && t !== "audio"),
+    protocols: { ...defaultSchema.protocols, href: ["http", "https", "mailto"], src: [] },
+    // Ids are prefixed once, by toHast (idPrefix), so footnote links still find their targets.
+    clobberPrefix: "",
+  };
+  return (renderers = { toHast, sanitize, toHtml, schema });
+}
 
 /** `idPrefix` keeps ids (footnotes) of several rendered texts on one page apart. */
 export function markdownToSafeHtml(text: string, idPrefix = "md-"): string {
+  const { toHast, sanitize, toHtml, schema } = loadRenderers();
   try {
     // Bounded first (src/markdown-bounds.ts): 8 KB of `>` must not overflow the stack.
     const tree = parseMarkdown(boundMarkdown(text));
     neutralise(tree);
     const hast = toHast(tree, { clobberPrefix: `user-content-${idPrefix}` }) as HastRoot;
-    const clean = sanitize(hast, SCHEMA) as HastRoot;
+    const clean = sanitize(hast, schema) as HastRoot;
     markLinks(clean);
     return toHtml(clean);
   } catch {

@@ -82,7 +82,7 @@ describe("what a step loads at start", () => {
     expect(main?.imports.filter((i) => i.kind === "import-statement" && isBuiltin(i.path)).map((i) => i.path)).toContain("node:module");
   });
 
-  it("undici, parse5 and diff2html sit in files of their own and give their stand-ins what they call", () => {
+  it("undici, parse5, diff2html and the unified HTML libraries sit in files of their own and give their stand-ins what they call", () => {
     const load = createRequire(path.join(DIST, "chunks", "x.js"));
     const undici = load("./undici.cjs") as { ProxyAgent: unknown; fetch: unknown };
     expect(typeof undici.ProxyAgent).toBe("function");
@@ -91,8 +91,13 @@ describe("what a step loads at start", () => {
     expect(parse5.parseFragment("<b>x</b>").childNodes[0]!.nodeName).toBe("b");
     const diff2html = load("./diff2html.cjs") as { html: (patch: string) => string };
     expect(diff2html.html("diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n")).toContain("d2h-file");
+    const { toHast } = load("./mdast-util-to-hast.cjs") as { toHast: (tree: unknown) => unknown };
+    const { sanitize } = load("./hast-util-sanitize.cjs") as { sanitize: (tree: unknown) => unknown };
+    const { toHtml } = load("./hast-util-to-html.cjs") as { toHtml: (tree: unknown) => string };
+    const tree = { type: "root", children: [{ type: "paragraph", children: [{ type: "strong", children: [{ type: "text", value: "x" }] }] }] };
+    expect(toHtml(sanitize(toHast(tree)))).toBe("<p><strong>x</strong></p>");
     // Each is loaded by a stand-in in the bundle, never bundled again.
-    for (const marker of ["UND_ERR_", "matchWordsThreshold"]) expect(chunks().filter((f) => f.endsWith(".js") && read(`chunks/${f}`).includes(marker)), marker).toEqual([]);
+    for (const marker of ["UND_ERR_", "matchWordsThreshold", "xLinkActuate"]) expect(chunks().filter((f) => f.endsWith(".js") && read(`chunks/${f}`).includes(marker)), marker).toEqual([]);
   });
 });
 
