@@ -85,8 +85,8 @@ export const packagesInOwnFiles = {
       args.kind === "require-call" ? { path: args.path, namespace: "own-file" } : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: "own-file" }, (args) => ({
-      // `require` here is the banner's, made for the output file this lands in: a chunk, next to
-      // the package's file in dist/chunks, or (reached from one entry only) an entry file above it.
+      // `require` here is a banner's (createRequire of an output file: a chunk in dist/chunks, next to
+      // the package's file, or an entry file in dist/ above it), so the file is looked for in both.
       contents:
         `let file;\n` +
         `try { file = require.resolve("./${args.path}.cjs"); } catch { file = require.resolve("./chunks/${args.path}.cjs"); }\n` +

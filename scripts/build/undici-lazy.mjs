@@ -1,7 +1,7 @@
 // What @actions/http-client and @actions/github import from undici, loaded from its own file on first
-// use. Both import it at start-up (a proxy agent, a fetch with a proxy dispatcher) that most steps
-// never call; as part of the start-up chunks, undici's 400 KB cost every step about 40 ms to load
-// even unevaluated. scripts/build.mjs bundles undici alone into dist/chunks/undici.cjs.
+// use. Both import it at start-up, for a proxy agent and for the fetch of GitHub API calls, which a
+// step makes late or not at all; in the start-up chunks, undici's 400 KB cost every step about 40 ms
+// to load even unevaluated. scripts/build.mjs bundles undici alone into dist/chunks/undici.cjs.
 import { createRequire } from "node:module";
 
 const here = import.meta.url;
