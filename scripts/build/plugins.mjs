@@ -1,10 +1,9 @@
 // esbuild plugins that keep a step's start-up cheap. Each one changes when code runs, never what it does.
 import { isBuiltin } from "node:module";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const undiciLazy = fileURLToPath(new URL("undici-lazy.mjs", import.meta.url));
-const httpClientLazy = fileURLToPath(new URL("http-client-lazy.mjs", import.meta.url));
-const execLazy = fileURLToPath(new URL("exec-lazy.mjs", import.meta.url));
 
 /**
  * `undici` imported by a dependency (@actions/http-client, @actions/github) resolves to a stand-in that
@@ -17,31 +16,48 @@ export const lazyUndici = {
   },
 };
 
-/** What @actions/core imports but needs only for a rarely used call, and the stand-in that loads it then. */
+/**
+ * What @actions/core imports but needs only for a rarely used call: the names it imports, which a
+ * stand-in re-exports, evaluating the module on first use (getIDToken; platform details).
+ */
 const LAZY_IN_CORE = {
-  "@actions/http-client": httpClientLazy,
-  "@actions/http-client/lib/auth": httpClientLazy,
-  "@actions/exec": execLazy,
+  "@actions/http-client": { HttpClient: "class" },
+  "@actions/http-client/lib/auth": { BearerCredentialHandler: "class" },
+  "@actions/exec": { getExecOutput: "function" },
 };
-const standIns = new Set(Object.values(LAZY_IN_CORE));
+
+/** A stand-in module: each name calls into `file` (an absolute path), required on first use. */
+function standIn(file, names) {
+  const load = `let m;\nconst load = () => (m ??= require(${JSON.stringify(file)}));\n`;
+  const exports = Object.entries(names).map(([name, kind]) =>
+    kind === "class"
+      ? // A constructor may return another object: callers get the module's own instance.
+        `export class ${name} { constructor(...args) { return new (load().${name})(...args); } }`
+      : `export function ${name}(...args) { return load().${name}(...args); }`,
+  );
+  return load + exports.join("\n") + "\n";
+}
 
 /**
- * `@actions/http-client` (getIDToken) and `@actions/exec` (platform details) imported by
- * @actions/core resolve to stand-ins (http-client-lazy.mjs, exec-lazy.mjs) that evaluate them on
- * first use: with them go `tunnel`, @actions/io, and Node's net, tls, http and https.
+ * `@actions/http-client` and `@actions/exec` imported by @actions/core resolve to stand-ins that
+ * evaluate them on first use: with them go `tunnel`, @actions/io, and Node's net, tls, http and https.
+ * The stand-in requires the module by its resolved path, so esbuild resolves it as it would any file
+ * (an ESM-only package, required: the same module, evaluated lazily).
  */
 export const lazyImportsOfCore = {
   name: "lazy-imports-of-core",
   setup(build) {
     build.onResolve({ filter: /^@actions\/(http-client(\/lib\/auth)?|exec)$/ }, async (args) => {
-      if (args.pluginData === "as-import") return undefined;
-      // A stand-in's require() of an ESM-only package: resolved as the import it stands for.
-      if (standIns.has(args.importer)) {
-        const real = await build.resolve(args.path, { kind: "import-statement", resolveDir: args.resolveDir, pluginData: "as-import" });
-        return { path: real.path, errors: real.errors };
-      }
-      return /[\\/]@actions[\\/]core[\\/]/.test(args.importer) ? { path: LAZY_IN_CORE[args.path] } : undefined;
+      if (!/[\\/]@actions[\\/]core[\\/]/.test(args.importer)) return undefined;
+      const real = await build.resolve(args.path, { kind: "import-statement", resolveDir: args.resolveDir });
+      if (real.errors.length) return { errors: real.errors };
+      return { path: `${args.path} (lazy)`, namespace: "lazy-in-core", pluginData: real.path };
     });
+    build.onLoad({ filter: /.*/, namespace: "lazy-in-core" }, (args) => ({
+      contents: standIn(args.pluginData, LAZY_IN_CORE[args.path.replace(/ \(lazy\)$/, "")]),
+      loader: "js",
+      resolveDir: path.dirname(args.pluginData),
+    }));
   },
 };
 
