@@ -26,9 +26,9 @@ const LAZY_IN_CORE = {
   "@actions/exec": { getExecOutput: "function" },
 };
 
-/** A stand-in module: each name calls into `file` (an absolute path), required on first use. */
+/** A stand-in module: each name calls into `file`, required on first use (by its name: the module's resolveDir is its folder). */
 function standIn(file, names) {
-  const load = `let m;\nconst load = () => (m ??= require(${JSON.stringify(file)}));\n`;
+  const load = `let m;\nconst load = () => (m ??= require(${JSON.stringify(`./${path.basename(file)}`)}));\n`;
   const exports = Object.entries(names).map(([name, kind]) =>
     kind === "class"
       ? // A constructor may return another object: callers get the module's own instance.
@@ -141,7 +141,8 @@ export const builtinsViaRequire = {
       const name = args.path.startsWith("node:") ? args.path : `node:${args.path}`;
       // One stand-in per importing file, so that it lands in that file's chunk: shared by all, each
       // builtin would get a chunk of its own, a file to resolve and read on every start.
-      return { path: `${args.importer} -> ${name}`, namespace: "node-builtin", pluginData: name };
+      // The path names the importer relative to the checkout: an absolute one would change the chunks' hashes with it.
+      return { path: `${path.relative(process.cwd(), args.importer)} -> ${name}`, namespace: "node-builtin", pluginData: name };
     });
     build.onLoad({ filter: /.*/, namespace: "node-builtin" }, (args) => ({
       contents: `module.exports = require(${JSON.stringify(args.pluginData)});`,
