@@ -1,5 +1,4 @@
 // esbuild plugins that keep a step's start-up cheap. Each one changes when code runs, never what it does.
-import { isBuiltin } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -97,7 +96,7 @@ const OWN_FILE_PACKAGES = {
 export const packagesInOwnFiles = {
   name: "packages-in-own-files",
   setup(build) {
-    build.onResolve({ filter: /^(parse5|diff2html|hast-util-sanitize|hast-util-to-html|mdast-util-to-hast)$/ }, (args) =>
+    build.onResolve({ filter: new RegExp(`^(${Object.keys(OWN_FILE_PACKAGES).join("|")})$`) }, (args) =>
       args.kind === "require-call" ? { path: args.path, namespace: "own-file" } : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: "own-file" }, (args) => ({
@@ -128,13 +127,12 @@ export const ownFileBundles = [
  * other builtin stays an ES import: going through require() would make esbuild copy every export of
  * the module onto an object in each importing file, which costs more than the getters it avoids.
  */
-const COSTLY_GETTERS = new Set(["http", "tls", "crypto"]);
+const COSTLY_GETTERS = ["http", "tls", "crypto"];
 
 export const builtinsViaRequire = {
   name: "builtins-via-require",
   setup(build) {
-    build.onResolve({ filter: /^(node:)?(http|tls|crypto)$/ }, (args) => {
-      if (!isBuiltin(args.path) || !COSTLY_GETTERS.has(args.path.replace(/^node:/, ""))) return undefined;
+    build.onResolve({ filter: new RegExp(`^(node:)?(${COSTLY_GETTERS.join("|")})$`) }, (args) => {
       // A dynamic import() stays Node's own: with code splitting, esbuild would give it a chunk whose
       // only export is `default`, and `const { Agent } = await import("http")` would find nothing.
       if (args.namespace === "node-builtin" || args.kind === "dynamic-import") return { path: args.path, external: true };
