@@ -9,8 +9,9 @@ export default defineConfig({
     maxWorkers: 2,
     // One check of the machine before any test: missing tools stop the run with one message.
     globalSetup: ["./test/preflight.ts"],
-    // The default output, then each test skipped on this machine with its reason.
-    reporters: ["default", "./test/preflight-skips.ts"],
+    // The default output, each test skipped on this machine with its reason, then the slowest files
+    // and tests (all timings in test-results/timing.json).
+    reporters: ["default", "./test/preflight-skips.ts", "./test/timing-report.ts"],
     // Imports its JSON schema without an import attribute, which Node 24 refuses;
     // inlining lets Vite load the JSON.
     server: { deps: { inline: ["@actions/workflow-parser"] } },
