@@ -8,7 +8,8 @@ export default defineConfig({
     // End-to-end tests spawn real CLIs and sandboxes; two cores here.
     maxWorkers: 2,
     // One check of the machine before any test: missing tools stop the run with one message.
-    globalSetup: ["./test/preflight.ts"],
+    // Then a snapshot of dist/ that the whole run uses: a rebuild during the run can't break it.
+    globalSetup: ["./test/preflight.ts", "./test/dist-snapshot.ts"],
     // The default output, each test skipped on this machine with its reason, then the slowest files
     // and tests (all timings in test-results/timing.json).
     reporters: ["default", "./test/preflight-skips.ts", "./test/timing-report.ts"],

@@ -12,7 +12,7 @@ import { Agent, RunConfig } from "../../src/config/schema.js";
 import type { Logger } from "../../src/logger.js";
 import type { RunResult } from "../../src/result.js";
 import type { TracedEvent } from "../../src/shared/events.js";
-import { REPO_ROOT, runStep, type StepResult } from "../support/harness.js";
+import { ACTION_ROOT, REPO_ROOT, runStep, type StepResult } from "../support/harness.js";
 import type { StubModel } from "../support/stub-model.js";
 
 const BIN_DIR = path.join(REPO_ROOT, "node_modules/.bin");
@@ -93,7 +93,7 @@ export interface CliRun {
  */
 export async function runAgentCli(opts: { workspace: string; inputs: Record<string, string>; stateDir: string; timeoutMs?: number }): Promise<CliRun> {
   const resultsDir = path.join(mkdtempSync(path.join(os.tmpdir(), "agent-cli-")), "results");
-  const args = [path.join(REPO_ROOT, "dist/cli.js"), "run", "--results-dir", resultsDir, "--state-dir", opts.stateDir];
+  const args = [path.join(ACTION_ROOT, "dist/cli.js"), "run", "--results-dir", resultsDir, "--state-dir", opts.stateDir];
   const inputs = { "agent-version": "preinstalled", sandbox: "none", ...opts.inputs };
   for (const [k, v] of Object.entries(inputs)) args.push(`--${k}`, v);
   const child = spawn(process.execPath, args, {

@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attackReport } from "../support/attack-report.js";
-import { REPO_ROOT, runActionSteps } from "../support/harness.js";
+import { ACTION_ROOT, runActionSteps } from "../support/harness.js";
 
 function makeRepo(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "sbx-ws-"));
@@ -41,7 +41,7 @@ async function adversary(network: string, extraInputs: Record<string, string> = 
   writeFileSync(path.join(runnerTemp, "planted-token"), "ghs_plantedRunnerTempToken0123456789");
   const hostHomeProbe = path.join(os.homedir(), `.agent-runner-probe-${process.pid}`);
   const hostTmpProbe = path.join(os.tmpdir(), `agent-runner-probe-${process.pid}`);
-  const actionDirProbe = path.join(REPO_ROOT, "dist", `probe-${process.pid}`);
+  const actionDirProbe = path.join(ACTION_ROOT, "dist", `probe-${process.pid}`);
   const marker = `sbx-sleeper-${process.pid}-${Date.now()}`;
   const script = path.join(mkdtempSync(path.join(os.tmpdir(), "sbx-agent-")), "agent.sh");
   writeFileSync(

@@ -18,7 +18,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { FIXTURE_REPO } from "../support/events.js";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { cloneRepo, createRepo, git, revParse } from "../support/git-fixtures.js";
-import { REPO_ROOT, type StepResult } from "../support/harness.js";
+import { ACTION_ROOT, type StepResult } from "../support/harness.js";
 import { scenario, type Scenario } from "./scenario.js";
 
 let s: Scenario | undefined;
@@ -184,7 +184,7 @@ describe("changes an earlier step made are left out of the patch", () => {
 });
 
 function cli(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist/cli.js"), ...args], {
+  const child = spawn(process.execPath, [path.join(ACTION_ROOT, "dist/cli.js"), ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: os.tmpdir(), LANG: "C.UTF-8" },
     stdio: ["ignore", "pipe", "pipe"],

@@ -11,8 +11,9 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { ACTION_ROOT } from "../support/harness.js";
 
-const SERVER = path.resolve(import.meta.dirname, "../../dist/safe-outputs-mcp.js");
+const SERVER = path.join(ACTION_ROOT, "dist/safe-outputs-mcp.js");
 
 let client: Client | undefined;
 afterEach(async () => {

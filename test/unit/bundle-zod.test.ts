@@ -9,9 +9,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../support/harness.js";
+import { ACTION_ROOT } from "../support/harness.js";
 
-const DIST = path.join(REPO_ROOT, "dist");
+const DIST = path.join(ACTION_ROOT, "dist");
 
 function bundleFiles(): string[] {
   const top = readdirSync(DIST).filter((f) => f.endsWith(".js"));

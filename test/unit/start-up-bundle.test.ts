@@ -15,9 +15,9 @@ import path from "node:path";
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
 import { byCodeUnits, groupDigits } from "../../src/shared/plain-format.js";
-import { REPO_ROOT } from "../support/harness.js";
+import { ACTION_ROOT } from "../support/harness.js";
 
-const DIST = path.join(REPO_ROOT, "dist");
+const DIST = path.join(ACTION_ROOT, "dist");
 /** Builtins whose lazy getters cost a start (scripts/build/plugins.mjs loads them with require()). */
 const COSTLY_GETTERS = /^(node:)?(http|tls|crypto)$/;
 const read = (file: string) => readFileSync(path.join(DIST, file), "utf8");
