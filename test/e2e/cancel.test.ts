@@ -17,8 +17,8 @@ describe("job cancellation", () => {
       inputs: { agent: "command", "agent-command": agent, prompt: "hang", sandbox: "none" },
       interrupt: { when: "started" },
     });
-    // Well before the runner's follow-up SIGTERM (7.5 s).
-    expect(step.durationMs).toBeLessThan(7_500);
+    // The step ended by itself on the one SIGINT (the harness sends no follow-up SIGTERM, as the runner
+    // would 7.5 s later): an exit code, not a signal. Events, not a wall-clock limit a loaded machine misses.
     expect(step.exitCode).toBe(1);
     expect(step.outputs.conclusion).toBe("cancelled");
     expect(JSON.parse(step.outputs["changed-files"]!)).toEqual(["partial.txt"]);

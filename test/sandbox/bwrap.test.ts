@@ -389,8 +389,10 @@ describe("bwrap sandbox (real bubblewrap)", () => {
     });
   });
 
-  it("start-up overhead of `true` (reported, loosely bounded)", async () => {
-    const N = 15;
+  // Runs in every network mode, times reported only: speed is measured by `npm run bench`, never asserted
+  // by a timer that a loaded machine misses.
+  it("start-up overhead of `true` in each network mode (reported)", async () => {
+    const N = 5;
     const time = async (mk: () => Promise<SpawnSpec>) => {
       const spec = await mk();
       await run(spec); // warm-up
@@ -418,8 +420,6 @@ describe("bwrap sandbox (real bubblewrap)", () => {
       console.log(
         `[sandbox overhead] true: bare ${bare.toFixed(1)} ms, bwrap network none ${none.toFixed(1)} ms, bwrap model-only (socat bridges) ${bridged.toFixed(1)} ms; prepare() ${prepareMs} ms`,
       );
-      expect(none).toBeLessThan(1000);
-      expect(bridged).toBeLessThan(2000);
     } finally {
       for (const s of prepared) await s.cleanup();
     }

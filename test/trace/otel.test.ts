@@ -246,10 +246,14 @@ describe("a collector that never answers", () => {
       // From the moment the export reached the collector to the step's exit.
       const delay = exited - dead.requests[0]!.at;
       console.info(`[otel] dead collector: step exited ${delay} ms after the export request (budget ${OTEL_EXPORT_TIMEOUT_MS} ms)`);
-      expect(delay).toBeLessThanOrEqual(OTEL_EXPORT_TIMEOUT_MS + 1500);
+      // The collector never answers: without the export's own timeout the step would never exit. That it
+      // exited, and that the exporter's own clock gave up at its timeout, is the check; how late a loaded
+      // machine's timers fire is not (bounds are generous, a missing timeout would blow past them).
+      expect(delay).toBeLessThanOrEqual(OTEL_EXPORT_TIMEOUT_MS + 20_000);
       const m = /OpenTelemetry: exporting the trace to http:\/\/127\.0\.0\.1:\d+\/v1\/traces failed after (\d+) ms/.exec(main.log);
       expect(m, main.log).not.toBeNull();
-      expect(Number(m![1])).toBeLessThanOrEqual(OTEL_EXPORT_TIMEOUT_MS + 250);
+      expect(Number(m![1])).toBeGreaterThanOrEqual(OTEL_EXPORT_TIMEOUT_MS - 50);
+      expect(Number(m![1])).toBeLessThanOrEqual(2 * OTEL_EXPORT_TIMEOUT_MS);
       expect(main.log).toContain("the run is not affected");
     } finally {
       await dead.close();
