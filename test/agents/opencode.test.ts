@@ -251,7 +251,7 @@ describe("opencode materialisation and command line", () => {
 const KEY = "sk-test-opencode-key-0123456789abcdef";
 const MODEL = "stub-model";
 /** OpenCode takes 4–5 s to start on an idle box, much more under load (other suites running). */
-const SLOW = 120_000;
+const SLOW = 300_000;
 const OPENCODE: BackendUnderTest = {
   cli: "opencode",
   inputs: (stub) => ({ agent: "opencode", model: MODEL, "base-url": `${stub.url}/v1`, secrets: `OPENAI_API_KEY=${KEY}` }),

@@ -131,7 +131,7 @@ describe("comment-attachments through the action", () => {
     expect(html).toContain("img-src data:");
     const result = JSON.parse(readFileSync(path.join(results, "result.json"), "utf8"));
     expect(result.metadata.attachments).toHaveLength(3);
-  }, 180_000);
+  }, 300_000);
 
   it("comment-attachments: false fetches nothing", async () => {
     const url = att.addImage(png(4, 4, 11));
@@ -148,7 +148,7 @@ describe("comment-attachments through the action", () => {
     expect(main.outputs.conclusion, main.log).toBe("success");
     expect(reports(main.log, "file")).toEqual([]);
     expect(gh.requests.filter((r) => r.path.startsWith("/user-attachments/"))).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });
 
 describe("the attachments input through the action", () => {
@@ -178,7 +178,7 @@ describe("the attachments input through the action", () => {
     expect(reports(main.log, "done")).toEqual([]);
     expect(main.log).not.toContain("hostsecret");
     expect(main.log).not.toContain("Z2hzX2NoZWNrb3V0");
-  }, 120_000);
+  }, 300_000);
 
   it("a glob takes what it may: no symlink, nothing under .git; the run goes on", async () => {
     const ws = workspaceWithTraps();
@@ -198,5 +198,5 @@ describe("the attachments input through the action", () => {
       expect(text).not.toContain("Z2hzX2NoZWNrb3V0");
     }
     expect(existsSync(path.join(results, "outputs/list.txt"))).toBe(true);
-  }, 120_000);
+  }, 300_000);
 });

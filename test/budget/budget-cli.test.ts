@@ -23,7 +23,7 @@ import { shellStep, writeFileStep } from "../support/stub-model-tools.js";
 import { startStubModel, type StubModel, type StubStep } from "../support/stub-model.js";
 import { makeWorkspace, runAgentAction, type AgentRun } from "../agents/helpers.js";
 
-const SLOW = 120_000;
+const SLOW = 300_000;
 
 interface Cli {
   cli: CliName;

@@ -78,7 +78,7 @@ beforeAll(async () => {
   gh.addWorkflowRun({ id: 5001, path: ".github/workflows/agent.yml" });
   gh.addWorkflowRun({ id: 5002, path: ".github/workflows/agent.yml", conclusion: "failure" });
   gh.addWorkflowRun({ id: 5003, path: ".github/workflows/nightly.yml" });
-}, 180_000);
+}, 300_000);
 
 afterAll(async () => {
   await stub?.close();

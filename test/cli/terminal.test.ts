@@ -78,7 +78,7 @@ beforeAll(async () => {
   await workflowRun(FORK_RUN, "echo fork > fork.txt", { headRepositoryId: 424242 });
   gh.addWorkflowRun({ id: HOSTILE_RUN, path: ".github/workflows/agent.yml", conclusion: "failure" });
   gh.addWorkflowRun({ id: FORK_RUN, path: ".github/workflows/agent.yml" });
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await gh?.close();

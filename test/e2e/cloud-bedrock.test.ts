@@ -61,7 +61,7 @@ async function onBedrock(ws: string, script: StubScript, extra: Record<string, s
 }
 
 // Real CLIs under bwrap on a shared machine: a minute is not always enough.
-describe("Claude Code on Bedrock, signed by the gateway (bwrap)", { timeout: 180_000 }, () => {
+describe("Claude Code on Bedrock, signed by the gateway (bwrap)", { timeout: 300_000 }, () => {
   it("writes a file through the stub runtime; every request is correctly signed; usage is counted; no AWS value reaches the agent or leaves the host", async () => {
     const ws = makeWorkspace({ "README.md": "hi\n" });
     const probe = path.join(ws, "probe.txt");

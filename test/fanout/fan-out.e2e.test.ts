@@ -168,5 +168,5 @@ describe("fan-out.yml on the runner harness", () => {
     expect(after[0]!.body).not.toBe(before); // the run link now names attempt 2
     expect(tableRows(after[0]!.body)).toHaveLength(3);
     expect(gh.unhandled).toEqual([]);
-  }, 240_000);
+  }, 300_000);
 });

@@ -184,7 +184,7 @@ describe(`a real repository (git/git, depth-1 checkout)`, () => {
     const pushed = (await git(real.origin, ["rev-parse", `refs/heads/${BRANCH}^{tree}`])).trim();
     expect(pushed).toBe(await worktreeTree(fresh));
     expect((await git(real.origin, ["rev-parse", `refs/heads/${BRANCH}^`])).trim()).toBe(real.head);
-  }, 240_000);
+  }, 300_000);
 
   it("Git LFS: a pointer the agent rewrites is refused, naming the file and Git LFS; nothing is pushed and the patch is kept", async () => {
     const ws = await checkout();
@@ -196,7 +196,7 @@ describe(`a real repository (git/git, depth-1 checkout)`, () => {
     expect(await git(real.origin, ["for-each-ref"])).toBe(before);
     expect(JSON.parse(r.outputs["changed-files"]!)).toEqual(["assets/logo.psd", "git.c"]);
     expect(await readFile(r.outputs["patch-path"]!, "utf8")).toContain(`+oid sha256:${"f".repeat(64)}`);
-  }, 240_000);
+  }, 300_000);
 
   it("Git LFS: deleting a pointer, moving one unchanged and a new file that is not LFS-tracked are delivered", async () => {
     const ws = await checkout();
@@ -206,7 +206,7 @@ describe(`a real repository (git/git, depth-1 checkout)`, () => {
     const files = await git(real.origin, ["ls-tree", "-r", "--name-only", `refs/heads/${BRANCH}`, "--", "assets", "art"]);
     expect(files.split("\n").filter(Boolean)).toEqual(["art/moved.psd", "assets/NOTES.md", "assets/logo.psd"]);
     expect(await git(real.origin, ["show", `refs/heads/${BRANCH}:art/moved.psd`])).toBe(LFS_POINTER(3));
-  }, 240_000);
+  }, 300_000);
 
   it("sparse checkout (cone): the files left out are kept; a new file outside the cone and a file written over one left out are delivered", async () => {
     const ws = await checkout(["Documentation", "compat"]);
@@ -231,5 +231,5 @@ describe(`a real repository (git/git, depth-1 checkout)`, () => {
     // The patch applies to a full depth-1 clone as well.
     const fresh = await applyToFreshClone(r.outputs["patch-path"]!);
     expect(await readFile(path.join(fresh, "t/t9999-agent.sh"), "utf8")).toBe("#!/bin/sh\necho new test\n");
-  }, 240_000);
+  }, 300_000);
 });

@@ -118,7 +118,7 @@ describe("commit-method: api (verified commits)", () => {
     expect(s.gh.requestsTo("PATCH /repos/*/*/git/refs/**")).toHaveLength(1);
     expect((s.gh.requestsTo("PATCH /repos/*/*/git/refs/**")[0]!.body as { force?: boolean }).force).toBe(false);
     expect(s.gh.pulls()).toHaveLength(1);
-  }, 180_000);
+  }, 300_000);
 
   it("a change too large for the API fails clearly unless allow-unsigned-commits, which pushes it with git", async () => {
     const many = `mkdir -p gen && for i in $(seq 1 3001); do echo $i > gen/f$i.txt; done\necho 'Generated.'`;
@@ -134,7 +134,7 @@ describe("commit-method: api (verified commits)", () => {
     expect(allowed.exitCode, allowed.log).toBe(0);
     expect(allowed.outputs["commit-verified"]).toBeUndefined();
     expect(await revParse(s.repo.origin, `refs/heads/${allowed.outputs.branch!}`)).toBe(allowed.outputs["commit-sha"]);
-  }, 240_000);
+  }, 300_000);
 
   it("commit-method: git pushes with git as before: no Git Data API calls, no commit-verified", async () => {
     s = await scenario({ fixture: "issue_comment.pr", agent: "echo 'test' > greeting.test.js\necho 'Added a test.'" });

@@ -147,7 +147,7 @@ describe("a cross-repository fan-out item's own config file (through dist/)", ()
     const ignored = /\): (.*?)\. A config file/.exec(notices[0] ?? "")?.[1] ?? "";
     expect.soft(ignored.split(", ").sort()).toEqual(["'base-url'", "'forward-env'", "'otel-endpoint'", "'sandbox'"]);
     expect(gh.writes()).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 
   it("the same file in a checkout of another repository that the step does not name (a fork's, made with actions/checkout): ignored too", async () => {
     const ws = await cloneRepo(item.origin);
@@ -177,7 +177,7 @@ describe("a cross-repository fan-out item's own config file (through dist/)", ()
     const notices = step.rawStdout.split("\n").filter((l) => l.startsWith("::notice"));
     expect.soft(notices, step.log).toHaveLength(1);
     expect.soft(notices[0]).toContain(`a checkout of stranger/fork, not of this workflow's repository ${WORKFLOW_REPO}`);
-  }, 120_000);
+  }, 300_000);
 
   it("a pull request item there: the settings come from that repository's base commit, which is still not this workflow's", async () => {
     const main = (await item.git(["rev-parse", "main"])).trim();
@@ -198,5 +198,5 @@ describe("a cross-repository fan-out item's own config file (through dist/)", ()
     const notices = step.rawStdout.split("\n").filter((l) => l.startsWith("::notice"));
     expect.soft(notices, step.log).toHaveLength(1);
     expect.soft(notices[0]).toContain(`the checkout of ${ITEM_REPO}, not of this workflow's repository ${WORKFLOW_REPO}`);
-  }, 120_000);
+  }, 300_000);
 });

@@ -171,7 +171,7 @@ describe("continuing a session in the next step, the next job and the next night
       expect(history).toContain(`FOURTH-${b.cli}`);
       expect(four.outputs["session-id"]).toBe(forked);
       console.info(`[${b.cli}] steps: ${[one, two, three, four].map((x) => x.durationMs).join(" ms, ")} ms`);
-    }, 240_000);
+    }, 300_000);
   });
 });
 

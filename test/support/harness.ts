@@ -154,7 +154,7 @@ export async function runStep(entry: "main" | "post", opts: StepOptions): Promis
     }
   });
   child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  const timeout = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 120_000);
+  const timeout = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 300_000);
   const exitCode = await new Promise<number | null>((resolve) => child.on("close", resolve));
   clearTimeout(timeout);
 

@@ -306,7 +306,7 @@ export function runCli(
       } catch {
         child.kill("SIGKILL");
       }
-    }, opts.timeoutMs ?? 60_000);
+    }, opts.timeoutMs ?? 240_000);
     child.on("error", (e) => {
       clearTimeout(timer);
       reject(e);

@@ -44,5 +44,5 @@ describe("an agent that prints 8 KB of `>` and writes a file with a backslash in
     expect(changes).toContain("dir\\name.txt");
     expect(changes).not.toContain("dir\\\\name.txt");
     expect(changes).not.toContain('"b/dir');
-  }, 180_000);
+  }, 300_000);
 });
