@@ -1,7 +1,7 @@
 /**
  * The front page stays short and the docs hold together: README.md is at most
  * 2,500 words (counted as `wc -w` counts them), every relative link in
- * README.md and docs/*.md names a file of this checkout, and every #anchor
+ * README.md, docs/*.md and SECURITY.md names a file of this checkout, and every #anchor
  * names a heading of its page by the slug GitHub gives it. External links are
  * not fetched: this runs without a network.
  */
@@ -108,6 +108,8 @@ function brokenLink(from: string, url: string): string | undefined {
 }
 
 const files = docFiles();
+/** SECURITY.md stays at the top and links into docs/: its links are checked too. */
+const checked = [...files, path.join(REPO_ROOT, "SECURITY.md")];
 
 describe("README length", () => {
   it(`README.md is at most ${MAX_README_WORDS} words`, () => {
@@ -123,13 +125,13 @@ describe("README length", () => {
 });
 
 describe("links in README.md and docs/", () => {
-  it.each(files.map((f) => [path.relative(REPO_ROOT, f), f]))("%s: every relative link and #anchor resolves", (_name, file) => {
+  it.each(checked.map((f) => [path.relative(REPO_ROOT, f), f]))("%s: every relative link and #anchor resolves", (_name, file) => {
     const { links } = readPage(readFileSync(file, "utf8"));
     expect(links.map((l) => brokenLink(file, l)).filter(Boolean)).toEqual([]);
   });
 
   it("finds the links: the checker reads a real number of them", () => {
-    const all = files.flatMap((f) => readPage(readFileSync(f, "utf8")).links.filter((l) => !EXTERNAL.test(l)));
+    const all = checked.flatMap((f) => readPage(readFileSync(f, "utf8")).links.filter((l) => !EXTERNAL.test(l)));
     expect(all.length).toBeGreaterThan(40);
     expect(all.filter((l) => l.includes("#")).length).toBeGreaterThan(10);
   });
