@@ -72,7 +72,7 @@ export async function chooseSandbox(
       "Input 'sandbox': 'auto' found no sandbox that works on this runner, and it does not run the agent unsandboxed. Tried:",
       `  - ${bwrap.tried}`,
       `  - ${docker.tried}`,
-      `Make bwrap or docker work (see the troubleshooting table in the README). ${OPT_OUT}`,
+      `Make bwrap or docker work (see docs/troubleshooting.md). ${OPT_OUT}`,
     ].join("\n"),
   );
 }

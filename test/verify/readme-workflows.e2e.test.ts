@@ -1,24 +1,22 @@
 /**
- * The README's "Verify and fix" and "Attempts" workflows, as written: the
- * agent-runner step's `with:` taken from the README block itself, on the
+ * The "Verify and fix" and "Attempts" workflows of docs/verify.md, as written: the
+ * agent-runner step's `with:` taken from the docs' block itself, on the
  * issue_comment event it declares, after `actions/checkout` with no `ref`
  * (the default branch), through dist/main.js with the fake GitHub, real
  * claude against the stub model. The only additions are what points the run
  * at the stubs: `base-url`, `model`, the secret's value and bwrap's PATH (and the
  * scenario's command agent switched off).
  */
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { AGENT_PATH } from "../agents/helpers.js";
 import { readBranchFile } from "../support/git-fixtures.js";
 import { scenario, type Scenario } from "../github/scenario.js";
-import { REPO_ROOT } from "../support/harness.js";
+import { readDoc, sectionOf, yamlBlocks } from "../support/docs.js";
 import { shellStep } from "../support/stub-model-tools.js";
 import { startStubModel, type StubModel } from "../support/stub-model.js";
 
-const readme = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+const page = readDoc("docs/verify.md");
 const KEY = "sk-ant-test-key-readme-verify-0123456789";
 
 interface Workflow {
@@ -26,17 +24,15 @@ interface Workflow {
   jobs: Record<string, { steps: { uses?: string; with?: Record<string, unknown> }[] }>;
 }
 
-/** The README section's first YAML block, and its agent-runner step's inputs with the secret filled in. */
+/** The docs section's first YAML block, and its agent-runner step's inputs with the secret filled in. */
 function readmeWorkflow(heading: string): { workflow: Workflow; inputs: Record<string, string> } {
-  const start = readme.indexOf(`## ${heading}`);
-  const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
-  const block = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!block) throw new Error(`README: no workflow under ## ${heading}`);
+  const block = yamlBlocks(sectionOf(page, `## ${heading}`))[0];
+  if (!block) throw new Error(`docs/verify.md: no workflow under ## ${heading}`);
   const workflow = YAML.parse(block) as Workflow;
   const step = Object.values(workflow.jobs)
     .flatMap((j) => j.steps)
     .find((s) => s.uses?.startsWith("agent-runner/agent-runner@"));
-  if (!step?.with) throw new Error(`README ## ${heading}: no agent-runner step`);
+  if (!step?.with) throw new Error(`docs/verify.md ## ${heading}: no agent-runner step`);
   const inputs = Object.fromEntries(
     Object.entries(step.with).map(([k, v]) => [k, String(v).replace("${{ secrets.ANTHROPIC_API_KEY }}", KEY)]),
   );
@@ -70,7 +66,7 @@ afterEach(async () => {
 
 const stubInputs = () => ({ "agent-command": "", model: "claude-sonnet-4-5", "base-url": stub.url, "agent-version": "preinstalled", sandbox: "bwrap" });
 
-describe("README workflows, as written", () => {
+describe("docs/verify.md workflows, as written", () => {
   it("Verify and fix: `npm test` fails, the fix round passes, the change is delivered as a pull request; verified=passed", async () => {
     const { workflow, inputs } = readmeWorkflow("Verify and fix");
     expect(Object.keys(workflow.on)).toEqual(["issue_comment"]);
