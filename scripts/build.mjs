@@ -1,5 +1,5 @@
-// One build command: bundles dist/ and regenerates action.yml and the README's
-// inputs/outputs reference from src/constants.ts (the one place names live).
+// One build command: bundles dist/ and regenerates action.yml, the README's inputs/outputs reference and
+// the reusable workflows' inputs from src/constants.ts (the one place names live).
 import { build } from "esbuild";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import YAML from "yaml";
@@ -17,9 +17,18 @@ const bundled = await build({
   platform: "node",
   logLevel: "warning",
 });
-const { INPUTS, OUTPUTS } = await import(
+const { INPUTS, OUTPUTS, COORDINATES } = await import(
   "data:text/javascript;base64," + Buffer.from(bundled.outputFiles[0].text).toString("base64")
 );
+
+// --- coordinates: package.json publishes the CLI under the name and major version src/constants.ts gives
+const pkg = JSON.parse(await readFile(new URL("package.json", root), "utf8"));
+const pkgProblems = [
+  pkg.name !== COORDINATES.npmPackage && `name is '${pkg.name}', not '${COORDINATES.npmPackage}'`,
+  pkg.bin?.[COORDINATES.bin] !== "dist/cli.js" && `bin '${COORDINATES.bin}' is not dist/cli.js`,
+  `v${String(pkg.version).split(".")[0]}` !== COORDINATES.majorTag && `version ${pkg.version} is not of ${COORDINATES.majorTag}`,
+].filter(Boolean);
+if (pkgProblems.length) throw new Error(`package.json disagrees with COORDINATES in src/constants.ts: ${pkgProblems.join("; ")}.`);
 
 const action = {
   name: "Agent Runner",
@@ -66,6 +75,25 @@ const end = "<!-- reference:end -->";
 if (readme.includes(begin) && readme.includes(end)) {
   const next = readme.slice(0, readme.indexOf(begin) + begin.length) + "\n" + reference + "\n" + readme.slice(readme.indexOf(end));
   if (next !== readme) await writeFile(readmeUrl, next);
+}
+
+// --- reusable workflows: their inputs and each action step's `with:` (scripts/build/workflows.ts)
+const workflowsModule = await build({
+  entryPoints: ["scripts/build/workflows.ts"],
+  bundle: true,
+  write: false,
+  format: "esm",
+  platform: "node",
+  logLevel: "warning",
+});
+const { generateWorkflow, WORKFLOWS } = await import(
+  "data:text/javascript;base64," + Buffer.from(workflowsModule.outputFiles[0].text).toString("base64")
+);
+for (const file of Object.keys(WORKFLOWS)) {
+  const url = new URL(`.github/workflows/${file}`, root);
+  const text = await readFile(url, "utf8");
+  const next = generateWorkflow(file, text);
+  if (next !== text) await writeFile(url, next);
 }
 
 // --- bundle

@@ -3,6 +3,26 @@
  * its description and contract default. action.yml and the README reference
  * are generated from this table (`npm run build`), and a test checks both.
  */
+/**
+ * Where users get Agent Runner, in one place: the action's repository and major tag, and the CLI's npm
+ * package. The build writes them into the generated workflows and checks package.json against them; the
+ * docs' `uses:` lines and install command name the same (docs/releasing.md).
+ */
+export const COORDINATES = {
+  actionRepository: "agent-runner/agent-runner",
+  /** Moved to each release of that major version by .github/workflows/release.yml. */
+  majorTag: "v1",
+  npmPackage: "@agent-runner/cli",
+  bin: "agent-runner",
+} as const;
+
+/** `uses:` of the action, and of a reusable workflow it ships (`agent.yml`, `fan-out.yml`). */
+export const ACTION_USES = `${COORDINATES.actionRepository}@${COORDINATES.majorTag}`;
+export const workflowUses = (file: string): string => `${COORDINATES.actionRepository}/.github/workflows/${file}@${COORDINATES.majorTag}`;
+/** How a person gets the CLI: once per machine, or each time through npx. */
+export const INSTALL_COMMAND = `npm install --global ${COORDINATES.npmPackage}`;
+export const NPX_COMMAND = `npx ${COORDINATES.npmPackage}`;
+
 export interface InputSpec {
   description: string;
   default?: string;
