@@ -492,6 +492,8 @@ async function runCheck(settings: Settings, deps: LaunchDeps, parts: CheckParts,
     deps.log.info(`Runs on ${prepared.described}.`);
     left = Math.max(deadline - Date.now(), 1);
     try {
+      // A cancel that came while the copy was made: a process started now would never hear it.
+      if (deps.signal?.aborted) return await uncheckedRun(n, "the run was cancelled before the check started", deps.resultsDir, started);
       return await runVerifyCommand(prepared.spec, {
         n,
         timeoutMs: Math.min(ownLimit, left),
