@@ -136,4 +136,20 @@ describe("verify-command on a clean copy: what the patch does not show does not 
     expect(r.result.diff.changedFiles).toEqual([]);
     expect(readFileSync(path.join(ws, "add.js"), "utf8")).toBe("module.exports = (a, b) => a + b;\n");
   }, 300_000);
+
+  it("attempts: 2: each attempt's check runs on its own clean copy; both shims and both HOMEs count for nothing, verified=failed", async () => {
+    const ws = nodeProject();
+    const shim = `printf '#!/bin/sh\\necho all tests passed\\nexit 0\\n' > node_modules/.bin/check-add`;
+    const r = await run(ws, agentCommand(`${WRONG}\n${shim}\nprintf 'script-shell=/bin/true\\n' > "$HOME/.npmrc"`), { attempts: "2", "max-fix-rounds": "0" });
+    expect(r.outputs.verified, r.log).toBe("failed");
+    expect(r.result.attempts!.map((a) => [a.attempt, a.verified])).toEqual([
+      [1, "failed"],
+      [2, "failed"],
+    ]);
+    for (const n of [1, 2]) {
+      const log = readFileSync(path.join(r.resultsDir, `attempt-${n}`, "verify/verify-1.log"), "utf8");
+      expect(log).toContain(DEP_MARKER);
+      expect(log).toContain(MARKER);
+    }
+  }, 300_000);
 });
