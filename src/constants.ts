@@ -94,7 +94,7 @@ export const INPUTS = {
   },
   "verify-command": {
     description:
-      "The project's own check, run after the agent (shell words, e.g. `npm test`): in the agent's sandbox, with its workspace, network policy and environment, never the model key. A non-zero exit starts a fix round (`max-fix-rounds`). Its output is kept in the trace and the artifact (`verify/verify-<n>.log`); output `verified` says how it ended.",
+      "The project's own check, run after the agent (shell words, e.g. `npm test`): on a clean copy of what would be delivered (the base commit with the patch, the ignored files such as node_modules as they were before the agent started, a fresh HOME), in a sandbox with the agent's network policy and environment, never the model key. A non-zero exit starts a fix round (`max-fix-rounds`). Its output is kept in the trace and the artifact (`verify/verify-<n>.log`); output `verified` says how it ended.",
   },
   "max-fix-rounds": {
     description:

@@ -18,6 +18,7 @@ import { ConfigurationError, errorMessage } from "./errors.js";
 import { oneLine } from "./text.js";
 import { HostRepo } from "./git/host-repo.js";
 import type { TouchedWorkspaces } from "./git/touched.js";
+import { snapshotIgnored, type IgnoredSnapshot } from "./git/clean-copy.js";
 import { collectChanges, takeBaseline, type Baseline, type Collected } from "./git/snapshot.js";
 import type { Logger } from "./logger.js";
 import type { Conclusion, RunResult } from "./result.js";
@@ -27,7 +28,7 @@ import { runProcessTree, type ProcessOutcome } from "./sandbox/process.js";
 import { chooseSandbox } from "./sandbox/registry.js";
 import { baseUrlFor, startModelGateway, type ModelGateway } from "./sandbox/gateway.js";
 import { isCloud } from "./shared/agents.js";
-import { isCloudCredentialName } from "./shared/cloud.js";
+import { GHA_CREDS_FILE, isCloudCredentialName } from "./shared/cloud.js";
 import type { DotGitWalk, PreparedSandbox, SandboxBackend, SandboxHost, SandboxLayout, SpawnSpec } from "./sandbox/types.js";
 import { walkWorkspaceForGit } from "./sandbox/hostfs.js";
 import type { TracedEvent } from "./shared/events.js";
@@ -36,7 +37,8 @@ import { splitPatch } from "./shared/patch-pieces.js";
 import { redactPatchInPlace, type Redactor } from "./shared/redact.js";
 import { SummaryBuilder, type EventSummary } from "./trace/summary.js";
 import { TraceWriter } from "./trace/writer.js";
-import { agentVerifyFixRounds, describeVerifyRun, displayCommand, runVerifyCommand, type RoundsOutcome, type RoundSteps, type VerifyStepResult } from "./runner/verify.js";
+import { agentVerifyFixRounds, describeVerifyRun, displayCommand, runVerifyCommand, uncheckedRun, type RoundsOutcome, type RoundSteps, type VerifyStepResult } from "./runner/verify.js";
+import { prepareCleanCheck, type CheckSource } from "./runner/clean-check.js";
 
 export interface RunnerDeps {
   log: Logger;
@@ -91,15 +93,16 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   // --- prepare: nothing below may start the agent until every check passed.
   const choice = chooseProvider(backend, settings.agent);
   await checkOptions(settings, backend, deps.log);
-  const { repo, baseline, walk } = await measureStart(settings, deps);
+  const { repo, baseline, walk, ignored } = await measureStart(settings, deps);
   const stage = { ...(await layOut(settings, backend, deps)), walk };
   const sandboxBackend = await chooseSandbox(settings.sandbox.choice, deps.log, deps.sandboxHost, { dockerImage: settings.sandbox.dockerImage });
+  const checks: CheckSource = { repo, baseline, ignored, sandboxBackend };
   // The model key stays on the host: the agent talks to a loopback gateway that injects it.
   const gateway = deps.gateway ?? (choice ? await startGatewayFor(choice, backend, settings, deps) : undefined);
   const ownGateway = gateway && gateway !== deps.gateway ? gateway : undefined;
   const launch = await prepareLaunch(settings, deps, backend, stage, sandboxBackend, gateway && choice ? { gateway, choice } : undefined, ownGateway);
   // --- run: from here on, failures become the result instead of exceptions.
-  const ran = await runTraced(settings, deps, backend, launch, gateway, ownGateway, stage);
+  const ran = await runTraced(settings, deps, backend, launch, gateway, ownGateway, stage, checks);
   // --- collect
   const collected = await collect(repo, baseline, deps);
   const result = buildResult({ settings, deps, backend, startedAt, baseline, stage, launch, ran, collected, gateway });
@@ -207,18 +210,34 @@ async function checkOptions(settings: Settings, backend: AgentBackend, log: Logg
   await checkBudget(settings, backend);
 }
 
-/** Before the agent starts: from here on, host git reads the workspace only through this private repository. */
-async function measureStart(settings: Settings, deps: RunnerDeps): Promise<{ repo: HostRepo; baseline: Baseline; walk: DotGitWalk }> {
+/**
+ * Before the agent starts: from here on, host git reads the workspace only through this private repository.
+ * With `verify-command`, the ignored files (dependencies) are copied too: the checks run on them, not on the agent's.
+ */
+async function measureStart(settings: Settings, deps: RunnerDeps): Promise<{ repo: HostRepo; baseline: Baseline; walk: DotGitWalk; ignored: IgnoredSnapshot | undefined }> {
   await mkdir(deps.scratchDir, { recursive: true });
   await mkdir(deps.resultsDir, { recursive: true });
   const prior = await deps.touched.lookup(settings.workspace);
   if (prior) deps.log.info("An agent of this job already ran in this repository: host git treats it as the agent left it (no settings, no index taken over).");
   const repo = await HostRepo.create({ cwd: settings.workspace, dir: deps.hostGitDir, env: deps.gitEnv, ...(prior ? { prior } : {}) });
   // The sandbox's search for nested checkouts, made while git hashes the workspace (both only read it).
-  const [baseline, walk] = await Promise.all([takeBaseline(repo, deps.scratchDir), walkWorkspaceForGit(settings.workspace)]);
+  const [baseline, walk, ignored] = await Promise.all([
+    takeBaseline(repo, deps.scratchDir),
+    walkWorkspaceForGit(settings.workspace),
+    settings.verify ? keepIgnoredFiles(repo, deps) : undefined,
+  ]);
   // Recorded before the agent can touch it: a later step of this job must not trust this repository.
   await deps.touched.mark(repo.workspace);
-  return { repo, baseline, walk };
+  return { repo, baseline, walk, ignored };
+}
+
+/** The ignored files as they are now, for verify-command's clean copies; credentials files are never copied. */
+async function keepIgnoredFiles(repo: HostRepo, deps: RunnerDeps): Promise<IgnoredSnapshot | undefined> {
+  const named = new Set((deps.sandboxHost.credentialFiles ?? []).map((f) => path.resolve(f)));
+  const skip = (rel: string) => GHA_CREDS_FILE.test(path.basename(rel)) || named.has(path.resolve(repo.workspace.workTree, rel));
+  const kept = await snapshotIgnored(repo, path.join(deps.scratchDir, "verify-ignored"), skip);
+  deps.log.info(`verify-command: kept ${kept.entries} ignored path(s) as they are before the agent starts, for the checks (${(kept.durationMs / 1000).toFixed(1)} s).`);
+  return kept.entries ? kept : undefined;
 }
 
 /** The agent's folders, its installed CLI and its attachments, before any sandbox exists. */
@@ -265,8 +284,6 @@ interface Launch {
   spawnSpec: SpawnSpec;
   /** The agent's environment before wrapping: fix rounds start with it again. */
   env: Record<string, string>;
-  /** The check's environment: the agent's allowlist without the backend's own variables (its config, the gateway placeholder). */
-  verifyEnv: Record<string, string>;
   runId: string;
 }
 
@@ -330,10 +347,7 @@ async function prepareLaunch(
       log.warning(`Input 'secrets': ${name} is a cloud credential; it stays on the runner (the model gateway signs cloud requests) and is not passed to the agent.`);
     const env = { ...agentEnv.env, ...sandbox.env() };
     const spawnSpec = sandbox.wrap({ file: invocation.file, args: invocation.args, cwd: settings.workspace, env });
-    const verifyEnv = settings.verify
-      ? { ...buildAgentEnv({ layout, run: settings.run, withheldSecrets: gateway ? backend.keyNames : [], backendEnv: {}, pathPrepend: [path.dirname(installed.binPath)], runId }).env, ...sandbox.env() }
-      : {};
-    return { sandbox, ctx, invocation, spawnSpec, env, verifyEnv, runId };
+    return { sandbox, ctx, invocation, spawnSpec, env, runId };
   } catch (e) {
     await prepared?.cleanup().catch(() => undefined);
     await ownGateway?.close();
@@ -356,7 +370,8 @@ interface Ran {
 /**
  * The agent's process tree, its output parsed into events as it streams; with
  * `verify-command`, the checks and fix rounds after it (runner/verify.ts), all
- * within `timeout-minutes`, in the same sandbox. Sandbox and gateway closed after.
+ * within `timeout-minutes`, each check on a clean copy in a sandbox of its own
+ * (runner/clean-check.ts). Sandbox and gateway closed after.
  */
 async function runTraced(
   settings: Settings,
@@ -366,6 +381,7 @@ async function runTraced(
   gateway: ModelGateway | undefined,
   ownGateway: ModelGateway | undefined,
   stage: Stage,
+  checks?: CheckSource,
 ): Promise<Ran> {
   const { log } = deps;
   const { sandbox } = launch;
@@ -388,6 +404,7 @@ async function runTraced(
   let leftoversKilled = 0;
   let verifyTimedOut = false;
   let checkCancelled = false;
+  const checkBlocked: { host: string; detail?: string }[] = [];
   log.info(`Starting ${settings.agent.name} (${stage.installed.version}) in sandbox '${sandbox.name}'.`);
   const steps: RoundSteps = {
     agent: async (round, prompt) => {
@@ -398,7 +415,7 @@ async function runTraced(
       return { ok: !budgetStop && conclude(outcome, summary.summary(), trace.lastStderr(), undefined).conclusion === "success" };
     },
     verify: async (n) => {
-      const checked = await runCheck(settings, deps, launch, n, deadline, emit);
+      const checked = await runCheck(settings, deps, { launch, backend, stage, checks, blocked: checkBlocked }, n, deadline, emit);
       if (checked.stoppedByDeadline) verifyTimedOut = true;
       if (deps.signal?.aborted) checkCancelled = true;
       return checked;
@@ -408,7 +425,7 @@ async function runTraced(
   let verify: RoundsOutcome;
   try {
     verify = await agentVerifyFixRounds(settings.verify, steps);
-    for (const b of [...sandbox.blockedAttempts(), ...(gateway?.refusals() ?? [])]) emit({ type: "network_blocked", host: b.host, ...(b.detail ? { detail: b.detail } : {}) });
+    for (const b of [...sandbox.blockedAttempts(), ...checkBlocked, ...(gateway?.refusals() ?? [])]) emit({ type: "network_blocked", host: b.host, ...(b.detail ? { detail: b.detail } : {}) });
     liveLog.end();
   } finally {
     await trace.close();
@@ -434,27 +451,62 @@ const VERIFY_TOOL = "verify-command";
 
 type Emit = (e: Parameters<SummaryBuilder["add"]>[0], raw?: string, opts?: { summary: boolean }) => void;
 
+/** What a check needs of the run: the agent's launch (its marker, its install), and where the clean copies come from. */
+interface CheckParts {
+  launch: Launch;
+  backend: AgentBackend;
+  stage: Stage;
+  checks: CheckSource | undefined;
+  /** Network attempts the checks' sandboxes blocked, reported with the agent's. */
+  blocked: { host: string; detail?: string }[];
+}
+
 /**
- * One run of `verify-command` in the agent's sandbox, with the agent's
- * allowlisted environment (never the model key), limited by
- * `verify-timeout-minutes` and by what is left of `timeout-minutes`. In the
- * trace it is a tool call of the runner's (not counted as the agent's).
+ * One run of `verify-command` on a clean copy of what would be delivered
+ * (runner/clean-check.ts), in a sandbox of its own with the run's network
+ * policy and the agent's allowlisted environment (never the model key),
+ * limited by `verify-timeout-minutes` and by what is left of
+ * `timeout-minutes`. In the trace it is a tool call of the runner's (not
+ * counted as the agent's). A copy that cannot be made is a check that could
+ * not start: no fix round can mend it.
  */
-async function runCheck(settings: Settings, deps: LaunchDeps, launch: Launch, n: number, deadline: number, emit: Emit): Promise<VerifyStepResult & { stoppedByDeadline: boolean }> {
+async function runCheck(settings: Settings, deps: LaunchDeps, parts: CheckParts, n: number, deadline: number, emit: Emit): Promise<VerifyStepResult & { stoppedByDeadline: boolean }> {
   const command = settings.verify?.command ?? [];
   const ownLimit = (settings.verify?.timeoutSeconds ?? 0) * 1000;
-  const left = Math.max(deadline - Date.now(), 1);
+  const started = Date.now();
   emit({ type: "tool_call", id: `verify-${n}`, name: VERIFY_TOOL, input: { command: displayCommand(command), run: n } }, undefined, { summary: false });
-  const checked = await deps.log.group(`Verify: ${displayCommand(command)} (run ${n})`, () =>
-    runVerifyCommand(launch.sandbox.wrap({ file: command[0]!, args: command.slice(1), cwd: settings.workspace, env: launch.verifyEnv }), {
-      n,
-      timeoutMs: Math.min(ownLimit, left),
-      runId: launch.runId,
-      resultsDir: deps.resultsDir,
-      redactor: deps.redactor,
-      ...(deps.signal ? { signal: deps.signal } : {}),
-    }),
-  );
+  let left = ownLimit;
+  const checked = await deps.log.group(`Verify: ${displayCommand(command)} (run ${n})`, async () => {
+    if (!parts.checks) return uncheckedRun(n, "the run recorded no start state to copy", deps.resultsDir, started);
+    const prepared = await prepareCleanCheck({
+      settings,
+      source: parts.checks,
+      installed: parts.stage.installed,
+      keyNames: parts.backend.keyNames,
+      runId: parts.launch.runId,
+      scratchDir: deps.scratchDir,
+      credentialFiles: deps.sandboxHost.credentialFiles,
+      log: deps.log,
+    }).catch((e: unknown) => errorMessage(e));
+    if (typeof prepared === "string") return uncheckedRun(n, `the clean copy could not be made: ${prepared}`, deps.resultsDir, started);
+    deps.log.info(`Runs on ${prepared.described}.`);
+    left = Math.max(deadline - Date.now(), 1);
+    try {
+      // A cancel that came while the copy was made: a process started now would never hear it.
+      if (deps.signal?.aborted) return await uncheckedRun(n, "the run was cancelled before the check started", deps.resultsDir, started);
+      return await runVerifyCommand(prepared.spec, {
+        n,
+        timeoutMs: Math.min(ownLimit, left),
+        runId: parts.launch.runId,
+        resultsDir: deps.resultsDir,
+        redactor: deps.redactor,
+        ...(deps.signal ? { signal: deps.signal } : {}),
+      });
+    } finally {
+      parts.blocked.push(...prepared.sandbox.blockedAttempts());
+      await prepared.cleanup();
+    }
+  });
   emit({ type: "tool_result", id: `verify-${n}`, name: VERIFY_TOOL, output: checked.tail, isError: !checked.run.passed }, undefined, { summary: false });
   deps.log.info(`verify-command run ${n}: ${describeVerifyRun(checked.run)}; output in ${checked.run.log}.`);
   return { ...checked, stoppedByDeadline: checked.run.timedOut && left < ownLimit };

@@ -17,12 +17,15 @@ import { GHA_CREDS_PATHSPEC } from "../shared/cloud.js";
 import type { HostRepo } from "./host-repo.js";
 import { unskipPresentFiles, type SparseEntries } from "./sparse.js";
 
-/** A path that differed from the base commit before the agent started, with what the base commit has there. */
+/** A path that differed from the base commit before the agent started, with what the base commit and the start had there. */
 interface Preexisting {
   path: string;
   /** Mode and blob in the base commit; mode "000000" when the base commit has no such path. */
   baseMode: string;
   baseBlob: string;
+  /** Mode and blob in the work tree when the run started; mode "000000" when there was none. */
+  startMode: string;
+  startBlob: string;
 }
 
 export interface Baseline {
@@ -90,8 +93,8 @@ async function preexistingChanges(repo: HostRepo, commitTree: string, tree: stri
   const fields = (await repo.git.exec(["diff", "--raw", "--no-abbrev", ...DIFF, commitTree, tree])).stdout.split("\0");
   const out: Preexisting[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
-    const [baseMode, , baseBlob] = fields[i]!.replace(/^:/, "").split(" ");
-    if (baseMode && baseBlob) out.push({ path: fields[i + 1]!, baseMode, baseBlob });
+    const [baseMode, startMode, baseBlob, startBlob] = fields[i]!.replace(/^:/, "").split(" ");
+    if (baseMode && baseBlob && startMode && startBlob) out.push({ path: fields[i + 1]!, baseMode, baseBlob, startMode, startBlob });
   }
   return out;
 }
@@ -108,20 +111,38 @@ export async function takeBaseline(repo: HostRepo, scratchDir: string): Promise<
   return { commit, commitTree, tree, preexisting: await preexistingChanges(repo, commitTree, tree), leftOut };
 }
 
-/** `tree` with every pre-existing path put back as the base commit has it (or removed, when the base commit has none). */
-async function withoutPreexisting(repo: HostRepo, base: Baseline, tree: string, scratchDir: string): Promise<string> {
+/**
+ * `tree` with every pre-existing path put back as `side` had it: the base
+ * commit (what is delivered) or the work tree at start (what the check runs
+ * on: the job's own preparation, not the agent's); removed where that side had none.
+ */
+async function withoutPreexisting(repo: HostRepo, base: Baseline, tree: string, scratchDir: string, side: "base" | "start" = "base"): Promise<string> {
   if (!base.preexisting.length) return tree;
-  const env = { GIT_INDEX_FILE: path.join(scratchDir, "index-delivered") };
+  const env = { GIT_INDEX_FILE: path.join(scratchDir, `index-tree-${side}`) };
+  const entries = base.preexisting.map((p) => (side === "base" ? { path: p.path, mode: p.baseMode, blob: p.baseBlob } : { path: p.path, mode: p.startMode, blob: p.startBlob }));
   try {
     await repo.git.exec(["read-tree", tree], { env });
     // Removals first, so a file the base commit has where a folder was made can come back.
-    const sorted = [...base.preexisting].sort((a, b) => Number(b.baseMode === "000000") - Number(a.baseMode === "000000"));
-    const info = sorted.map((p) => `${p.baseMode} ${p.baseBlob}\t${p.path}\0`).join("");
+    const sorted = entries.sort((a, b) => Number(b.mode === "000000") - Number(a.mode === "000000"));
+    const info = sorted.map((p) => `${p.mode} ${p.blob}\t${p.path}\0`).join("");
     await repo.git.exec(["update-index", "--add", "--replace", "-z", "--index-info"], { env, input: info });
     return await repo.git.text(["write-tree"], { env });
   } finally {
     await rm(env.GIT_INDEX_FILE, { force: true });
   }
+}
+
+/**
+ * The tree `verify-command` runs on, made now from the work tree: what the
+ * patch would deliver (the base commit with the agent's changes), with the
+ * paths an earlier step had changed as they were when the run started.
+ * `delivered` is that patch's own post-image, for the log.
+ */
+export async function treeForCheck(repo: HostRepo, base: Baseline, scratchDir: string): Promise<{ tree: string; delivered: string; changedFiles: string[] }> {
+  const { tree: endTree } = await snapshotTree(repo, scratchDir, "check");
+  const delivered = await withoutPreexisting(repo, base, endTree, scratchDir);
+  const [tree, changedFiles] = await Promise.all([withoutPreexisting(repo, base, delivered, scratchDir, "start"), changedPaths(repo, base.commitTree, delivered)]);
+  return { tree, delivered, changedFiles };
 }
 
 export async function collectChanges(repo: HostRepo, base: Baseline, scratchDir: string, patchPath: string): Promise<Collected> {

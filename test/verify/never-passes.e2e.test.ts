@@ -127,7 +127,7 @@ describe("checks within the run's limits and phases", () => {
     expect(r.outputs.conclusion).toBe("failure");
     expect(r.outputs.verified).toBe("failed");
     const result = resultOf(r.outputs);
-    expect(result.verify!.runs.map((v) => v.timedOut)).toEqual([true, true]);
+    expect(result.verify!.runs.map((v) => v.timedOut), JSON.stringify(result.verify)).toEqual([true, true]);
     expect(s.agentRuns()).toBe(2);
     expect(s.prompt()).toContain("was stopped: it ran out of time");
   });

@@ -6,9 +6,11 @@
  * /proc/<pid>/environ it can read (the model key, the GitHub token, a runner
  * variable never forwarded), a loopback port on the host the policy forbids
  * (directly and through the proxy), and host folders outside the workspace
- * to write into. Judged on the host: the probe's evidence files (written into
- * the workspace, so nothing redacts them), the host server's connection
- * count, and the host folders.
+ * to write into, the agent's own workspace among them (issue #32: the check
+ * runs on a clean copy, never in the agent's workspace). Judged on the host:
+ * the probe's evidence files, printed as a hex dump into the check's log (a
+ * leaked secret in hex bytes is nothing the redactor looks for, so a leak
+ * would show), the host server's connection count, and the host folders.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -51,8 +53,20 @@ for d in "$@"; do
   if echo pwned > "$d/$name" 2>/dev/null; then echo "wrote $d" >> evidence/write.txt; else echo "refused $d" >> evidence/write.txt; fi
 done
 echo inside > evidence/inside.txt
+for f in evidence/*; do echo "=== $f"; od -An -v -tx1 < "$f"; done
 echo probe done
 `;
+
+/** The evidence files from the hex dumps in the check's log. */
+function evidenceFrom(log: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const part of log.split(/^=== evidence\//m).slice(1)) {
+    const [name, ...dump] = part.split("\n");
+    const hex = dump.join("").split("probe done")[0]!.replace(/[^0-9a-f]/g, "");
+    files.set(name!.trim(), Buffer.from(hex, "hex").toString("utf8"));
+  }
+  return files;
+}
 
 let stub: StubModel;
 let server: net.Server;
@@ -89,7 +103,7 @@ describe("verify-command in the sandbox", () => {
         env: `VISIBLE_TO_CHECK=${VISIBLE}`,
         prompt: "Look around.",
         network: "model-only",
-        "verify-command": `bash probe.sh ${port} ${PWNED} ${hidden} ${shown} ${path.dirname(ws)}`,
+        "verify-command": `bash probe.sh ${port} ${PWNED} ${hidden} ${shown} ${path.dirname(ws)} ${ws}`,
         "max-fix-rounds": "0",
       },
       { RUNNER_CANARY: RUNNER_VAR, ACTIONS_RUNTIME_TOKEN: RUNTIME_TOKEN, GITHUB_TOKEN },
@@ -98,7 +112,9 @@ describe("verify-command in the sandbox", () => {
     expect(r.exitCode, r.log).toBe(0);
     expect(r.result.sandboxBackend).toBe("bwrap");
     expect(r.outputs.verified).toBe("passed");
-    const evidence = (f: string) => readFileSync(path.join(ws, "evidence", f), "utf8");
+    const log = readFileSync(path.join(r.resultsDir, "verify/verify-1.log"), "utf8");
+    const files = evidenceFrom(log);
+    const evidence = (f: string) => files.get(f) ?? "";
 
     // The scan works: the variable given to the agent is there, in env and in /proc.
     const env = evidence("env.txt");
@@ -120,14 +136,15 @@ describe("verify-command in the sandbox", () => {
     expect(netText).not.toContain("proxied: 200");
     expect(connections).toBe(0);
 
-    // Host folders untouched; the workspace written.
-    for (const dir of [hidden, shown, path.dirname(ws)]) expect(existsSync(path.join(dir, PWNED))).toBe(false);
+    // Host folders untouched, the agent's workspace too (the check wrote in its own copy only).
+    for (const dir of [hidden, shown, path.dirname(ws), ws]) expect(existsSync(path.join(dir, PWNED))).toBe(false);
     expect(readdirSync(hidden)).toEqual([]);
     expect(readdirSync(shown)).toEqual([]);
+    expect(evidence("write.txt").trim().split("\n")).toEqual([hidden, shown, path.dirname(ws), ws].map((d) => `refused ${d}`));
     expect(evidence("inside.txt")).toBe("inside\n");
+    expect(existsSync(path.join(ws, "evidence"))).toBe(false);
 
     // The check's log is in the results, and holds no secret either.
-    const log = readFileSync(path.join(r.resultsDir, "verify/verify-1.log"), "utf8");
     expect(log).toContain("probe done");
     for (const secret of [MODEL_KEY, GITHUB_TOKEN, RUNNER_VAR, RUNTIME_TOKEN]) expect(r.log + log).not.toContain(secret);
   });
