@@ -77,7 +77,9 @@ export interface Delivered {
 
 /** The run's outcome as the headline and the `conclusion` output tell it (verdict.ts). */
 export function deliveryVerdict(result: RunResult, o: { outcome?: DeliveryOutcome; refusal?: string; held?: boolean; failed?: boolean }): Verdict {
-  const input: VerdictInput = { result, held: o.held === true, refused: o.refusal !== undefined, deliveryFailed: o.failed === true || Boolean(o.outcome?.error) };
+  // The patch rules refuse in delivery too (on the tree a moved branch makes): a refusal, not a failed push.
+  const refused = o.refusal !== undefined || Boolean(o.outcome?.refusedFiles?.length);
+  const input: VerdictInput = { result, held: o.held === true, refused, deliveryFailed: o.failed === true || Boolean(o.outcome?.error) };
   const delivered = o.outcome !== undefined && o.outcome.mode !== "none";
   const leftOut = delivered && result.diff.excludedFiles?.length ? "some paths were left out of the patch" : undefined;
   const partial = o.outcome?.incomplete ?? leftOut;
