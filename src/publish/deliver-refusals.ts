@@ -74,8 +74,12 @@ export function pullRequestRefusal(status: number | undefined, message: string):
   return { kind: "pull-request-invalid", explanation: `GitHub refused to open the pull request${status ? ` (${status})` : ""}: ${oneLine(message)}.` };
 }
 
-/** A refused push (git or the refs API) GitHub explains: undefined for others (a network error, a moved branch). */
-export function pushRefusal(detail: string, branchPrefix: string): Refusal | undefined {
+/**
+ * A refused push (git or the refs API) GitHub explains: undefined for others
+ * (a network error, a moved branch). `target`: Agent Runner's own branch
+ * (`own`, named by `branch-prefix`) or the pull request's branch it commits to.
+ */
+export function pushRefusal(detail: string, target: { own: true; branchPrefix: string } | { own: false; branch: string }): Refusal | undefined {
   const workflow = WORKFLOWS.exec(detail);
   if (workflow)
     return {
@@ -86,13 +90,21 @@ export function pushRefusal(detail: string, branchPrefix: string): Refusal | und
         "(a GitHub App installation token with **Workflows: write**, or a fine-grained personal access token with **Workflows: write**); " +
         "otherwise ask for the change without the workflow files, or apply the patch below yourself.",
     };
-  if (RULESET.test(detail))
+  if (RULESET.test(detail) && target.own)
     return {
       kind: "ruleset",
       explanation:
         "GitHub refused the push: a repository ruleset blocks it (_GH013: Repository rule violations found_; a rule such as **Restrict creations** " +
         "forbids new branches). In **Settings → Rules → Rulesets** (or the organization's rulesets), exclude " +
-        `\`${branchPrefix}**\` from the ruleset's target branches, or add GitHub Actions to its bypass list; or set \`branch-prefix\` to a pattern the ruleset allows.`,
+        `\`${target.branchPrefix}**\` from the ruleset's target branches, or add GitHub Actions to its bypass list; or set \`branch-prefix\` to a pattern the ruleset allows.`,
+    };
+  if (RULESET.test(detail) && !target.own)
+    return {
+      kind: "ruleset",
+      explanation:
+        `GitHub refused the push: a repository ruleset protects \`${target.branch}\` (_GH013: Repository rule violations found_, e.g. **Require a pull request before merging**). ` +
+        "In **Settings → Rules → Rulesets** (or the organization's rulesets), add GitHub Actions to the ruleset's bypass list, " +
+        "or set `deliver: pull-request` to get the change as a pull request of its own, stacked on this one.",
     };
   return undefined;
 }

@@ -23,7 +23,7 @@ import { ApiCommitTooLargeError, createApiCommit, type ApiCommit } from "./deliv
 import { BOT_IDENTITY, DeliveryRepo, validBranchName, type Identity } from "./deliver-git.js";
 import type { DeliveryMode, DeliveryPlan } from "../config/deliver-plan.js";
 import { describeProblems } from "./patch-rules.js";
-import { apiFailure, compareUrl, pullRequestRefusal, pushRefusal } from "./deliver-refusals.js";
+import { apiFailure, compareUrl, pullRequestRefusal, pushRefusal, type Refusal } from "./deliver-refusals.js";
 
 export interface DeliveryContext {
   plan: DeliveryPlan;
@@ -263,7 +263,7 @@ async function moveBranch(ctx: DeliveryContext, repo: DeliveryRepo, branch: stri
     const status = typeof e === "object" && e !== null && "status" in e ? (e as { status: unknown }).status : undefined;
     // 422: not a fast-forward, or the branch appeared since we looked: the caller fetches again. A rule's refusal stays a refusal.
     const detail = apiErrorMessage(e);
-    return { ok: false, rejected: status === 422 && !pushRefusal(detail, ""), detail };
+    return { ok: false, rejected: status === 422 && !pushRefusal(detail, { own: false, branch }), detail };
   }
 }
 
@@ -307,7 +307,7 @@ async function deliverCommit(ctx: DeliveryContext, result: RunResult, patchPath:
         note: `Committed [\`${pushed.sha.slice(0, 7)}\`](${commitUrl(ctx, pushed.sha)}) to \`${branch}\`.${unsignedNote(pushed)}`,
       };
     }
-    if (!pushed.rejected) return { mode: "commit", showPatch: true, branch, ...pushFailed(ctx, `Pushing to '${branch}' failed: ${pushed.detail}`, pushed.detail) };
+    if (!pushed.rejected) return { mode: "commit", showPatch: true, branch, ...pushFailed(`Pushing to '${branch}' failed: ${pushed.detail}`, pushRefusal(pushed.detail, { own: false, branch })) };
     ctx.log.info(`Branch '${branch}' moved while delivering; fetching it again (attempt ${attempt + 1} of ${PUSH_ATTEMPTS}).`);
   }
   return { mode: "commit", showPatch: true, branch, error: `Branch '${branch}' kept moving; gave up after ${PUSH_ATTEMPTS} attempts. Nothing was pushed.` };
@@ -341,7 +341,7 @@ async function deliverPullRequest(ctx: DeliveryContext, result: RunResult, patch
     const pushed = await publishCommit(ctx, repo, prepared, branch, { force: true, expect: current ?? null });
     if (!pushed.ok) {
       if (pushed.rejected && attempt < PUSH_ATTEMPTS) continue;
-      return { mode: "pull-request", showPatch: true, branch, ...pushFailed(ctx, `Pushing branch '${branch}' failed: ${pushed.detail}`, pushed.detail) };
+      return { mode: "pull-request", showPatch: true, branch, ...pushFailed(`Pushing branch '${branch}' failed: ${pushed.detail}`, pushRefusal(pushed.detail, { own: true, branchPrefix: ctx.settings.branchPrefix })) };
     }
     ctx.log.info(`Pushed ${pushed.sha.slice(0, 7)} to '${branch}' (base '${base}')${pushed.via === "api" ? " through the API" : ""}.`);
     const outcome: DeliveryOutcome = {
@@ -378,8 +378,7 @@ async function deliverPullRequest(ctx: DeliveryContext, result: RunResult, patch
 }
 
 /** A refused push: GitHub's reason, when GitHub gave one it explains, goes into the comment with what to change. */
-function pushFailed(ctx: DeliveryContext, error: string, detail: string): Pick<DeliveryOutcome, "error" | "note"> {
-  const refusal = pushRefusal(detail, ctx.settings.branchPrefix);
+function pushFailed(error: string, refusal: Refusal | undefined): Pick<DeliveryOutcome, "error" | "note"> {
   return { error, ...(refusal ? { note: `⚠️ ${refusal.explanation}` } : {}) };
 }
 

@@ -77,6 +77,20 @@ describe("GitHub refuses to open the pull request: the branch is still delivered
     expect(body).toContain("`pull-requests: write`");
     expect(body).toContain(`/compare/main...${BRANCH}?expand=1`);
   });
+
+  it("a 422 from POST /pulls: branch pushed, GitHub's reason and the compare link, ⚠️, conclusion partial", async () => {
+    s = await scenario({ fixture: "issue_comment.issue", agent: FIX_TYPO });
+    const reason = "Head sha can't be blank, Base sha can't be blank";
+    s.gh.failNext("POST /repos/{owner}/{repo}/pulls", { status: 422, body: { message: "Validation Failed", errors: [{ resource: "PullRequest", code: "custom", message: reason }], status: "422" } });
+    const r = await s.run();
+    expect(r.exitCode, r.log).toBe(0);
+    expect(await revParse(s.repo.origin, `refs/heads/${BRANCH}`)).toBe(r.outputs["commit-sha"]);
+    expect(r.outputs.conclusion).toBe("partial");
+    const body = botComment(s);
+    expect(headlineOf(body)).toMatch(/^### ⚠️ /);
+    expect(body).toContain(`GitHub refused to open the pull request (422): Validation Failed: ${reason}`);
+    expect(body).toContain(`/compare/main...${BRANCH}?expand=1`);
+  });
 });
 
 describe("GitHub refuses the push: nothing delivered, ❌, the reason and the setting named", () => {
