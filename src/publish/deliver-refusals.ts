@@ -96,15 +96,15 @@ export function pushRefusal(detail: string, target: { own: true; branchPrefix: s
       explanation:
         "GitHub refused the push: a repository ruleset blocks it (_GH013: Repository rule violations found_; a rule such as **Restrict creations** " +
         "forbids new branches). In **Settings → Rules → Rulesets** (or the organization's rulesets), exclude " +
-        `\`${target.branchPrefix}**\` from the ruleset's target branches, or add GitHub Actions to its bypass list; or set \`branch-prefix\` to a pattern the ruleset allows.`,
+        `\`${target.branchPrefix}**\` from the ruleset's target branches, or set \`branch-prefix\` to a pattern the ruleset allows; or put a GitHub App on the ruleset's bypass list and pass its installation token as \`github-token\`.`,
     };
   if (RULESET.test(detail) && !target.own)
     return {
       kind: "ruleset",
       explanation:
         `GitHub refused the push: a repository ruleset protects \`${target.branch}\` (_GH013: Repository rule violations found_, e.g. **Require a pull request before merging**). ` +
-        "In **Settings → Rules → Rulesets** (or the organization's rulesets), add GitHub Actions to the ruleset's bypass list, " +
-        "or set `deliver: pull-request` to get the change as a pull request of its own, stacked on this one.",
+        "Set `deliver: pull-request` to get the change as a pull request of its own, stacked on this one; or, in **Settings → Rules → Rulesets** " +
+        "(or the organization's rulesets), put a GitHub App on the ruleset's bypass list and pass its installation token as `github-token`.",
     };
   return undefined;
 }
