@@ -31,6 +31,7 @@ import type { SafeOutputsReport } from "./publish/safe-outputs/stage.js";
 import type { ThreatReport } from "./publish/threats/stage.js";
 import type { CheckedPatch } from "./publish/patch-stage.js";
 import { summaryMarkdown } from "./publish/summary.js";
+import { runVerdict } from "./publish/verdict.js";
 import type { RunResult } from "./result.js";
 import type { SessionCarry } from "./session/carry.js";
 import type { ActionIO, StageContext } from "./stage-context.js";
@@ -326,8 +327,11 @@ async function deliver(step: Step): Promise<void> {
 async function report(step: Step): Promise<void> {
   const { ctx, artifact, delivered, safeOutputs, refusal, threats } = step;
   const result = resultOf(step);
+  // One verdict for the `conclusion` output, the summary's headline and (delivered) the comment's.
+  const verdict = delivered?.verdict ?? runVerdict({ result, held: threats?.held === true, refused: refusal !== undefined });
   step.outputs = {
     ...resultOutputs(result),
+    conclusion: verdict.conclusion,
     ...artifactOutputs(artifact),
     ...delivered?.outputs,
     ...safeOutputs?.outputs,
@@ -341,7 +345,7 @@ async function report(step: Step): Promise<void> {
       : step.judged
         ? `### Threat detection\n\n- ${step.judged} The publish job checks this verdict before any write.\n`
         : undefined;
-  await writeJobSummary(ctx, [summaryMarkdown(result), threatSection, safeOutputs?.summary, delivered?.summary, refusalSection]);
+  await writeJobSummary(ctx, [summaryMarkdown(result, verdict), threatSection, safeOutputs?.summary, delivered?.summary, refusalSection]);
 }
 
 /** After delivery, bounded (trace/otel.ts): a dead collector never fails or stalls the step. */

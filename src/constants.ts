@@ -227,7 +227,8 @@ export const INPUTS = {
 export type InputName = keyof typeof INPUTS;
 
 export const OUTPUTS = {
-  conclusion: "`success`, `failure`, `timeout`, `cancelled` or `skipped`.",
+  conclusion:
+    "What the run came to, delivery included: `success` (everything asked was done), `partial` (delivered in part: the branch is pushed but GitHub refused to open the pull request, or paths were left out of the patch; the step does not fail), `failure` (the agent failed, a budget stopped it, its changes fail `verify-command`, threat detection held it back, the patch was refused, or delivery failed), `timeout`, `cancelled` or `skipped`. The comment's and the job summary's headline say the same: ✅ `success`, ⚠️ `partial`, ❌ the others but `skipped`.",
   "final-message": "The agent's final message.",
   "session-id": "The agent's session id (pass to `session` to resume).",
   "structured-output": "JSON result matching `output-schema`.",

@@ -12,6 +12,7 @@ import { codeName, fenced } from "./markdown-code.js";
 import { attemptsSection } from "./attempts-table.js";
 import { excludedNote, formatDuration, verifyLine, verifyRunRows } from "./summary.js";
 import { groupDigits } from "../shared/plain-format.js";
+import { headline, runVerdict, type Verdict } from "./verdict.js";
 
 export { COMMENT_LIMIT };
 /** Keep a margin for the counting differences. */
@@ -23,8 +24,6 @@ const MAX_FILES_LISTED = 50;
 export function stickyMarker(key: string): string {
   return `<!-- agent-runner:sticky:${createHash("sha256").update(key).digest("hex").slice(0, 20)} -->`;
 }
-
-const ICON: Record<RunResult["conclusion"], string> = { success: "✅", failure: "❌", timeout: "⏱️", cancelled: "🚫", skipped: "⏭️" };
 
 export interface CommentLinks {
   runUrl?: string;
@@ -67,6 +66,8 @@ export function workingBody(opts: { marker: string; runUrl?: string; requester?:
 export interface FinalCommentInput {
   marker: string;
   result: RunResult;
+  /** What the run came to, delivery included; without it, the agent run's own ending. */
+  verdict?: Verdict;
   links: CommentLinks;
   /** What happened to the changes, in one or more markdown lines (delivery's own words). */
   deliveryNote?: string;
@@ -125,8 +126,7 @@ function collapsedList(summary: string, items: string[], lead?: string): string[
 
 export function finalBody(input: FinalCommentInput): string {
   const r = input.result;
-  const title = r.conclusion === "success" ? "Agent Runner finished" : `Agent Runner: ${r.conclusion}`;
-  const top: string[] = [input.marker, `### ${ICON[r.conclusion]} ${title}`, ""];
+  const top: string[] = [input.marker, `### ${headline(input.verdict ?? runVerdict({ result: r }))}`, ""];
   if (r.conclusion !== "success" && r.reason) top.push(`**Reason:** ${agentMarkdown(r.reason, 2000)}`, "");
   if (r.verify) top.push(`**Verify:** ${verifyLine(r)}`, "");
   if (input.deliveryNote) top.push(input.deliveryNote, "");

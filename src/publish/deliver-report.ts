@@ -5,6 +5,7 @@ import type { RunResult } from "../result.js";
 import { finalBody } from "./comment.js";
 import type { DeliveryOutcome } from "./deliver.js";
 import { codeName, fenced } from "./markdown-code.js";
+import type { Verdict } from "./verdict.js";
 
 /** More than a comment can show; the rest stays in the file. */
 const PATCH_READ_LIMIT = 256 * 1024;
@@ -49,6 +50,8 @@ export async function renderFinalComment(opts: {
   note?: string;
   showPatch: boolean;
   runUrl?: string;
+  /** The headline: what the run came to, delivery included (verdict.ts). */
+  verdict: Verdict;
 }): Promise<string> {
   const { result, outcome } = opts;
   const patch = opts.showPatch ? await readPatchHead(result.diff.patchPath) : undefined;
@@ -57,6 +60,7 @@ export async function renderFinalComment(opts: {
   return finalBody({
     marker: opts.marker,
     result,
+    verdict: opts.verdict,
     links: {
       ...(opts.runUrl ? { runUrl: opts.runUrl } : {}),
       ...(artifactUrl ? { artifactUrl } : {}),
@@ -81,6 +85,7 @@ export function deliverySummary(outcome: DeliveryOutcome, commentUrl: string | u
       `- Commit ${codeName(outcome.commitSha.slice(0, 12))}${outcome.branch ? ` on ${codeName(outcome.branch)}` : ""}${outcome.verified === false ? " — ⚠️ not signed by GitHub" : outcome.verified ? " (verified)" : ""}`,
     );
   if (commentUrl) lines.push(`- [Comment](${commentUrl})`);
+  if (outcome.incomplete && outcome.compareUrl) lines.push(`- ⚠️ Not done: ${outcome.incomplete}. [Open the pull request](${outcome.compareUrl}) (the comment says which setting refused it)`);
   if (outcome.refusedFiles?.length) lines.push(`- Refused: changes to ${outcome.refusedFiles.map((f) => codeName(f)).join(", ")}`);
   if (outcome.note && !outcome.pullRequest && !outcome.commitSha) lines.push(`- ${outcome.note.split("\n")[0]}`);
   if (outcome.error) lines.push("- ❌ Delivery failed:", "", fenced(outcome.error, "text"));

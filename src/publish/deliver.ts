@@ -23,6 +23,7 @@ import { ApiCommitTooLargeError, createApiCommit, type ApiCommit } from "./deliv
 import { BOT_IDENTITY, DeliveryRepo, validBranchName, type Identity } from "./deliver-git.js";
 import type { DeliveryMode, DeliveryPlan } from "../config/deliver-plan.js";
 import { describeProblems } from "./patch-rules.js";
+import { apiFailure, compareUrl, pullRequestRefusal, pushRefusal, type Refusal } from "./deliver-refusals.js";
 
 export interface DeliveryContext {
   plan: DeliveryPlan;
@@ -68,6 +69,14 @@ export interface DeliveryOutcome {
   refusedFiles?: string[];
   /** Delivery was attempted and failed; the step fails with this, the results stay. */
   error?: string;
+  /**
+   * Delivered in part, and what was left undone (a short phrase for the
+   * headline): the branch is pushed, but GitHub refused the pull request.
+   * The step does not fail; the comment says what to change.
+   */
+  incomplete?: string;
+  /** The compare page where a person opens the pull request GitHub refused to open. */
+  compareUrl?: string;
 }
 
 const PUSH_ATTEMPTS = 3;
@@ -252,8 +261,9 @@ async function moveBranch(ctx: DeliveryContext, repo: DeliveryRepo, branch: stri
     return { ok: true, sha, via: "api" };
   } catch (e) {
     const status = typeof e === "object" && e !== null && "status" in e ? (e as { status: unknown }).status : undefined;
-    // 422: not a fast-forward, or the branch appeared since we looked: the caller fetches again.
-    return { ok: false, rejected: status === 422, detail: apiErrorMessage(e) };
+    // 422: not a fast-forward, or the branch appeared since we looked: the caller fetches again. A rule's refusal stays a refusal.
+    const detail = apiErrorMessage(e);
+    return { ok: false, rejected: status === 422 && !pushRefusal(detail, { own: false, branch }), detail };
   }
 }
 
@@ -297,7 +307,7 @@ async function deliverCommit(ctx: DeliveryContext, result: RunResult, patchPath:
         note: `Committed [\`${pushed.sha.slice(0, 7)}\`](${commitUrl(ctx, pushed.sha)}) to \`${branch}\`.${unsignedNote(pushed)}`,
       };
     }
-    if (!pushed.rejected) return { mode: "commit", showPatch: true, branch, error: `Pushing to '${branch}' failed: ${pushed.detail}` };
+    if (!pushed.rejected) return { mode: "commit", showPatch: true, branch, ...pushFailed(`Pushing to '${branch}' failed: ${pushed.detail}`, pushRefusal(pushed.detail, { own: false, branch })) };
     ctx.log.info(`Branch '${branch}' moved while delivering; fetching it again (attempt ${attempt + 1} of ${PUSH_ATTEMPTS}).`);
   }
   return { mode: "commit", showPatch: true, branch, error: `Branch '${branch}' kept moving; gave up after ${PUSH_ATTEMPTS} attempts. Nothing was pushed.` };
@@ -331,7 +341,7 @@ async function deliverPullRequest(ctx: DeliveryContext, result: RunResult, patch
     const pushed = await publishCommit(ctx, repo, prepared, branch, { force: true, expect: current ?? null });
     if (!pushed.ok) {
       if (pushed.rejected && attempt < PUSH_ATTEMPTS) continue;
-      return { mode: "pull-request", showPatch: true, branch, error: `Pushing branch '${branch}' failed: ${pushed.detail}` };
+      return { mode: "pull-request", showPatch: true, branch, ...pushFailed(`Pushing branch '${branch}' failed: ${pushed.detail}`, pushRefusal(pushed.detail, { own: true, branchPrefix: ctx.settings.branchPrefix })) };
     }
     ctx.log.info(`Pushed ${pushed.sha.slice(0, 7)} to '${branch}' (base '${base}')${pushed.via === "api" ? " through the API" : ""}.`);
     const outcome: DeliveryOutcome = {
@@ -360,12 +370,42 @@ async function deliverPullRequest(ctx: DeliveryContext, result: RunResult, patch
       outcome.note = `${created ? "Opened" : "Updated"} pull request [#${existing.number}](${existing.url}) from \`${branch}\`.${unsignedNote(pushed)}`;
       ctx.log.info(`${created ? "Opened" : "Updated"} pull request #${existing.number}: ${existing.url}`);
     } catch (e) {
-      outcome.error = `Branch '${branch}' was pushed, but opening the pull request failed: ${apiErrorMessage(e)}`;
-      outcome.note = `Pushed branch \`${branch}\`, but the pull request could not be opened.`;
+      Object.assign(outcome, pullRequestNotOpened(ctx, e, base, branch, unsignedNote(pushed)));
     }
     return outcome;
   }
   return { mode: "pull-request", showPatch: true, branch, error: `Branch '${branch}' kept changing; gave up after ${PUSH_ATTEMPTS} attempts.` };
+}
+
+/** A refused push: GitHub's reason, when GitHub gave one it explains, goes into the comment with what to change. */
+function pushFailed(error: string, refusal: Refusal | undefined): Pick<DeliveryOutcome, "error" | "note"> {
+  return { error, ...(refusal ? { note: `⚠️ ${refusal.explanation}` } : {}) };
+}
+
+/**
+ * The branch is pushed but GitHub did not open the pull request. A refusal
+ * (403: the repository's setting or the token's permissions; 422) is
+ * delivery in part: the comment links the compare page, where a person opens
+ * it with one click, and names what to change. Any other failure (an outage)
+ * fails the step, with the same link.
+ */
+function pullRequestNotOpened(ctx: DeliveryContext, e: unknown, base: string, branch: string, unsigned: string): Partial<DeliveryOutcome> {
+  const failed = apiFailure(e);
+  const link = compareUrl(ctx.serverUrl, ctx.trigger.repo.fullName, base, branch);
+  const open = `[Open the pull request](${link}) from \`${branch}\` into \`${base}\`.`;
+  if (failed?.status !== 403 && failed?.status !== 422)
+    return {
+      compareUrl: link,
+      note: `Pushed branch \`${branch}\`, but the pull request could not be opened. ${open}${unsigned}`,
+      error: `Branch '${branch}' was pushed, but opening the pull request failed: ${apiErrorMessage(e)}`,
+    };
+  const refusal = pullRequestRefusal(failed.status, failed.message);
+  ctx.log.warning(`Branch '${branch}' was pushed, but GitHub refused to open the pull request (${failed.status}: ${failed.message}). Open it from ${link}`);
+  return {
+    compareUrl: link,
+    incomplete: "the pull request was not opened",
+    note: [`⚠️ **Pushed branch \`${branch}\`; the pull request was not opened.** ${open}${unsigned}`, "", refusal.explanation].join("\n"),
+  };
 }
 
 async function patchIsEmpty(patchPath: string): Promise<boolean> {

@@ -16,6 +16,7 @@ import { deliveryOutputs, deliverySummary, renderFinalComment } from "./deliver-
 import type { Outputs } from "./outputs.js";
 import { codeName } from "./markdown-code.js";
 import { Progress } from "./progress.js";
+import { runVerdict, type Verdict, type VerdictInput } from "./verdict.js";
 
 /** A GitHub-triggered run: who asked and how it is delivered, and its progress comment. */
 export interface GitHubStage {
@@ -70,6 +71,19 @@ export interface Delivered {
   summary?: string;
   /** Delivery or the final comment failed: the step fails with this, after the outputs are set. */
   error?: string;
+  /** What the run came to, delivery included: the `conclusion` output and the job summary's headline. */
+  verdict: Verdict;
+}
+
+/** The run's outcome as the headline and the `conclusion` output tell it (verdict.ts). */
+export function deliveryVerdict(result: RunResult, o: { outcome?: DeliveryOutcome; refusal?: string; held?: boolean; failed?: boolean }): Verdict {
+  // The patch rules refuse in delivery too (on the tree a moved branch makes): a refusal, not a failed push.
+  const refused = o.refusal !== undefined || Boolean(o.outcome?.refusedFiles?.length);
+  const input: VerdictInput = { result, held: o.held === true, refused, deliveryFailed: o.failed === true || Boolean(o.outcome?.error) };
+  const delivered = o.outcome !== undefined && o.outcome.mode !== "none";
+  const leftOut = delivered && result.diff.excludedFiles?.length ? "some paths were left out of the patch" : undefined;
+  const partial = o.outcome?.incomplete ?? leftOut;
+  return runVerdict(partial ? { ...input, partial } : input);
 }
 
 /**
@@ -118,6 +132,8 @@ export async function deliverToGitHub(
     if (outcome.error) log.error(`Delivery: ${outcome.error} The results are in ${ctx.resultsDir}.`);
   }
   const errors: string[] = outcome?.error ? [outcome.error] : [];
+  const held = threats?.held === true;
+  const verdict = deliveryVerdict(result, { ...(outcome ? { outcome } : {}), ...(refusal !== undefined ? { refusal } : {}), held });
   try {
     await progress.finish(
       await renderFinalComment({
@@ -125,8 +141,9 @@ export async function deliverToGitHub(
         result,
         ...(outcome ? { outcome } : {}),
         ...(note || safeOutputsNote || review.length ? { note: [note, reviewNote(review), safeOutputsNote].filter(Boolean).join("\n\n") } : {}),
-        showPatch: threats?.held ? false : outcome ? outcome.showPatch : result.diff.changedFiles.length > 0,
+        showPatch: held ? false : outcome ? outcome.showPatch : result.diff.changedFiles.length > 0,
         ...(run.runUrl ? { runUrl: run.runUrl } : {}),
+        verdict,
       }),
     );
   } catch (e) {
@@ -137,6 +154,8 @@ export async function deliverToGitHub(
     outputs: deliveryOutputs(outcome, progress.commentUrl),
     ...(outcome ? { summary: deliverySummary(outcome, progress.commentUrl) } : {}),
     ...(errors.length ? { error: `Delivery failed: ${errors.join(" ")}` } : {}),
+    // The comment that could not be written is a delivery that failed too.
+    verdict: errors.length > (outcome?.error ? 1 : 0) ? deliveryVerdict(result, { ...(refusal !== undefined ? { refusal } : {}), held, failed: true }) : verdict,
   };
 }
 
@@ -172,7 +191,14 @@ export async function reportFailure(ctx: StageContext, gh: GitHubStage, e: unkno
   const runUrl = gh.run.runUrl ? { runUrl: gh.run.runUrl } : {};
   try {
     const body = result
-      ? await renderFinalComment({ marker: gh.progress.marker, result, note: `❌ ${message}`, showPatch: result.diff.changedFiles.length > 0, ...runUrl })
+      ? await renderFinalComment({
+          marker: gh.progress.marker,
+          result,
+          note: `❌ ${message}`,
+          showPatch: result.diff.changedFiles.length > 0,
+          ...runUrl,
+          verdict: deliveryVerdict(result, { failed: true }),
+        })
       : errorBody({ marker: gh.progress.marker, message, ...runUrl });
     await gh.progress.finish(body);
   } catch (err) {

@@ -7,16 +7,9 @@ import type { RunResult } from "../result.js";
 import { attemptsSection } from "./attempts-table.js";
 import { codeName, fenced } from "./markdown-code.js";
 import { groupDigits } from "../shared/plain-format.js";
+import { headline, runVerdict, type Verdict } from "./verdict.js";
 
 export { fenced };
-
-const ICON: Record<RunResult["conclusion"], string> = {
-  success: "✅",
-  failure: "❌",
-  timeout: "⏱️",
-  cancelled: "🚫",
-  skipped: "⏭️",
-};
 
 export function formatDuration(ms: number): string {
   const s = ms / 1000;
@@ -29,12 +22,13 @@ function escapeCell(s: string): string {
   return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 }
 
-export function summaryMarkdown(result: RunResult): string {
+/** `verdict`: what the run came to, delivery included (verdict.ts); without it, the agent run's own ending. */
+export function summaryMarkdown(result: RunResult, verdict: Verdict = runVerdict({ result })): string {
   // The transcript's header, as a table: agent, model, duration, tokens, cost, conclusion.
   const u = result.usage;
   const rows: [string, string][] = [
     // The reason can be the agent's last stderr line: code, like every text the agent chose.
-    ["Conclusion", `${ICON[result.conclusion]} ${result.conclusion}${result.reason ? ` — ${codeName(result.reason, "table-cell")}` : ""}`],
+    ["Conclusion", `${verdict.icon} ${verdict.conclusion}${result.reason ? ` — ${codeName(result.reason, "table-cell")}` : ""}`],
     ["Agent", `${result.agentName}${result.agentVersion && result.agentVersion !== "n/a" ? ` ${codeName(result.agentVersion, "table-cell")}` : ""}`],
     ["Model", result.model ? codeName(result.model, "table-cell") : "default"],
     ["Sandbox", result.sandboxBackend],
@@ -51,7 +45,7 @@ export function summaryMarkdown(result: RunResult): string {
 
   const files = result.diff.changedFiles;
   return [
-    "## Agent Runner",
+    `## ${headline(verdict)}`,
     "",
     "| | |",
     "|---|---|",

@@ -198,13 +198,13 @@ describe("two phases", () => {
         expect(git(ws, "status", "--porcelain")).toBe("");
         // Refused, the run still reports before the step fails: outputs, with the files the
         // patch names (never result.json's claim), and a summary saying why nothing was delivered.
-        expect(publish.outputs.conclusion).toBe("success");
+        expect(publish.outputs.conclusion).toBe("failure");
         expect(publish.outputs["final-message"]).toBe("done");
         expect(JSON.parse(publish.outputs["changed-files"]!)).toEqual(named);
         expect(publish.outputs["artifact-id"]).toBe(String(artifact.id));
         expect(publish.outputs["patch-path"]).toMatch(/patch\.diff$/);
         expect(publish.state.finished).toBe("true");
-        expect(publish.summary).toContain("## Agent Runner");
+        expect(publish.summary).toMatch(/^## ❌ Agent Runner: the changes were refused$/m);
         expect(publish.summary).toContain(`### Changed files (${named.length})`);
         expect(publish.summary).toContain("- ❌ Not delivered: the patch was refused.");
         expect(publish.summary).toContain(`text\n${error!.split("\n")[0]}`);

@@ -197,9 +197,10 @@ describe("deliver: commit and comment on pull requests", () => {
     expect(r.exitCode).toBe(1);
     expect(r.rawStdout).toMatch(/::error::.*conflict with branch .feature\/greeting. as it is now.*GREETING\.md/);
     expect(await revParse(s.repo.origin, "refs/heads/feature/greeting")).toBe(moved);
-    expect(r.outputs.conclusion).toBe("success");
+    expect(r.outputs.conclusion).toBe("failure");
     expect(readFileSync(r.outputs["patch-path"]!, "utf8")).toContain("+agent version");
     const [c] = botComments(s, 12);
+    expect(c!.body).toMatch(/^### ❌ Agent Runner: delivery failed$/m);
     expect(c!.body).toContain("Delivery failed");
     expect(c!.body).toContain("+agent version");
   });
@@ -242,8 +243,9 @@ describe("deliver: limits", () => {
     expect(c!.body).toContain(".github/workflows/ci.yml");
     expect(c!.body).toContain("allow-workflow-changes");
     expect(c!.body).toContain("+on: push");
-    // Refused, the run still reports before the step fails: its outputs and the job summary.
-    expect(refused.outputs.conclusion).toBe("success");
+    // Refused, the run still reports before the step fails: its outputs and the job summary; ❌, never ✅.
+    expect(c!.body).toMatch(/^### ❌ Agent Runner: the changes were refused$/m);
+    expect(refused.outputs.conclusion).toBe("failure");
     expect(JSON.parse(refused.outputs["changed-files"]!)).toEqual([".github/workflows/ci.yml"]);
     expect(refused.outputs["comment-url"]).toMatch(new RegExp(`#issuecomment-${c!.id}$`));
     expect(refused.outputs["pull-request-url"]).toBeUndefined();

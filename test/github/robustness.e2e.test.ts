@@ -46,14 +46,15 @@ describe("GitHub API robustness", () => {
     expect(botComments(s, 7)[0]!.body).toContain("Agent Runner finished");
   });
 
-  it("opening the pull request fails after the agent ran: a clear error, the branch, commit and outputs kept, the comment says why", async () => {
+  // GitHub's refusals (403, 422) are delivery in part: test/github/delivery-refusals.e2e.test.ts.
+  it("opening the pull request fails after the agent ran (the token expired): a clear error, the branch, commit and outputs kept, the comment says why and links the compare page", async () => {
     s = await scenario({ fixture: "issue_comment.issue", agent: FIX });
-    s.gh.failNext("POST /repos/{owner}/{repo}/pulls", { status: 403, body: { message: "Resource not accessible by integration" } });
+    s.gh.failNext("POST /repos/{owner}/{repo}/pulls", { status: 401, body: { message: "Bad credentials" } });
     const r = await s.run();
     expect(r.exitCode).toBe(1);
-    expect(r.rawStdout).toMatch(/::error::.*opening the pull request failed: HTTP 403: Resource not accessible by integration/);
-    // Nothing is lost: outputs, results folder, the pushed branch.
-    expect(r.outputs.conclusion).toBe("success");
+    expect(r.rawStdout).toMatch(/::error::.*opening the pull request failed: HTTP 401: Bad credentials/);
+    // Nothing is lost: outputs, results folder, the pushed branch; the conclusion says delivery failed.
+    expect(r.outputs.conclusion).toBe("failure");
     expect(r.outputs["final-message"]).toBe("Fixed.");
     expect(r.outputs.branch).toBe("agent/7-typo-in-readme");
     expect(await revParse(s.repo.origin, "refs/heads/agent/7-typo-in-readme")).toBe(r.outputs["commit-sha"]);
@@ -62,6 +63,8 @@ describe("GitHub API robustness", () => {
     const [c] = botComments(s, 7);
     expect(r.outputs["comment-url"]).toMatch(new RegExp(`#issuecomment-${c!.id}$`));
     expect(c!.body).toContain("Delivery failed");
+    expect(c!.body).toMatch(/^### ❌ Agent Runner: delivery failed$/m);
+    expect(c!.body).toContain("/compare/main...agent/7-typo-in-readme?expand=1");
   });
 
   it("the comment API is down for the whole run: the agent still runs and delivers; the step reports the missing comment", async () => {

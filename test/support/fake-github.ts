@@ -37,9 +37,11 @@ import {
   type StoredArtifact,
 } from "./fake-actions-results.js";
 import { GitData, GitDataError } from "./fake-github-git-data.js";
+import { NOT_ACCESSIBLE, PR_CREATION_NOT_PERMITTED, RULESET_CREATION, workflowChangeIn, workflowRefusal, writePolicyHook, type RepoPolicy } from "./fake-github-policy.js";
 import { searchIssues, type SearchIssueItem, type SearchIssuesResponse, type SimpleUser } from "./fake-github-search.js";
 
 export type { RecordedRequest, FaultOptions, FaultRule } from "./fake-github-http.js";
+export type { RepoPolicy } from "./fake-github-policy.js";
 
 const run = promisify(execFile);
 
@@ -194,6 +196,8 @@ export interface RepoState {
   reviews: ReviewState[];
   reactions: ReactionState[];
   nextNumber: number;
+  /** The settings that make GitHub refuse writes (fake-github-policy.ts); `setPolicy` changes them. */
+  policy: RepoPolicy;
 }
 
 export interface TokenSpec {
@@ -259,6 +263,8 @@ export interface FakeGitHub {
 
   /** Fail the next matching requests (default: once, 502). See FaultOptions for rate limits and resets. */
   failNext(route: string, opts?: FaultOptions): FaultRule;
+  /** Repository settings GitHub refuses writes by, answered as GitHub does (REST, and git pushes to the origin through a pre-receive hook). */
+  setPolicy(policy: RepoPolicy, repo?: string): Promise<void>;
 
   repo(fullName?: string): RepoState;
   addRepo(seed: RepoSeed): RepoState;
@@ -459,6 +465,7 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       reviews: [],
       reactions: [],
       nextNumber: 1,
+      policy: {},
     };
     repos.set(r.fullName.toLowerCase(), r);
     return r;
@@ -1239,8 +1246,32 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
   on("POST", `${R}/git/trees`, (ctx) => gitDataCall(ctx, true, 201, (d) => d.createTree(ctx.body)));
   on("POST", `${R}/git/commits`, (ctx) => gitDataCall(ctx, true, 201, (d) => d.createCommit(ctx.body, ctx.token.login, user(ctx.token.login).id)));
   on("GET", `${R}/git/commits/{sha}`, (ctx) => gitDataCall(ctx, false, 200, (d) => d.getCommit(ctx.params["sha"]!)));
-  on("POST", `${R}/git/refs`, (ctx) => gitDataCall(ctx, true, 201, (d) => d.createRef(ctx.body)));
-  on("PATCH", `${R}/git/refs/{+ref}`, (ctx) => gitDataCall(ctx, true, 200, (d) => d.updateRef(ctx.params["ref"]!, ctx.body)));
+  /** A ruleset or the missing `workflows` permission refuses a ref write, as GitHub's refs API does. */
+  const refPolicy = async (ctx: Ctx, creating: boolean): Promise<void> => {
+    requireWrite(ctx);
+    const r = requireRepo(ctx);
+    const doc = `https://docs.github.com/rest/git/refs#${creating ? "create" : "update"}-a-reference`;
+    if (creating && r.policy.restrictBranchCreation) throw new HttpError(422, { message: RULESET_CREATION, documentation_url: doc, status: "422" });
+    const sha = ctx.body["sha"];
+    if (r.policy.workflowsPermission === false && r.gitDir && typeof sha === "string" && /^[0-9a-f]{40}$/.test(sha)) {
+      const file = await workflowChangeIn(r.gitDir, sha);
+      if (file) throw new HttpError(422, { message: workflowRefusal(file), documentation_url: doc, status: "422" });
+    }
+  };
+  on("POST", `${R}/git/refs`, async (ctx) => {
+    await refPolicy(ctx, true);
+    return gitDataCall(ctx, true, 201, (d) => d.createRef(ctx.body));
+  });
+  on("PATCH", `${R}/git/refs/{+ref}`, async (ctx) => {
+    await refPolicy(ctx, false);
+    return gitDataCall(ctx, true, 200, (d) => d.updateRef(ctx.params["ref"]!, ctx.body));
+  });
+  /** The token's `pull-requests` permission, then (creating, the workflow's own token) the repository's Actions setting. */
+  const pullsPolicy = (ctx: Ctx, r: RepoState, creating: boolean): void => {
+    if ((r.policy.pullRequestsPermission ?? "write") !== "write") throw new HttpError(403, { message: NOT_ACCESSIBLE, documentation_url: DOCS, status: "403" });
+    if (creating && r.policy.actionsCreatePullRequests === false && ctx.token.login === "github-actions[bot]")
+      throw new HttpError(403, { message: PR_CREATION_NOT_PERMITTED, documentation_url: "https://docs.github.com/rest/pulls/pulls#create-a-pull-request", status: "403" });
+  };
 
   on("GET", `${R}/pulls`, async (ctx) => {
     const r = requireRepo(ctx);
@@ -1266,6 +1297,7 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
   on("POST", `${R}/pulls`, async (ctx) => {
     requireWrite(ctx);
     const r = requireRepo(ctx);
+    pullsPolicy(ctx, r, true);
     const doc = "https://docs.github.com/rest/pulls/pulls#create-a-pull-request";
     const { title, head, base } = ctx.body as { title?: unknown; head?: unknown; base?: unknown };
     const missing = (["title", "head", "base"] as const).filter((f) => typeof ctx.body[f] !== "string" || !ctx.body[f]);
@@ -1313,6 +1345,7 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
   on("PATCH", `${R}/pulls/{number}`, async (ctx) => {
     requireWrite(ctx);
     const r = requireRepo(ctx);
+    pullsPolicy(ctx, r, false);
     const p = requirePull(r, ctx.params["number"]);
     const i = r.issues.get(p.number)!;
     if (typeof ctx.body["title"] === "string") p.title = i.title = ctx.body["title"];
@@ -1807,6 +1840,11 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     },
     failNext: (route, o) => server.faults.add(route, o),
     repo,
+    async setPolicy(policy, repoName) {
+      const r = repo(repoName);
+      r.policy = { ...r.policy, ...policy };
+      if (r.gitDir) await writePolicyHook(r.gitDir, r.policy, `${web}/${r.fullName}/rules`);
+    },
     addWorkflowRun: (seed) => {
       workflowRuns.push({
         id: seed.id,
