@@ -315,7 +315,7 @@ describe("threat detection: protected files", () => {
     "tools/husky/pre-commit",
   ];
 
-  it.each([
+  it.each<{ mode: string; inputs: Record<string, string> }>([
     { mode: "block", inputs: { "protected-files": "block" } },
     { mode: "review (the default)", inputs: {} },
   ])("protected entry points through symlinks, $mode: held, nothing pushed, threats names all 11 paths", async ({ inputs }) => {
