@@ -331,6 +331,34 @@ describe("threat detection: protected files", () => {
     expect(botComments(s, 7).at(-1)!.body).toContain("Threat detection held this run back");
   });
 
+  it("two jobs: the publish job judges the links in the tree the artifact's patch makes on its own checkout, and holds the run back", async () => {
+    results = await startFakeActionsResults({ repository: FIXTURE_REPO });
+    const r0 = results;
+    s = await scenario({ fixture: "issue_comment.issue", agent: LINKED_ENTRY_POINTS });
+    const sc = s;
+    const env = (job: string) => r0.runtimeEnv({ runId: 6200, job, github: sc.gh, repository: FIXTURE_REPO });
+    const run = await s.run({ phase: "run" }, env("agent"));
+    expect(run.exitCode, run.log).toBe(0);
+    const publish = await s.run({ phase: "publish", "agent-command": "" }, env("publish"));
+    expect(publish.exitCode).not.toBe(0);
+    expect(threats(publish.outputs).map((f) => f.file).sort()).toEqual(ELEVEN);
+    expect(await listBranches(s.repo.origin)).toEqual(["main"]);
+    expect(s.gh.pulls()).toEqual([]);
+  });
+
+  it("block: a submodule (gitlink) and .gitmodules are named in threats, and the patch's own refusal is kept", async () => {
+    const agent = `git init -q vendor/lib\ngit -C vendor/lib -c user.name=a -c user.email=a@a commit -q --allow-empty -m x\nprintf '[submodule "vendor/lib"]\\n\\tpath = vendor/lib\\n\\turl = https://evil.example/x.git\\n' > .gitmodules\necho 'Added a library.'`;
+    s = await scenario({ fixture: "issue_comment.issue", agent });
+    const r = await s.run({ "protected-files": "block" });
+    expect(r.exitCode).not.toBe(0);
+    expect(s.gh.pulls()).toEqual([]);
+    expect(threats(r.outputs).map((f) => [f.file, f.kind])).toEqual(expect.arrayContaining([["vendor/lib", "protected-file"], [".gitmodules", "protected-file"]]));
+    expect(threats(r.outputs).find((f) => f.file === "vendor/lib")!.detail).toContain("gitlink");
+    const errors = r.rawStdout.split("\n").filter((l) => l.startsWith("::error::")).join("\n");
+    expect(errors).toMatch(/The patch from this run was refused/);
+    expect(errors).toMatch(/Threat detection held this run back/);
+  });
+
   it("new entry points in plain sight, review (the default): a draft pull request that names mvnw, lefthook.yml, mise.toml and .devcontainer.json; block refuses them, case variants too", async () => {
     const agent = `printf '#!/bin/sh\\n' > mvnw\nprintf 'pre-commit: {}\\n' > lefthook.yml\nprintf '[tools]\\n' > mise.toml\necho '{}' > .devcontainer.json\necho 'Added tooling.'`;
     s = await scenario({ fixture: "issue_comment.issue", agent });

@@ -61,6 +61,8 @@ describe("names through the post-image tree's links", () => {
     expect(judge("gradle/wrapper", LINK, links)).toMatchObject({ linked: true, detail: "a symlink at a protected path, to 'tools/gradle-wrapper'" });
     expect(judge("tools/cargo/config.toml", FILE, links)).toEqual({ file: "tools/cargo/config.toml", linked: true, detail: "it is the protected path '.cargo/config.toml' through a symlink" });
     expect(judge("tools/gradle-wrapper/gradle-wrapper.properties", FILE, links)).toMatchObject({ linked: true, detail: expect.stringContaining("'gradle/wrapper/gradle-wrapper.properties'") });
+    // A link between two protected names hides nothing: protected, for review like a plain file.
+    expect(judge("CLAUDE.md", LINK, { "CLAUDE.md": "AGENTS.md" })).toEqual({ file: "CLAUDE.md", linked: false, detail: "a symlink at a protected path, to 'AGENTS.md'" });
     // The same file with no link to it is ordinary.
     expect(judge("tools/cargo/config.toml", FILE, {})).toBeUndefined();
   });

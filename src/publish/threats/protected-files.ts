@@ -235,7 +235,12 @@ export function judgeChange(c: Pick<Change, "path" | "oldMode" | "newMode">, tre
   const linked = (detail: string): ProtectedChange => ({ file, detail, linked: true });
   if (c.oldMode === GITLINK_MODE || c.newMode === GITLINK_MODE) return linked("a submodule (gitlink): code from another repository");
   const isLink = c.newMode === SYMLINK_MODE;
-  if (isProtected(file, rules)) return isLink ? linked(`a symlink at a protected path, ${leadsTo(tree.resolve(file))}`) : { file, detail: "a protected file", linked: false };
+  if (isProtected(file, rules)) {
+    if (!isLink) return { file, detail: "a protected file", linked: false };
+    // `CLAUDE.md` → `AGENTS.md` hides nothing: a reviewer sees both names protected. `.cargo` → `tools/cargo` does.
+    const target = tree.resolve(file);
+    return { file, detail: `a symlink at a protected path, ${leadsTo(target)}`, linked: !(target.kind === "ok" && isProtected(target.path, rules)) };
+  }
   const where = tree.location(file);
   if (where.kind !== "ok") return linked(`it lies beyond a symlink that ${NOT_OK[where.kind]}`);
   if (where.path !== file && isProtected(where.path, rules)) return linked(`it is the protected path '${where.path}' through a symlink above it`);
