@@ -61,9 +61,6 @@ const PROTECTED_DIRS = [
   ".claude", ".codex", ".gemini", ".opencode", ".cursor", ".agents",
 ];
 
-/** The names users see (README, docs): the default list as written. */
-export const DEFAULT_PROTECTED = { names: PROTECTED_NAMES, dirs: PROTECTED_DIRS } as const;
-
 const foldPath = (p: string) => p.split("/").map(folded);
 
 /** Matched by folded path segments rather than globs: `**` in Node's glob skips dot folders, and `.tools/Makefile` or `.github/.x` must match. */
