@@ -241,11 +241,12 @@ async function judgeOutput(step: Step): Promise<void> {
   const { ctx } = step;
   if (ctx.settings.delivery.threatDetection !== "agent") return;
   step.github?.stage.progress.pause();
-  const [detection, { runReviewAgent }, { hostInstallOptions }, { redactTreeInPlace }] = await Promise.all([
+  const [detection, { runReviewAgent }, { hostInstallOptions }, { redactTreeInPlace }, { agentBackend }] = await Promise.all([
     import("./publish/threats/detection.js"),
     import("./runner.js"),
     import("./agents/install.js"),
     import("./trace/redact-files.js"),
+    import("./agents/registry.js"),
   ]);
   // Judged as it will be uploaded: the agent's outputs folder redacted first.
   await redactTreeInPlace(path.join(ctx.resultsDir, RESULTS_FILES.outputs), ctx.redactor);
@@ -260,7 +261,9 @@ async function judgeOutput(step: Step): Promise<void> {
   const dataDir = path.join(ctx.runDir, "detection-data");
   const task = ctx.settings.run.prompt;
   await detection.writeDetectionData(dataDir, task, judged);
-  const settings = detection.detectorSettings(ctx.settings, dataDir, detection.detectorPrompt(dataDir, task, judged));
+  // A detector that sends no model requests through the gateway (`command`) gets no model budget: it would refuse one.
+  const usesModelGateway = agentBackend(choice.backend).provider !== undefined;
+  const settings = detection.detectorSettings(ctx.settings, dataDir, detection.detectorPrompt(dataDir, task, judged), { usesModelGateway });
   ctx.log.info(`Threat detection: the ${choice.backend} detection agent judges the output.`);
   const ran = await runReviewAgent(settings, {
     log: ctx.log,
@@ -306,7 +309,8 @@ async function detectThreats(step: Step): Promise<void> {
   step.threats = await threats.detectThreats(step.ctx, resultOf(step), step.postImage, () => safeOutputRequests(step));
   if (!step.threats?.held) return;
   step.result = threats.heldResult(resultOf(step));
-  step.refusal = step.threats.message;
+  // A patch already refused keeps its reasons: the hold adds to them.
+  step.refusal = step.refusal && step.threats.message ? `${step.refusal}\n${step.threats.message}` : step.threats.message;
 }
 
 /** The agent's GitHub requests, checked again and applied here with the host's token (before the final comment, which lists them). */

@@ -168,7 +168,7 @@ export const INPUTS = {
   },
   "threat-detection": {
     description:
-      "Before anything is published: `auto` scans the patch's added lines (and binary files' new content), every safe-output request and the final message for secrets (secretlint's recommended rules and the run's own secret values) and checks protected files; a secret holds everything back and fails the step. `agent` does the same and also has a detection agent judge the output for prompt injection, secret leaks and malicious patches (read-only sandbox, model gateway only, 12 model requests, 5 minutes). `none` turns it off.",
+      "Before anything is published: `auto` scans the patch's added lines (and binary files' new content), every safe-output request and the final message for secrets (secretlint's recommended rules and the run's own secret values) and checks protected files; a secret holds everything back and fails the step. `agent` does the same and also has a detection agent judge the output for prompt injection, secret leaks and malicious patches (read-only sandbox, model gateway only, 12 model requests for a model-backed detector, 5 minutes). `none` turns it off.",
     default: "auto",
   },
   "detection-agent": {
@@ -181,7 +181,7 @@ export const INPUTS = {
   },
   "protected-files": {
     description:
-      "Changes to protected files (dependency manifests and locks, CI and build config, Dockerfiles, agent instruction files, CODEOWNERS, `.github/**`): `review` (delivered only as a draft pull request that names them), `block` (refused) or `allow`.",
+      "Changes to protected files (dependency manifests and locks, CI and build config, build wrappers such as `mvnw` and `gradle/wrapper/`, git hook managers, task runners and tool managers, editor and dev-container tasks, package-manager config, Dockerfiles, every agent's instructions and settings, CODEOWNERS, `.github/**`; names compared case-insensitively): `review` (delivered only as a draft pull request that names them), `block` (refused) or `allow`. Judged on the tree the patch makes: a path is protected when any name it has through symlinks is, and symlinks into or out of protected places, symlinks out of the repository and submodules count too; under `review` those are held, as with `block`, since the diff does not show which protected file they change.",
     default: "review",
   },
   "protected-paths": { description: "Globs that edit the protected list, one per line: `glob` adds a path, `!glob` exempts one (e.g. `!**/package.json`)." },

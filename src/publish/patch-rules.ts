@@ -44,13 +44,13 @@ import { GHA_CREDS_FILE } from "../shared/cloud.js";
 
 export const ALLOW_WORKFLOW_INPUT = "allow-workflow-changes";
 
-const GITLINK_MODE = "160000";
-const SYMLINK_MODE = "120000";
-const NO_MODE = "000000";
+export const GITLINK_MODE = "160000";
+export const SYMLINK_MODE = "120000";
+export const NO_MODE = "000000";
 /** Link hops followed before a chain counts as a loop (the kernel's limit is 40). */
-const MAX_LINK_HOPS = 40;
+export const MAX_LINK_HOPS = 40;
 /** Paths through links considered for one changed file before giving up (a pathological tree). */
-const MAX_ALIASES = 2000;
+export const MAX_ALIASES = 2000;
 /** Attributes whose value names a driver: a command from git config runs for the matched files. */
 const DRIVER_ATTRIBUTES = new Set(["filter", "diff", "merge"]);
 
@@ -72,7 +72,8 @@ export interface TreeCheck {
   problems: TreeProblem[];
 }
 
-interface Change {
+/** One entry that differs between two trees, as `git diff-tree --raw` gives it. */
+export interface Change {
   path: string;
   oldMode: string;
   newMode: string;
@@ -87,7 +88,7 @@ const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
  * A path component as a checkout on any system could see it: case folded,
  * HFS-ignored code points dropped, NTFS's trailing dots and spaces dropped.
  */
-function folded(component: string): string {
+export function folded(component: string): string {
   return component.replace(HFS_IGNORED, "").toLowerCase().replace(/[. ]+$/, "");
 }
 
@@ -184,7 +185,7 @@ function aliasesOf(p: string, linkDirs: ReadonlyArray<[link: string, real: strin
   return [...seen];
 }
 
-async function treeChanges(git: Git, fromTree: string, toTree: string): Promise<Change[]> {
+export async function treeChanges(git: Git, fromTree: string, toTree: string): Promise<Change[]> {
   const out = await git.exec(["diff-tree", "-r", "-z", "--no-renames", "--raw", "--abbrev=40", fromTree, toTree]);
   // Records: ":oldmode newmode oldsha newsha status\0path\0".
   const fields = out.stdout.split("\0");
@@ -317,9 +318,14 @@ function addedDriverLines(oldContent: string, newContent: string, macros: Readon
 }
 
 /** Lists read from both trees once: their symlinks with targets. */
-interface TreeLinks {
+export interface TreeLinks {
   links: Map<string, string>;
   unreadable: string[];
+}
+
+/** Every symlink of `tree` with its target, read from the objects (never from a work tree). */
+export async function treeLinks(git: Git, tree: string, scratchDir: string): Promise<TreeLinks> {
+  return linkTargets(git, await linkBlobs(git, tree), scratchDir);
 }
 
 /**

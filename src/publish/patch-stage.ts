@@ -35,14 +35,14 @@ export async function checkPatch(ctx: StageContext, result: RunResult, artifact:
   } catch (e) {
     if (!(e instanceof PatchRefusedError)) throw e;
     if (fromArtifact) result.diff.changedFiles = e.namedFiles;
-    return { refusal: e.message };
+    return { refusal: e.message, ...(e.postImage ? { postImage: { ...e.postImage, git: patchRepository(ctx) } } : {}) };
   }
 }
 
 export interface CheckedPatch {
   /** Why the patch is not delivered; undefined when it may be. */
   refusal?: string;
-  /** What the patch makes, read through `git` (threat detection reads binary files' new bytes there). */
+  /** What the patch makes, read through `git` (threat detection reads binary files' new bytes and the links there); also for a refused patch that applied. */
   postImage?: PostImage & { git: Git };
 }
 

@@ -38,6 +38,8 @@ export interface ValidatedPatch {
 }
 
 export interface PostImage {
+  /** The tree of the base commit the patch was applied to. */
+  baseTree: string;
   tree: string;
   binaryFiles: string[];
 }
@@ -52,6 +54,8 @@ export class PatchRefusedError extends ConfigurationError {
     message: string,
     /** The paths the patch names, once git could read it (empty before that). */
     readonly namedFiles: string[] = [],
+    /** The tree it makes, when it applied (threat detection names the protected paths of a refused patch too). */
+    readonly postImage?: PostImage,
   ) {
     super(message);
   }
@@ -138,10 +142,11 @@ export async function validatePatch(
     const tree = await git.text(["write-tree"], { env });
     const baseTree = await git.text(["rev-parse", `${baseCommit}^{tree}`]);
     const checked = await checkTree(git, baseTree, tree, policy, tmp);
-    if (checked.problems.length) throw refuse(describeProblems(checked.problems));
-    // git's order (as collectChanges reports it), then any name only the patch header gave.
     const binaryFiles = await binaryChanges(git, baseTree, tree);
-    return { changedFiles: [...new Set([...checked.changedFiles, ...named])], bytes, postImage: { tree, binaryFiles } };
+    const postImage = { baseTree, tree, binaryFiles };
+    if (checked.problems.length) throw new PatchRefusedError(refusal(opts.source, describeProblems(checked.problems)), named, postImage);
+    // git's order (as collectChanges reports it), then any name only the patch header gave.
+    return { changedFiles: [...new Set([...checked.changedFiles, ...named])], bytes, postImage };
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }

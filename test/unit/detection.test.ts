@@ -2,7 +2,10 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { judgedDigest, parseVerdict, verdictFindings, verdictRecord, writeVerdict, type Judged } from "../../src/publish/threats/detection.js";
+import { checkBudget } from "../../src/sandbox/budget.js";
+import { agentBackend } from "../../src/agents/registry.js";
+import { parseSettings } from "../../src/config/parse.js";
+import { detectorSettings, judgedDigest, parseVerdict, verdictFindings, verdictRecord, writeVerdict, type Judged } from "../../src/publish/threats/detection.js";
 
 const CLEAR = { prompt_injection: false, secret_leak: false, malicious_patch: false, reasons: [] };
 
@@ -76,5 +79,26 @@ describe("the verdict record, checked by the publish step", () => {
     const open = await verdictFindings(d, judged, { failOpen: true, cleanReason: clean });
     expect(open.findings).toEqual([]);
     expect(open.warnings).toEqual([expect.stringContaining("published anyway")]);
+  });
+});
+
+describe("the detector's settings", () => {
+  const ws = () => mkdtempSync(path.join(os.tmpdir(), "detector-ws-"));
+  const run = (agent: Record<string, string>) => parseSettings({ prompt: "p", "threat-detection": "agent", "max-cost-usd": "5", "max-tokens": "100000", ...agent }, { cwd: ws() });
+
+  it("a model-backed detector gets its own 12-request budget, never the run's", () => {
+    const s = detectorSettings(run({ agent: "claude", model: "claude-sonnet-4-5" }), ws(), "judge", { usesModelGateway: true });
+    expect(s.budget?.maxModelRequests).toBe(12);
+    expect(s.budget?.maxCostUsd).toBeUndefined();
+    expect(s.budget?.maxTokens).toBeUndefined();
+  });
+
+  it("a command detector gets no model budget, so the runner's budget check accepts it", async () => {
+    const settings = run({ agent: "command", "agent-command": "true", "detection-agent": "command", "max-cost-usd": "", "max-tokens": "" });
+    const s = detectorSettings(settings, ws(), "judge", { usesModelGateway: agentBackend("command").provider !== undefined });
+    expect(s.budget).toBeUndefined();
+    await expect(checkBudget(s, agentBackend("command"))).resolves.toBeUndefined();
+    // What it was given before: refused, so every run it judged was held as detection-failed.
+    await expect(checkBudget({ ...s, budget: { maxModelRequests: 12, modelPrices: {} } }, agentBackend("command"))).rejects.toThrow(/max-model-requests/);
   });
 });

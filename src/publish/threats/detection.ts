@@ -24,7 +24,7 @@ import { readRequests } from "../safe-outputs/requests.js";
 import { safeOutputsFile } from "../safe-outputs/stage.js";
 import type { ThreatFinding } from "./types.js";
 
-/** The detector's own budget: enough to read four files and answer, not to wander. */
+/** The detector's own budget (model-backed detectors only): enough to read four files and answer, not to wander. */
 export const DETECTION_MAX_MODEL_REQUESTS = 12;
 export const DETECTION_TIMEOUT_SECONDS = 300;
 
@@ -178,13 +178,19 @@ export function detectorChoice(settings: Settings): DetectorChoice {
  * URL, env, install), none of its tools or instructions; the data folder as
  * its read-only workspace; the network only to the model gateway; its own
  * budget; a sandbox even when the run had none (it reads hostile data).
+ *
+ * The budget is counted by the model gateway, so it is set only for a
+ * detector whose requests go through it (`usesModelGateway`): `agent:
+ * command` makes none there and refuses any budget, which would hold every
+ * run it judges as `detection-failed`.
  */
-export function detectorSettings(settings: Settings, dataDir: string, prompt: string): Settings {
+export function detectorSettings(settings: Settings, dataDir: string, prompt: string, detector: { usesModelGateway: boolean }): Settings {
   const { backend, model } = detectorChoice(settings);
   const same = backend === settings.agent.backend;
-  const { agent, run } = settings;
+  // The run's budget is the run's: the detector gets its own, or none.
+  const { agent, run, budget: _runsBudget, ...rest } = settings;
   return {
-    ...settings,
+    ...rest,
     workspace: dataDir,
     session: "new",
     agent: {
@@ -219,7 +225,7 @@ export function detectorSettings(settings: Settings, dataDir: string, prompt: st
       metadata: {},
     },
     sandbox: settings.sandbox.choice === "none" ? { ...settings.sandbox, choice: "auto" } : settings.sandbox,
-    budget: { maxModelRequests: DETECTION_MAX_MODEL_REQUESTS, modelPrices: settings.budget?.modelPrices ?? {} },
+    ...(detector.usesModelGateway ? { budget: { maxModelRequests: DETECTION_MAX_MODEL_REQUESTS, modelPrices: settings.budget?.modelPrices ?? {} } } : {}),
   };
 }
 

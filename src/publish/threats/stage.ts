@@ -14,7 +14,7 @@ import type { CheckedPatch } from "../patch-stage.js";
 import { safeOutputsFile } from "../safe-outputs/stage.js";
 import { readRequests, type RequestsFile } from "../safe-outputs/requests.js";
 import { patchPieces } from "../../shared/patch-pieces.js";
-import { protectedChanges, protectedPaths } from "./protected-files.js";
+import { protectedChanges, protectedInTree, protectedPaths, type ProtectedChange } from "./protected-files.js";
 import type { ScanTarget } from "./secret-scan.js";
 import type { ThreatFinding } from "./types.js";
 import { detectionLine, judgedContent, verdictFindings } from "./detection.js";
@@ -56,11 +56,21 @@ export async function detectThreats(
     if (verdict.record?.status === "verdict" && !verdict.findings.length) ctx.log.info("Threat detection: the detection agent found no threat.");
     detection = detectionLine(verdict.record, verdict.warnings.length > 0);
   }
-  const touched = protectedChanges(result.diff.changedFiles, protectedPaths(settings.delivery.protectedPaths));
   const mode = settings.delivery.protectedFiles;
-  if (mode === "block") findings.push(...touched.map((file): ThreatFinding => ({ kind: "protected-file", where: "patch", file, detail: "a protected file (`protected-files: block`)" })));
+  const touched = mode === "allow" ? [] : await protectedTouched(ctx, result, postImage);
+  // A link hides which protected file changes from the diff (and from CODEOWNERS): not something to ask a reviewer about.
+  const linked = mode === "review" && touched.some((t) => t.linked);
+  if (mode === "block" || linked)
+    findings.push(
+      ...touched.map((t): ThreatFinding => ({
+        kind: "protected-file",
+        where: "patch",
+        file: t.file,
+        detail: `${t.detail} (${mode === "block" ? "`protected-files: block`" : "held under `protected-files: review`: protected files changed through links or submodules"})`,
+      })),
+    );
   for (const f of findings) ctx.log.error(`Threat detection: ${describe(f)}.`);
-  const review = mode === "review" && findings.length === 0 ? touched : [];
+  const review = mode === "review" && findings.length === 0 ? touched.map((t) => t.file) : [];
   if (review.length) ctx.log.warning(`Protected files changed (${review.join(", ")}): delivered only as a draft pull request for a human review.`);
   const held = findings.length > 0;
   return {
@@ -70,6 +80,17 @@ export async function detectThreats(
     ...(detection ? { detection } : {}),
     ...(held ? { message: `Threat detection held this run back: ${findings.length} finding(s) (${brief(findings)}). Nothing was pushed or posted but this report.` } : {}),
   };
+}
+
+/**
+ * The changed paths that are protected: judged on the tree the patch makes,
+ * links and submodules included, when the patch was checked; by their own
+ * names otherwise (no delivery, so no tree was made).
+ */
+async function protectedTouched(ctx: StageContext, result: RunResult, postImage: CheckedPatch["postImage"]): Promise<ProtectedChange[]> {
+  const rules = protectedPaths(ctx.settings.delivery.protectedPaths);
+  if (postImage) return protectedInTree(postImage.git, postImage, result.diff.changedFiles, rules, ctx.runDir);
+  return protectedChanges(result.diff.changedFiles, rules).map((file) => ({ file, detail: "a protected file", linked: false }));
 }
 
 /** Read per binary file: far above real assets, and the patch itself is at most 50 MB. */
