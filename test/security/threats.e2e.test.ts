@@ -64,7 +64,7 @@ describe("threat detection: secrets hold everything back", () => {
     // The patch is not shown either.
     expect(body).not.toContain("diff --git");
     const found = threats(r.outputs);
-    expect(found.some((f) => f.kind === "secret" && f.where === "patch" && f.file === "src/config.js" && f.detail.startsWith("SLACK_TOKEN"))).toBe(true);
+    expect(found.some((f) => f.kind === "secret" && f.where === "patch" && f.file === "src/config.js" && f.detail === "slack-bot-token")).toBe(true);
     expect(found.some((f) => f.kind === "secret" && f.where.startsWith("safe output on line 1"))).toBe(true);
     expect(found.some((f) => f.kind === "secret" && f.where === "final message")).toBe(true);
     // README.md's fix is not a finding.
@@ -194,7 +194,7 @@ describe("threat detection: binary files", () => {
     const found = threats(r.outputs);
     expect(found).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ kind: "secret", where: "patch", file: "assets/blob.bin", detail: expect.stringMatching(/^SLACK_TOKEN.*binary file/) }),
+        expect.objectContaining({ kind: "secret", where: "patch", file: "assets/blob.bin", detail: expect.stringMatching(/^slack-bot-token.*binary file/) }),
         expect.objectContaining({ kind: "run-secret", where: "patch", file: "data.bin" }),
       ]),
     );

@@ -1,7 +1,8 @@
 /**
  * Threat detection, before anything is published (phase all after the
- * agent, or phase publish): the patch's added lines, every safe-output
- * request and the final message are scanned for secrets, and the changed
+ * agent, or phase publish): the patch's added lines (a symlink's target is
+ * its one added line) and the names of the files it leaves, every safe-output
+ * request, the final message and the structured output are scanned for secrets, and the changed
  * paths are matched against the protected list. A secret holds everything
  * back; a protected path is delivered only as a draft pull request
  * (`review`), refused (`block`) or let through (`allow`).
@@ -98,7 +99,7 @@ async function scanBinaryFiles(ctx: StageContext, postImage: NonNullable<Checked
 }
 
 /**
- * The secret scan of the texts that hold something. secretlint and its rules are loaded only then: a
+ * The secret scan of the texts that hold something. The rules are loaded and compiled only then: a
  * run that changed nothing and said nothing does not pay for them.
  */
 async function scanTexts(targets: ScanTarget[], isRunSecret: (text: string) => boolean): Promise<ThreatFinding[]> {
