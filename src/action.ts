@@ -304,7 +304,7 @@ async function detectThreats(step: Step): Promise<void> {
   const threats = await import("./publish/threats/stage.js");
   step.threats = await threats.detectThreats(step.ctx, resultOf(step), step.postImage, () => safeOutputRequests(step));
   if (!step.threats?.held) return;
-  step.result = threats.heldResult(resultOf(step));
+  step.result = threats.heldResult(resultOf(step), step.threats);
   step.refusal = step.threats.message;
 }
 

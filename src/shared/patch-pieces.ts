@@ -16,10 +16,13 @@ export interface ScanTarget {
 }
 
 
+/** The `where` of a file's name as a scan target. */
+export const FILE_NAME = "file name";
+
 /** What the patch publishes: each file's added lines, and the name of every file it leaves in the tree. */
 export async function patchPieces(patchPath: string): Promise<ScanTarget[]> {
   const text = (await readFile(patchPath).catch(() => Buffer.alloc(0))).toString("utf8");
-  return [...splitPatch(text), ...patchPaths(text).map((file): ScanTarget => ({ where: "file name", file, text: file }))];
+  return [...splitPatch(text), ...patchPaths(text).map((file): ScanTarget => ({ where: FILE_NAME, file, text: file }))];
 }
 
 export function splitPatch(patch: string): ScanTarget[] {

@@ -55,8 +55,9 @@ interface CompiledRule {
 
 export interface RuleMatch {
   rule: string;
-  /** Offset of the match in the text (for tests and for naming a line). */
+  /** Where the match is in the text, to mask it in a name that is shown. */
   index: number;
+  length: number;
 }
 
 function compileAllowlist(a: z.infer<typeof Allowlist>): CompiledAllowlist {
@@ -99,9 +100,16 @@ function caseFold(source: string): string {
   return out;
 }
 
-let compiled: { rules: CompiledRule[]; global: CompiledAllowlist; keywords: RegExp } | undefined;
+interface Compiled {
+  rules: CompiledRule[];
+  global: CompiledAllowlist;
+  keywords: RegExp;
+  /** Published example values (Google's documented Firebase keys) that one rule's allowlist names literally. */
+  published: string[];
+}
+let compiled: Compiled | undefined;
 
-function load(): NonNullable<typeof compiled> {
+function load(): Compiled {
   if (compiled) return compiled;
   const file = RuleFile.parse(data);
   const rules = file.rules.map(
@@ -117,7 +125,10 @@ function load(): NonNullable<typeof compiled> {
   );
   const words = [...new Set(rules.flatMap((r) => r.keywords))].sort((a, b) => b.length - a.length);
   const keywords = new RegExp(words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
-  compiled = { rules, global: compileAllowlist(file.allowlist), keywords };
+  // A published example is no secret under any rule: generic-api-key would otherwise take
+  // Firebase's documented key under `apiKey:`, which gcp-api-key's own allowlist lets through.
+  const published = file.rules.flatMap((r) => r.allowlists.flatMap((a) => a.regexes.map((x) => x.source).filter((x) => /^[\w-]{16,}$/.test(x))));
+  compiled = { rules, global: compileAllowlist(file.allowlist), keywords, published };
   return compiled;
 }
 
@@ -174,7 +185,7 @@ function lineAround(text: string, start: number, end: number): string {
 }
 
 /** Findings of one rule's regex in the text. */
-function ruleMatches(rule: CompiledRule, regex: RegExp, text: string, global: CompiledAllowlist): RuleMatch[] {
+function ruleMatches(rule: CompiledRule, regex: RegExp, text: string, { global, published }: Compiled): RuleMatch[] {
   const out: RuleMatch[] = [];
   regex.lastIndex = 0;
   for (let m = regex.exec(text); m; m = regex.exec(text)) {
@@ -188,7 +199,8 @@ function ruleMatches(rule: CompiledRule, regex: RegExp, text: string, global: Co
     if (rule.entropy !== undefined && shannonEntropy(secret) <= rule.entropy) continue;
     const line = lineAround(text, m.index, m.index + m[0].length);
     if (allowed([global], secret, match, line) || allowed(rule.allowlists, secret, match, line)) continue;
-    out.push({ rule: rule.id, index: m.index });
+    if (published.some((p) => match.includes(p))) continue;
+    out.push({ rule: rule.id, index: m.index, length: m[0].length });
   }
   return out;
 }
@@ -199,18 +211,19 @@ function ruleMatches(rule: CompiledRule, regex: RegExp, text: string, global: Co
  * `*.p12`) apply.
  */
 export function gitleaksMatches(text: string, file?: string): RuleMatch[] {
-  const { rules, global, keywords } = load();
+  const all = load();
+  const { rules, keywords } = all;
   const present = presentKeywords(text.toLowerCase(), keywords);
   const out: RuleMatch[] = [];
   for (const rule of rules) {
     if (rule.path && (file === undefined || !rule.path.test(file))) continue;
     if (!rule.regex) {
       // A rule on the name alone (a PKCS #12 file).
-      if (rule.path) out.push({ rule: rule.id, index: 0 });
+      if (rule.path) out.push({ rule: rule.id, index: 0, length: 0 });
       continue;
     }
     if (rule.keywords.length && !rule.keywords.some((k) => present.has(k))) continue;
-    out.push(...ruleMatches(rule, rule.regex, text, global));
+    out.push(...ruleMatches(rule, rule.regex, text, all));
   }
   return out;
 }

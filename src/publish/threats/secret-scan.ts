@@ -5,7 +5,7 @@
  * secret values, which no rule knows. A finding names the rule and where it
  * was found, never the value.
  */
-import type { ScanTarget } from "../../shared/patch-pieces.js";
+import { FILE_NAME, type ScanTarget } from "../../shared/patch-pieces.js";
 import { gitleaksMatches } from "./gitleaks.js";
 import type { ThreatFinding } from "./types.js";
 
@@ -28,30 +28,40 @@ export function joinLiterals(text: string): string {
 }
 
 /**
- * `holdsRunSecret` is the run's redactor asked whether it would change the
- * text: it knows every form the run's secrets take once encoded.
+ * `holdsRunSecret` is the run's redactor asked whether the text holds one of
+ * the run's secret values: it knows every form they take once encoded.
  */
 export async function scanForSecrets(targets: readonly ScanTarget[], holdsRunSecret: (text: string) => boolean): Promise<ThreatFinding[]> {
   const findings: ThreatFinding[] = [];
   for (const target of targets) {
     const seen = new Set<string>();
+    // A name is shown wherever the finding is: the secret in it is masked there.
+    const shown = target.where === FILE_NAME ? { ...target, file: maskedName(target.text) } : target;
     // Every part of the text, in overlapping chunks: a secret in the middle of a large file is found too.
     for (let start = 0; start === 0 || start < target.text.length; start += CHUNK_CHARS) {
       const text = target.text.slice(start, start + CHUNK_CHARS + CHUNK_OVERLAP);
       for (const m of gitleaksMatches(text, target.file)) {
         if (seen.has(m.rule)) continue;
         seen.add(m.rule);
-        findings.push(finding("secret", target, m.rule));
+        findings.push(finding("secret", shown, m.rule));
       }
       if (!seen.has("run-secret") && holdsRunSecretJoined(text, holdsRunSecret)) {
         seen.add("run-secret");
-        findings.push(finding("run-secret", target, "a value given in secrets, a model key or a token"));
+        findings.push(finding("run-secret", shown, "a value given in secrets, a model key or a token"));
       }
     }
     // Yield between targets: a large patch does not hold the event loop for its whole scan.
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
   return findings;
+}
+
+/** The name with every secret the rules find in it replaced by `***`. */
+export function maskedName(name: string): string {
+  const spans = gitleaksMatches(name).sort((a, b) => b.index - a.index);
+  let out = name;
+  for (const m of spans) if (m.length) out = out.slice(0, m.index) + "***" + out.slice(Math.min(out.length, m.index + m.length));
+  return out;
 }
 
 function holdsRunSecretJoined(text: string, holdsRunSecret: (text: string) => boolean): boolean {
