@@ -103,7 +103,8 @@ function caseFold(source: string): string {
 interface Compiled {
   rules: CompiledRule[];
   global: CompiledAllowlist;
-  keywords: RegExp;
+  /** Every rule's keywords, longest first. */
+  keywords: string[];
   /** Published example values (Google's documented Firebase keys) that one rule's allowlist names literally. */
   published: string[];
 }
@@ -124,7 +125,7 @@ function load(): Compiled {
     }),
   );
   const words = [...new Set(rules.flatMap((r) => r.keywords))].sort((a, b) => b.length - a.length);
-  const keywords = new RegExp(words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
+  const keywords = words;
   // A published example is no secret under any rule: generic-api-key would otherwise take
   // Firebase's documented key under `apiKey:`, which gcp-api-key's own allowlist lets through.
   const published = file.rules.flatMap((r) => r.allowlists.flatMap((a) => a.regexes.map((x) => x.source).filter((x) => /^[\w-]{16,}$/.test(x))));
@@ -133,20 +134,26 @@ function load(): Compiled {
 }
 
 /**
- * Keywords present in lower-cased text. One alternation, and after each hit
- * the search restarts one character later: keywords that overlap ("xoxb",
- * "xox") are all seen, as gitleaks' Aho-Corasick sees them.
+ * Keywords present in lower-cased text. One alternation of the keywords not
+ * yet seen: after each hit the alternation is rebuilt without what was found
+ * and the search goes on one character later, so common keywords ("key",
+ * "token") cost one hit each, and overlapping ones ("xoxb", "xox") are all
+ * seen, as gitleaks' Aho-Corasick sees them.
  */
-function presentKeywords(lower: string, pattern: RegExp): Set<string> {
+function presentKeywords(lower: string, words: readonly string[]): Set<string> {
   const found = new Set<string>();
-  pattern.lastIndex = 0;
-  for (let m = pattern.exec(lower); m; m = pattern.exec(lower)) {
-    found.add(m[0]);
-    // Shorter keywords starting at the same place (the alternation takes the longest).
-    for (let len = m[0].length - 1; len > 0; len--) found.add(m[0].slice(0, len));
-    pattern.lastIndex = m.index + 1;
+  let from = 0;
+  for (;;) {
+    const left = words.filter((w) => !found.has(w));
+    if (!left.length) return found;
+    const pattern = new RegExp(left.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
+    pattern.lastIndex = from;
+    const m = pattern.exec(lower);
+    if (!m) return found;
+    // The alternation takes the longest keyword at a place (sorted longest first); shorter ones there are its prefixes.
+    for (let len = m[0].length; len > 0; len--) found.add(m[0].slice(0, len));
+    from = m.index + 1;
   }
-  return found;
 }
 
 /** Shannon entropy in bits per character, as gitleaks computes it. */
