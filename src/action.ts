@@ -308,7 +308,7 @@ async function detectThreats(step: Step): Promise<void> {
   const threats = await import("./publish/threats/stage.js");
   step.threats = await threats.detectThreats(step.ctx, resultOf(step), step.postImage, () => safeOutputRequests(step));
   if (!step.threats?.held) return;
-  step.result = threats.heldResult(resultOf(step));
+  step.result = threats.heldResult(resultOf(step), step.threats);
   // A patch already refused keeps its reasons: the hold adds to them.
   step.refusal = step.refusal && step.threats.message ? `${step.refusal}\n${step.threats.message}` : step.threats.message;
 }

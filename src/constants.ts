@@ -168,7 +168,7 @@ export const INPUTS = {
   },
   "threat-detection": {
     description:
-      "Before anything is published: `auto` scans the patch's added lines (and binary files' new content), every safe-output request and the final message for secrets (secretlint's recommended rules and the run's own secret values) and checks protected files; a secret holds everything back and fails the step. `agent` does the same and also has a detection agent judge the output for prompt injection, secret leaks and malicious patches (read-only sandbox, model gateway only, 12 model requests for a model-backed detector, 5 minutes). `none` turns it off.",
+      "Before anything is published: `auto` scans the patch's added lines and file names (and binary files' new content), every safe-output request, the final message and the structured output for secrets (gitleaks' rules and the run's own secret values, also encoded, reversed or in pieces) and checks protected files; a secret holds everything back and fails the step. `agent` does the same and also has a detection agent judge the output for prompt injection, secret leaks and malicious patches (read-only sandbox, model gateway only, 12 model requests for a model-backed detector, 5 minutes). `none` turns it off.",
     default: "auto",
   },
   "detection-agent": {

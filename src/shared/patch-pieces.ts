@@ -1,6 +1,7 @@
 /**
  * A patch split into what each file adds: the scanner looks only at added
- * lines (a removed secret is not published anew) and names the file. Reads
+ * lines (a removed secret is not published anew) and names the file; and the
+ * names of the files it leaves (a name is published as much as a line is). Reads
  * the patch as bytes and decodes each file's added text as UTF-8 (invalid
  * bytes become U+FFFD, which no secret rule matches by accident).
  */
@@ -15,9 +16,13 @@ export interface ScanTarget {
 }
 
 
+/** The `where` of a file's name as a scan target. */
+export const FILE_NAME = "file name";
+
+/** What the patch publishes: each file's added lines, and the name of every file it leaves in the tree. */
 export async function patchPieces(patchPath: string): Promise<ScanTarget[]> {
-  const bytes = await readFile(patchPath).catch(() => Buffer.alloc(0));
-  return splitPatch(bytes.toString("utf8"));
+  const text = (await readFile(patchPath).catch(() => Buffer.alloc(0))).toString("utf8");
+  return [...splitPatch(text), ...patchPaths(text).map((file): ScanTarget => ({ where: FILE_NAME, file, text: file }))];
 }
 
 export function splitPatch(patch: string): ScanTarget[] {
@@ -50,6 +55,51 @@ export function splitPatch(patch: string): ScanTarget[] {
 }
 
 const UNKNOWN_FILE = "(a file the patch does not name)";
+
+/**
+ * Every path the patch leaves in the tree: added, changed, renamed or copied
+ * to, and empty files too (a new empty file has no `+++` line and no added
+ * line, only its name). Deleted files are left out: their names do not leave
+ * anew. Names are what reaches `changed-files`, branch contents and comments,
+ * so they are scanned like text.
+ */
+export function patchPaths(patch: string): string[] {
+  const paths = new Set<string>();
+  let current: string | undefined;
+  let deleted = false;
+  const close = () => {
+    if (current !== undefined && !deleted) paths.add(current);
+  };
+  for (const raw of patch.split("\n")) {
+    const line = raw.replace(/\r$/, "");
+    if (line.startsWith("diff --git ")) {
+      close();
+      current = headerTarget(line);
+      deleted = false;
+    } else if (current === undefined && !line.startsWith("@@")) continue;
+    else if (line.startsWith("deleted file mode ")) deleted = true;
+    else if (line.startsWith("rename to ") || line.startsWith("copy to ")) current = cPath(line.slice(line.indexOf(" to ") + 4));
+    else if (line.startsWith("+++ ")) current = targetPath(line.slice(4)) ?? current;
+    else if (line.startsWith("@@")) {
+      // Hunks follow: the header lines are over.
+      close();
+      current = undefined;
+    }
+  }
+  close();
+  return [...paths];
+}
+
+/** The b/ side of a `diff --git` line, quoted or not. */
+function headerTarget(line: string): string | undefined {
+  const quoted = /^diff --git (?:"a\/(?:[^"\\]|\\.)*"|a\/\S.*?) "b\/((?:[^"\\]|\\.)*)"$/.exec(line);
+  return quoted ? unquoteC(quoted[1]!) : headerPath(line);
+}
+
+/** A name as git writes it after `rename to`: C-quoted when it holds special bytes. */
+function cPath(name: string): string {
+  return name.startsWith('"') && name.endsWith('"') ? unquoteC(name.slice(1, -1)) : name;
+}
 
 /** The `b/` side of `diff --git a/x b/x` (unquoted names only; quoted ones come from `+++`). */
 function headerPath(line: string): string | undefined {

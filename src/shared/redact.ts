@@ -31,7 +31,22 @@ const BEARER = /\b(Bearer|token|Basic)\s+([A-Za-z0-9._~+/=-]{16,})/gi;
 const BEARER_ANYWHERE = String.raw`\b(?:[Bb][Ee][Aa][Rr][Ee][Rr]|[Tt][Oo][Kk][Ee][Nn]|[Bb][Aa][Ss][Ii][Cc])\s+[A-Za-z0-9._~+/=-]{16}`;
 
 
-/** The forms a secret takes once encoded by a program that prints it. */
+/** Shorter values get no hex, base32 or reversed forms: those would be common strings. */
+const MIN_SHAPED_LENGTH = 8;
+/** Values this long are also found by any window of FRAGMENT characters of them. */
+const MIN_FRAGMENTED_LENGTH = 20;
+const FRAGMENT = 16;
+/** Past this length a value's windows are taken every FRAGMENT_STRIDE characters (any 23 in a row still hold one). */
+const ALL_WINDOWS_UP_TO = 128;
+const FRAGMENT_STRIDE = 8;
+
+/**
+ * The forms a secret takes once encoded by a program that prints it, or by an
+ * agent that means to carry it out: JSON-escaped, URL-encoded (also every
+ * byte as %XX), base64 and base64url and base32 at each alignment inside a
+ * longer encoded string, hex in either case, reversed, and its long pieces
+ * (a value split across two string literals, or cut short).
+ */
 function encodedForms(value: string): string[] {
   const forms = new Set<string>([value]);
   forms.add(JSON.stringify(value).slice(1, -1));
@@ -47,11 +62,55 @@ function encodedForms(value: string): string[] {
     forms.add(core);
     forms.add(core.replace(/\+/g, "-").replace(/\//g, "_"));
   }
+  if (value.length >= MIN_SHAPED_LENGTH) {
+    const hex = bytes.toString("hex");
+    forms.add(hex).add(hex.toUpperCase());
+    forms.add(hex.replace(/../g, "%$&")).add(hex.toUpperCase().replace(/../g, "%$&"));
+    // The same for base32 (5 bytes to 8 characters): five alignments.
+    for (let shift = 0; shift < 5; shift++) {
+      const b32 = base32(Buffer.concat([Buffer.alloc(shift), bytes]));
+      const core = b32.slice(Math.ceil((8 * shift) / 5), Math.floor((8 * (shift + bytes.length)) / 5));
+      if (core.length >= 8) forms.add(core).add(core.toLowerCase());
+    }
+    forms.add([...value].reverse().join(""));
+  }
+  for (const piece of fragments(value)) forms.add(piece);
   return [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH);
+}
+
+/** Windows of FRAGMENT characters: any piece of the value at least that long holds one. */
+function fragments(value: string): string[] {
+  if (value.length < MIN_FRAGMENTED_LENGTH || /\s/.test(value)) return [];
+  const stride = value.length <= ALL_WINDOWS_UP_TO ? 1 : FRAGMENT_STRIDE;
+  const out: string[] = [];
+  for (let i = 0; i + FRAGMENT <= value.length; i += stride) out.push(value.slice(i, i + FRAGMENT));
+  return out;
+}
+
+const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+
+/** RFC 4648 base32 without padding (Node has none built in). */
+function base32(bytes: Buffer): string {
+  let out = "";
+  let bits = 0;
+  let value = 0;
+  for (const byte of bytes) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+    value &= (1 << bits) - 1;
+  }
+  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
+  return out;
 }
 
 export class Redactor {
   private readonly pattern: RegExp | undefined;
+  /** The run's own values in any of their forms, tested without the token patterns. */
+  private readonly valuePattern: RegExp | undefined;
   /**
    * Every secret form, token pattern and BEARER as one alternation, not
    * global: text it does not match holds nothing any pass would replace, so
@@ -78,7 +137,17 @@ export class Redactor {
     this.forms = [...forms].sort((a, b) => b.length - a.length);
     const sorted = this.forms.map(escapeRegExp);
     this.pattern = sorted.length ? new RegExp(sorted.join("|"), "g") : undefined;
+    this.valuePattern = sorted.length ? new RegExp(sorted.join("|")) : undefined;
     this.anywhere = new RegExp([...sorted, ...TOKEN_PATTERNS.map((p) => p.source), BEARER_ANYWHERE].join("|"));
+  }
+
+  /**
+   * Whether the text holds one of the run's own secret values in any form (a
+   * token of the right shape that is not the run's is the secret rules' to
+   * judge, with their allowlists: `ghp_xxxx…` in a README is no leak).
+   */
+  holdsSecretValue(text: string): boolean {
+    return this.valuePattern?.test(text) ?? false;
   }
 
   redact(text: string): string {

@@ -51,7 +51,7 @@ describe("what a step loads at start", () => {
       parse5: "parseFragment",
       "classic zod": '"ZodString"',
       micromark: "micromark",
-      secretlint: "@secretlint/core",
+      "gitleaks rules": "1password-service-account-token",
       "@actions/artifact": "ArtifactClient",
     };
     for (const [name, marker] of Object.entries(markers)) expect(files.filter((f) => read(f).includes(marker)), name).toEqual([]);

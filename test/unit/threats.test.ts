@@ -43,7 +43,7 @@ describe("threat detection, the pieces", () => {
     const token = "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx";
     const filler = "x\n".repeat(1_500_000);
     const findings = await scanForSecrets([{ where: "patch", file: "big.txt", text: `${filler}${token}\n${filler}` }], () => false);
-    expect(findings).toEqual([{ kind: "secret", where: "patch", file: "big.txt", detail: "SLACK_TOKEN" }]);
+    expect(findings).toEqual([{ kind: "secret", where: "patch", file: "big.txt", detail: "slack-bot-token" }]);
   });
 
   it("finds a provider token by rule, never returning the value; a removed token is not a finding", async () => {
@@ -52,7 +52,7 @@ describe("threat detection, the pieces", () => {
       [...splitPatch(PATCH), { where: "final message", text: `use ${token}` }],
       () => false,
     );
-    expect(findings).toEqual([{ kind: "secret", where: "final message", detail: "SLACK_TOKEN" }]);
+    expect(findings).toEqual([{ kind: "secret", where: "final message", detail: "slack-bot-token" }]);
     expect(JSON.stringify(findings)).not.toContain("AbCdEf");
     const own = await scanForSecrets([{ where: "final message", text: "my value" }], (t) => t.includes("my value"));
     expect(own).toEqual([{ kind: "run-secret", where: "final message", detail: expect.any(String) }]);

@@ -1,13 +1,12 @@
 /**
- * Secret scanning of what is about to be published, with secretlint's
- * recommended preset (maintained rules for cloud, VCS, model-provider and
- * private keys, each with a checked prefix or checksum so that ordinary code
- * does not match), plus the run's own secret values, which no rule knows.
- * A finding names the rule and where it was found, never the value.
+ * Secret scanning of what is about to be published, with gitleaks' rules
+ * (./gitleaks.ts: maintained, one per provider, measured against gitleaks'
+ * own samples in test/security/secret-corpus.test.ts), plus the run's own
+ * secret values, which no rule knows. A finding names the rule and where it
+ * was found, never the value.
  */
-import { lintSource } from "@secretlint/core";
-import { creator as recommended } from "@secretlint/secretlint-rule-preset-recommend";
-import type { ScanTarget } from "../../shared/patch-pieces.js";
+import { FILE_NAME, type ScanTarget } from "../../shared/patch-pieces.js";
+import { gitleaksMatches } from "./gitleaks.js";
 import type { ThreatFinding } from "./types.js";
 
 /** Text scanned per call; neighbouring chunks overlap so that a secret on a chunk boundary is whole in one. */
@@ -17,34 +16,58 @@ const CHUNK_OVERLAP = 8 * 1024;
 export type { ScanTarget };
 
 /**
- * `holdsRunSecret` is the run's redactor asked whether it would change the
- * text: it knows every form the run's secrets take once encoded.
+ * Where one string literal ends and the next begins in a concatenation:
+ * `"abc" + "def"`, `'abc' . 'def'`, `"abc" .. "def"`, `"abc" "def"`, also across a line break.
+ * Taken out, the pieces of a split secret are one string again.
+ */
+const LITERAL_JOINT = /(["'`])[ \t]*(?:\+|\.\.?|\|\||&)?[ \t]*\\?\r?\n?[ \t]*(?:\+|\.\.?|\|\||&)?[ \t]*\1/g;
+
+/** The text with string concatenations joined: what a split value reads as once the program runs. */
+export function joinLiterals(text: string): string {
+  return text.replace(LITERAL_JOINT, "");
+}
+
+/**
+ * `holdsRunSecret` is the run's redactor asked whether the text holds one of
+ * the run's secret values: it knows every form they take once encoded.
  */
 export async function scanForSecrets(targets: readonly ScanTarget[], holdsRunSecret: (text: string) => boolean): Promise<ThreatFinding[]> {
   const findings: ThreatFinding[] = [];
-  const config = { rules: [{ id: "@secretlint/secretlint-rule-preset-recommend", rule: recommended }] };
   for (const target of targets) {
     const seen = new Set<string>();
+    // A name is shown wherever the finding is: the secret in it is masked there.
+    const shown = target.where === FILE_NAME ? { ...target, file: maskedName(target.text) } : target;
     // Every part of the text, in overlapping chunks: a secret in the middle of a large file is found too.
     for (let start = 0; start === 0 || start < target.text.length; start += CHUNK_CHARS) {
       const text = target.text.slice(start, start + CHUNK_CHARS + CHUNK_OVERLAP);
-      const result = await lintSource({
-        source: { filePath: target.file ?? "message.txt", content: text, contentType: "text" },
-        options: { config, maskSecrets: true, noPhysicFilePath: true },
-      });
-      for (const m of result.messages) {
-        const rule = m.messageId || m.ruleId;
-        if (seen.has(rule)) continue;
-        seen.add(rule);
-        findings.push(finding("secret", target, rule));
+      for (const m of gitleaksMatches(text, target.file)) {
+        if (seen.has(m.rule)) continue;
+        seen.add(m.rule);
+        findings.push(finding("secret", shown, m.rule));
       }
-      if (!seen.has("run-secret") && holdsRunSecret(text)) {
+      if (!seen.has("run-secret") && holdsRunSecretJoined(text, holdsRunSecret)) {
         seen.add("run-secret");
-        findings.push(finding("run-secret", target, "a value given in secrets, a model key or a token"));
+        findings.push(finding("run-secret", shown, "a value given in secrets, a model key or a token"));
       }
     }
+    // Yield between targets: a large patch does not hold the event loop for its whole scan.
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
   return findings;
+}
+
+/** The name with every secret the rules find in it replaced by `***`. */
+export function maskedName(name: string): string {
+  const spans = gitleaksMatches(name).sort((a, b) => b.index - a.index);
+  let out = name;
+  for (const m of spans) if (m.length) out = out.slice(0, m.index) + "***" + out.slice(Math.min(out.length, m.index + m.length));
+  return out;
+}
+
+function holdsRunSecretJoined(text: string, holdsRunSecret: (text: string) => boolean): boolean {
+  if (holdsRunSecret(text)) return true;
+  const joined = joinLiterals(text);
+  return joined !== text && holdsRunSecret(joined);
 }
 
 function finding(kind: ThreatFinding["kind"], target: ScanTarget, rule: string): ThreatFinding {

@@ -1,7 +1,8 @@
 /**
  * Threat detection, before anything is published (phase all after the
- * agent, or phase publish): the patch's added lines, every safe-output
- * request and the final message are scanned for secrets, and the changed
+ * agent, or phase publish): the patch's added lines (a symlink's target is
+ * its one added line) and the names of the files it leaves, every safe-output
+ * request, the final message and the structured output are scanned for secrets, and the changed
  * paths are matched against the protected list. A secret holds everything
  * back; a protected path is delivered only as a draft pull request
  * (`review`), refused (`block`) or let through (`allow`).
@@ -13,7 +14,7 @@ import { codeName } from "../markdown-code.js";
 import type { CheckedPatch } from "../patch-stage.js";
 import { safeOutputsFile } from "../safe-outputs/stage.js";
 import { readRequests, type RequestsFile } from "../safe-outputs/requests.js";
-import { patchPieces } from "../../shared/patch-pieces.js";
+import { FILE_NAME, patchPieces } from "../../shared/patch-pieces.js";
 import { protectedChanges, protectedInTree, protectedPaths, type ProtectedChange } from "./protected-files.js";
 import type { ScanTarget } from "./secret-scan.js";
 import type { ThreatFinding } from "./types.js";
@@ -28,6 +29,8 @@ export interface ThreatReport {
   message?: string;
   /** `threat-detection: agent`: one line on what the detection agent said, for the job summary. */
   detection?: string;
+  /** Changed paths whose name holds a secret: masked in what a held run still shows. */
+  secretNames?: string[];
 }
 
 export async function detectThreats(
@@ -40,7 +43,8 @@ export async function detectThreats(
   const { settings } = ctx;
   if (settings.delivery.threatDetection === "none" || settings.delivery.phase === "run") return undefined;
   const targets = [...(await patchPieces(result.diff.patchPath)), ...requestTargets(await requests()), { where: "final message", text: result.output }, ...structuredTarget(result)];
-  const findings = await scanTexts(targets, (text) => ctx.redactor.redact(text) !== text);
+  const findings = await scanTexts(targets, (text) => ctx.redactor.holdsSecretValue(text));
+  const secretNames = await namesHoldingSecrets(targets, findings);
   if (postImage) findings.push(...(await scanBinaryFiles(ctx, postImage)));
   // The patch was redacted when it was written: what the run's secrets were is known only by that.
   const named = result.diff.secretFiles ?? [];
@@ -49,7 +53,7 @@ export async function detectThreats(
   let detection: string | undefined;
   if (settings.delivery.threatDetection === "agent") {
     const judged = await judgedContent(ctx.resultsDir, result);
-    const cleanReason = async (text: string) => (await scanTexts([{ where: "detection agent", text }], (t) => ctx.redactor.redact(t) !== t)).length === 0;
+    const cleanReason = async (text: string) => (await scanTexts([{ where: "detection agent", text }], (t) => ctx.redactor.holdsSecretValue(t))).length === 0;
     const verdict = await verdictFindings(ctx.resultsDir, judged, { failOpen: settings.delivery.detectionFailOpen, cleanReason });
     findings.push(...verdict.findings);
     for (const w of verdict.warnings) ctx.log.warning(w);
@@ -77,6 +81,7 @@ export async function detectThreats(
     findings,
     held,
     review,
+    ...(secretNames.length ? { secretNames } : {}),
     ...(detection ? { detection } : {}),
     ...(held ? { message: `Threat detection held this run back: ${findings.length} finding(s) (${brief(findings)}). Nothing was pushed or posted but this report.` } : {}),
   };
@@ -119,12 +124,19 @@ async function scanBinaryFiles(ctx: StageContext, postImage: NonNullable<Checked
 }
 
 /**
- * The secret scan of the texts that hold something. secretlint and its rules are loaded only then: a
+ * The secret scan of the texts that hold something. The rules are loaded and compiled only then: a
  * run that changed nothing and said nothing does not pay for them.
  */
 async function scanTexts(targets: ScanTarget[], isRunSecret: (text: string) => boolean): Promise<ThreatFinding[]> {
   const texts = targets.filter((t) => t.text.length > 0);
   return texts.length ? (await import("./secret-scan.js")).scanForSecrets(texts, isRunSecret) : [];
+}
+
+/** The changed paths whose own name a finding is about (a token as a file name). */
+async function namesHoldingSecrets(targets: readonly ScanTarget[], findings: readonly ThreatFinding[]): Promise<string[]> {
+  if (!findings.some((f) => f.where === FILE_NAME)) return [];
+  const { maskedName } = await import("./secret-scan.js");
+  return targets.filter((t) => t.where === FILE_NAME && maskedName(t.text) !== t.text).map((t) => t.text);
 }
 
 /** `structured-output` goes to later steps that often post it: scanned like the final message. */
@@ -167,8 +179,14 @@ export function threatMarkdown(report: ThreatReport): string {
   return lines.join("\n") + "\n";
 }
 
-/** What a held run may still show: no final message, no structured output, no link to the artifact that holds the patch. */
-export function heldResult(result: RunResult): RunResult {
+/**
+ * What a held run may still show: no final message, no structured output, no
+ * link to the artifact that holds the patch, and no changed path whose name
+ * holds a secret (`changed-files`, the comment's file list) but masked.
+ */
+export function heldResult(result: RunResult, report?: ThreatReport): RunResult {
   const { structuredOutput: _dropped, ...rest } = result;
-  return { ...rest, output: "", artifacts: [] };
+  const secretNames = new Set(report?.secretNames ?? []);
+  const changedFiles = secretNames.size ? result.diff.changedFiles.map((f) => (secretNames.has(f) ? "(a file whose name holds a secret)" : f)) : result.diff.changedFiles;
+  return { ...rest, diff: { ...rest.diff, changedFiles }, output: "", artifacts: [] };
 }

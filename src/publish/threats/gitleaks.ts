@@ -1,0 +1,241 @@
+/**
+ * gitleaks' default rules (MIT, https://github.com/gitleaks/gitleaks, the
+ * commit in gitleaks-rules.json), applied the way gitleaks applies them: a
+ * rule runs only on text that holds one of its keywords (case-insensitive,
+ * one pass over the text for all keywords), its secret is the first non-empty
+ * capture group (or `secretGroup`), a secret at or under the rule's Shannon
+ * entropy is no finding, and the global and rule allowlists (regexes on the
+ * secret, match or line, and stopwords) drop placeholders.
+ *
+ * Two departures, both because the agent chooses the names and the text:
+ * allowlists by path are not honoured (a secret in `package-lock.json` or
+ * `node_modules/` leaves all the same), and neither is the inline
+ * `gitleaks:allow` comment.
+ */
+import * as z from "zod";
+import data from "./gitleaks-rules.json" with { type: "json" };
+
+const Pattern = z.object({ source: z.string(), flags: z.string() });
+const Allowlist = z.object({
+  condition: z.enum(["OR", "AND"]),
+  target: z.enum(["secret", "match", "line"]),
+  regexes: z.array(Pattern),
+  stopwords: z.array(z.string()),
+  paths: z.array(z.string()),
+});
+const Rule = z.object({
+  id: z.string(),
+  regex: z.optional(Pattern),
+  path: z.optional(Pattern),
+  secretGroup: z.optional(z.number()),
+  entropy: z.optional(z.number()),
+  keywords: z.array(z.string()),
+  allowlists: z.array(Allowlist),
+});
+const RuleFile = z.object({ allowlist: Allowlist, rules: z.array(Rule) });
+
+interface CompiledAllowlist {
+  and: boolean;
+  target: "secret" | "match" | "line";
+  regex?: RegExp;
+  stopwords: string[];
+  /** An AND list that also needs a path: never met here (paths allow nothing). */
+  needsPath: boolean;
+}
+
+interface CompiledRule {
+  id: string;
+  regex?: RegExp;
+  path?: RegExp;
+  secretGroup?: number;
+  entropy?: number;
+  keywords: string[];
+  allowlists: CompiledAllowlist[];
+}
+
+export interface RuleMatch {
+  rule: string;
+  /** Where the match is in the text, to mask it in a name that is shown. */
+  index: number;
+  length: number;
+}
+
+function compileAllowlist(a: z.infer<typeof Allowlist>): CompiledAllowlist {
+  const sources = a.regexes.map((r) => (r.flags.includes("i") ? `(?:${caseFold(r.source)})` : `(?:${r.source})`));
+  return {
+    and: a.condition === "AND",
+    target: a.target,
+    ...(sources.length ? { regex: new RegExp(sources.join("|")) } : {}),
+    stopwords: a.stopwords,
+    needsPath: a.condition === "AND" && a.paths.length > 0,
+  };
+}
+
+/**
+ * A case-insensitive pattern as case-sensitive classes, so that it can join
+ * one alternation with case-sensitive ones (allowlists are matched once per
+ * finding, rarely, so their speed does not matter).
+ */
+function caseFold(source: string): string {
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]!;
+    if (c === "\\") {
+      out += c + (source[++i] ?? "");
+      continue;
+    }
+    if (inClass) {
+      if (c === "]") inClass = false;
+      const range = /^([a-zA-Z])-([a-zA-Z])/.exec(source.slice(i));
+      if (range) {
+        out += `${range[1]!.toLowerCase()}-${range[2]!.toLowerCase()}${range[1]!.toUpperCase()}-${range[2]!.toUpperCase()}`;
+        i += 2;
+      } else out += /[a-zA-Z]/.test(c) ? c.toLowerCase() + c.toUpperCase() : c;
+      continue;
+    }
+    if (c === "[") inClass = true;
+    out += /[a-zA-Z]/.test(c) && !/\(\?<$/.test(out) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c;
+  }
+  return out;
+}
+
+interface Compiled {
+  rules: CompiledRule[];
+  global: CompiledAllowlist;
+  /** Every rule's keywords, longest first. */
+  keywords: string[];
+  /** Published example values (Google's documented Firebase keys) that one rule's allowlist names literally. */
+  published: string[];
+}
+let compiled: Compiled | undefined;
+
+function load(): Compiled {
+  if (compiled) return compiled;
+  const file = RuleFile.parse(data);
+  const rules = file.rules.map(
+    (r): CompiledRule => ({
+      id: r.id,
+      ...(r.regex ? { regex: new RegExp(r.regex.source, r.regex.flags + "g") } : {}),
+      ...(r.path ? { path: new RegExp(r.path.source, r.path.flags) } : {}),
+      ...(r.secretGroup !== undefined ? { secretGroup: r.secretGroup } : {}),
+      ...(r.entropy !== undefined ? { entropy: r.entropy } : {}),
+      keywords: r.keywords,
+      allowlists: r.allowlists.map(compileAllowlist),
+    }),
+  );
+  const words = [...new Set(rules.flatMap((r) => r.keywords))].sort((a, b) => b.length - a.length);
+  const keywords = words;
+  // A published example is no secret under any rule: generic-api-key would otherwise take
+  // Firebase's documented key under `apiKey:`, which gcp-api-key's own allowlist lets through.
+  const published = file.rules.flatMap((r) => r.allowlists.flatMap((a) => a.regexes.map((x) => x.source).filter((x) => /^[\w-]{16,}$/.test(x))));
+  compiled = { rules, global: compileAllowlist(file.allowlist), keywords, published };
+  return compiled;
+}
+
+/**
+ * Keywords present in lower-cased text. One alternation of the keywords not
+ * yet seen: after each hit the alternation is rebuilt without what was found
+ * and the search goes on one character later, so common keywords ("key",
+ * "token") cost one hit each, and overlapping ones ("xoxb", "xox") are all
+ * seen, as gitleaks' Aho-Corasick sees them.
+ */
+function presentKeywords(lower: string, words: readonly string[]): Set<string> {
+  const found = new Set<string>();
+  let from = 0;
+  for (;;) {
+    const left = words.filter((w) => !found.has(w));
+    if (!left.length) return found;
+    const pattern = new RegExp(left.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
+    pattern.lastIndex = from;
+    const m = pattern.exec(lower);
+    if (!m) return found;
+    // The alternation takes the longest keyword at a place (sorted longest first); shorter ones there are its prefixes.
+    for (let len = m[0].length; len > 0; len--) found.add(m[0].slice(0, len));
+    from = m.index + 1;
+  }
+}
+
+/** Shannon entropy in bits per character, as gitleaks computes it. */
+export function shannonEntropy(text: string): number {
+  if (!text) return 0;
+  const counts = new Map<string, number>();
+  for (const c of text) counts.set(c, (counts.get(c) ?? 0) + 1);
+  const length = Buffer.byteLength(text, "utf8");
+  let entropy = 0;
+  for (const n of counts.values()) {
+    const p = n / length;
+    entropy -= p * Math.log2(p);
+  }
+  return entropy;
+}
+
+function allowed(lists: readonly CompiledAllowlist[], secret: string, match: string, line: string): boolean {
+  for (const a of lists) {
+    const target = a.target === "match" ? match : a.target === "line" ? line : secret;
+    const regexHit = a.regex !== undefined && target !== "" && a.regex.test(target);
+    const lower = secret.toLowerCase();
+    const stopHit = secret !== "" && a.stopwords.some((w) => lower.includes(w));
+    if (a.and) {
+      if (a.needsPath) continue;
+      const checks = [...(a.regex ? [regexHit] : []), ...(a.stopwords.length ? [stopHit] : [])];
+      if (checks.length && checks.every(Boolean)) return true;
+    } else if (regexHit || stopHit) return true;
+  }
+  return false;
+}
+
+function lineAround(text: string, start: number, end: number): string {
+  const from = text.lastIndexOf("\n", start - 1) + 1;
+  const to = text.indexOf("\n", end);
+  return text.slice(from, to < 0 ? text.length : to);
+}
+
+/** Findings of one rule's regex in the text. */
+function ruleMatches(rule: CompiledRule, regex: RegExp, text: string, { global, published }: Compiled): RuleMatch[] {
+  const out: RuleMatch[] = [];
+  regex.lastIndex = 0;
+  for (let m = regex.exec(text); m; m = regex.exec(text)) {
+    if (m[0] === "") regex.lastIndex++;
+    const match = m[0].replace(/^\n+|\n+$/g, "");
+    let secret = match;
+    if (m.length > 1) {
+      if (rule.secretGroup !== undefined) secret = m[rule.secretGroup] ?? "";
+      else secret = m.slice(1).find((g) => g !== undefined && g !== "") ?? match;
+    }
+    if (rule.entropy !== undefined && shannonEntropy(secret) <= rule.entropy) continue;
+    const line = lineAround(text, m.index, m.index + m[0].length);
+    if (allowed([global], secret, match, line) || allowed(rule.allowlists, secret, match, line)) continue;
+    if (published.some((p) => match.includes(p))) continue;
+    out.push({ rule: rule.id, index: m.index, length: m[0].length });
+  }
+  return out;
+}
+
+/**
+ * Every rule that finds a secret in the text; `file`, when the text is a
+ * file's, lets the rules that apply to some files only (`*.tf`, `*.php`,
+ * `*.p12`) apply.
+ */
+export function gitleaksMatches(text: string, file?: string): RuleMatch[] {
+  const all = load();
+  const { rules, keywords } = all;
+  const present = presentKeywords(text.toLowerCase(), keywords);
+  const out: RuleMatch[] = [];
+  for (const rule of rules) {
+    if (rule.path && (file === undefined || !rule.path.test(file))) continue;
+    if (!rule.regex) {
+      // A rule on the name alone (a PKCS #12 file).
+      if (rule.path) out.push({ rule: rule.id, index: 0, length: 0 });
+      continue;
+    }
+    if (rule.keywords.length && !rule.keywords.some((k) => present.has(k))) continue;
+    out.push(...ruleMatches(rule, rule.regex, text, all));
+  }
+  return out;
+}
+
+/** Where the rules came from, for reports. */
+export function gitleaksSource(): { commit: string; version: string } {
+  return { commit: data.source.commit, version: data.source.version };
+}
