@@ -3,6 +3,7 @@
 import { build } from "esbuild";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import YAML from "yaml";
+import { writeCostTables } from "./build/costs.mjs";
 import { builtinsViaRequire, lazyImportsOfCore, lazyUndici, ownFileBundles, packagesInOwnFiles } from "./build/plugins.mjs";
 
 const root = new URL("../", import.meta.url);
@@ -67,6 +68,9 @@ if (readme.includes(begin) && readme.includes(end)) {
   const next = readme.slice(0, readme.indexOf(begin) + begin.length) + "\n" + reference + "\n" + readme.slice(readme.indexOf(end));
   if (next !== readme) await writeFile(readmeUrl, next);
 }
+
+// --- price table + default models → the cost tables of README.md and docs/*.md
+await writeCostTables(root);
 
 // --- bundle
 await rm(dist, { recursive: true, force: true });
