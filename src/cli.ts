@@ -10,8 +10,10 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { terminalJson, writeBlock, writeLines } from "./cli/terminal.js";
 import type { RawInputs } from "./config/parse.js";
+import type { RunResult } from "./result.js";
 import { INPUTS, type InputName, type InputSpec, type OutputName } from "./constants.js";
 import { errorMessage, isConfigurationError } from "./errors.js";
+import { MODEL_KEY_NAMES } from "./shared/agents.js";
 import { didYouMean } from "./shared/did-you-mean.js";
 import { consoleLogger } from "./logger.js";
 
@@ -37,6 +39,12 @@ function usage(): string {
     "",
     "Options (the action's inputs):",
     ...lines,
+    "",
+    "Model keys come from the environment, as exported in your shell:",
+    ...Object.entries(MODEL_KEY_NAMES)
+      .filter(([, names]) => names.length)
+      .map(([agent, names]) => `  ${agent.padEnd(10)}export ${names[0]}=…${names.length > 1 ? ` (or ${names.slice(1).join(", ")})` : ""}`),
+    "With --provider bedrock, vertex or azure, the cloud's own variables (AWS_*, GOOGLE_*, AZURE_* …) are read by the model gateway; the agent never holds them.",
     "",
     "CLI only:",
     `  --${"results-dir".padEnd(width)}Folder for the results (default: a new folder under ${os.tmpdir()}/agent-runner).`,
@@ -99,6 +107,17 @@ function logsUsage(): string {
     "Example:",
     "  GH_TOKEN=$(gh auth token) npx agent-runner logs --repo octo/repo --workflow agent.yml --limit 20",
   ].join("\n");
+}
+
+/** `cost: $0.4210 of the $5.00 cap (the default max-cost-usd)`: what a model-backed run spent, against its cap. */
+function costLine(result: RunResult): string[] {
+  const spent = result.usage.costUsd;
+  const cap = result.costCap;
+  if (spent === undefined && !cap) return [];
+  const shown = spent !== undefined ? `$${spent.toFixed(4)}` : "unknown (a model without a price)";
+  if (!cap) return [`cost: ${shown} (no cap)`];
+  if (cap.lifted) return [`cost: ${shown} (the default cap of $${cap.maxUsd.toFixed(2)} was lifted: ${cap.lifted})`];
+  return [`cost: ${shown} of the $${cap.maxUsd.toFixed(2)} cap${cap.isDefault ? " (the default max-cost-usd; --max-cost-usd none turns it off)" : ""}`];
 }
 
 const DEFAULT_LOGS_LIMIT = 10;
@@ -307,6 +326,7 @@ async function main(argv: string[]): Promise<number> {
     writeLines(process.stdout, [
       `conclusion: ${result.conclusion}${result.reason ? ` (${result.reason})` : ""}`,
       `changed files: ${result.diff.changedFiles.length ? result.diff.changedFiles.join(", ") : "none"}`,
+      ...costLine(result),
       ...(result.verify ? [`verified: ${result.verified ?? "not-run"} (${result.verify.runs.length} check(s), ${result.verify.fixRounds} fix round(s); logs in ${path.join(resultsDir, "verify")})`] : []),
       ...(result.attempts?.length
         ? [

@@ -103,8 +103,18 @@ describe("model keys from the shell", () => {
     const results = resultsDir(r);
     expect(results).toBeDefined();
     expect(allText(results!)).not.toContain(key);
-    // base-url: the default cost cap is off, and the run says so.
+    // base-url: the default cost cap is off, and the run says so; the spend is still shown.
     expect(r.stdout + r.stderr).toMatch(/The default cost cap \(max-cost-usd 5\) is off for this run: base-url/);
+    expect(r.stdout).toMatch(/^cost: \$\d+\.\d{4} \(no cap\)$/m);
+  });
+
+  it("run --help says which variable to export for each agent", async () => {
+    const r = await cli(["run", "--help"], makeWorkspace());
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^ {2}claude +export ANTHROPIC_API_KEY=…$/m);
+    expect(r.stdout).toMatch(/^ {2}gemini +export GEMINI_API_KEY=… \(or GOOGLE_API_KEY\)$/m);
+    expect(r.stdout).not.toContain("${{");
+    expect(r.stdout).toMatch(/--max-cost-usd .*\[default: 5\]$/m);
   });
 
   it.each([
