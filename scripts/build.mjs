@@ -3,6 +3,7 @@
 import { build } from "esbuild";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import YAML from "yaml";
+import { writeCostTables } from "./build/costs.mjs";
 import { builtinsViaRequire, lazyImportsOfCore, lazyUndici, ownFileBundles, packagesInOwnFiles } from "./build/plugins.mjs";
 
 const root = new URL("../", import.meta.url);
@@ -95,6 +96,9 @@ for (const file of Object.keys(WORKFLOWS)) {
   const next = generateWorkflow(file, text);
   if (next !== text) await writeFile(url, next);
 }
+
+// --- price table + default models → the cost tables of README.md and docs/*.md
+await writeCostTables(root);
 
 // --- bundle
 await rm(dist, { recursive: true, force: true });

@@ -43,7 +43,7 @@ import { inputsNameThread, repositoryOfRemote } from "./shared/item-ref.js";
 export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
   // Mask before anything else can print them, even if parsing fails below.
   const secretValues = rawSecretValues(io.inputs);
-  secretValues.push(...otelSecretValues(io.host), ...cloudSecretValues(io.host));
+  secretValues.push(...otelSecretValues(io.host), ...cloudSecretValues(io.host), ...Object.values(io.keyEnv ?? {}));
   for (const v of secretValues) io.setSecret(v);
   const redactor = new Redactor(secretValues);
   const log = filteredLogger(io.log, (s) => redactor.redact(s));
@@ -144,6 +144,7 @@ async function openStep(io: ActionIO, log: Logger, redactor: Redactor): Promise<
     parseSettings(io.inputs, {
       cwd: io.host.workspace,
       cloudDefaults: io.host.cloud,
+      ...(io.keyEnv ? { keyEnv: io.keyEnv } : {}),
       eventProvidesPrompt,
       configOrigin: baseFile ? origins.base : origins.checkedOut,
       notice,

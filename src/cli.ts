@@ -4,14 +4,17 @@
  * is a flag of the same name; results land in a folder like the action's.
  * `agent-runner show` and `agent-runner logs` read past runs (src/cli/).
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { terminalJson, writeBlock, writeLines } from "./cli/terminal.js";
 import type { RawInputs } from "./config/parse.js";
+import type { RunResult } from "./result.js";
 import { INPUTS, type InputName, type InputSpec, type OutputName } from "./constants.js";
 import { errorMessage, isConfigurationError } from "./errors.js";
+import { MODEL_KEY_NAMES } from "./shared/agents.js";
+import { didYouMean } from "./shared/did-you-mean.js";
 import { consoleLogger } from "./logger.js";
 
 const EXTRA_FLAGS = {
@@ -36,6 +39,12 @@ function usage(): string {
     "",
     "Options (the action's inputs):",
     ...lines,
+    "",
+    "Model keys come from the environment, as exported in your shell:",
+    ...Object.entries(MODEL_KEY_NAMES)
+      .filter(([, names]) => names.length)
+      .map(([agent, names]) => `  ${agent.padEnd(10)}export ${names[0]}=…${names.length > 1 ? ` (or ${names.slice(1).join(", ")})` : ""}`),
+    "With --provider bedrock, vertex or azure, the cloud's own variables (AWS_*, GOOGLE_*, AZURE_* …) are read by the model gateway; the agent never holds them.",
     "",
     "CLI only:",
     `  --${"results-dir".padEnd(width)}Folder for the results (default: a new folder under ${os.tmpdir()}/agent-runner).`,
@@ -100,8 +109,30 @@ function logsUsage(): string {
   ].join("\n");
 }
 
+/** `cost: $0.4210 of the $5.00 cap (the default max-cost-usd)`: what a model-backed run spent, against its cap. */
+function costLine(result: RunResult): string[] {
+  const spent = result.usage.costUsd;
+  const cap = result.costCap;
+  if (spent === undefined && !cap) return [];
+  const shown = spent !== undefined ? `$${spent.toFixed(4)}` : "unknown (a model without a price)";
+  if (!cap) return [`cost: ${shown} (no cap)`];
+  if (cap.lifted) return [`cost: ${shown} (the default cap of $${cap.maxUsd.toFixed(2)} was lifted: ${cap.lifted})`];
+  return [`cost: ${shown} of the $${cap.maxUsd.toFixed(2)} cap${cap.isDefault ? " (the default max-cost-usd; --max-cost-usd none turns it off)" : ""}`];
+}
+
 const DEFAULT_LOGS_LIMIT = 10;
 const MAX_LOGS_LIMIT = 100;
+
+/**
+ * parseArgs' own message, and for an unknown flag the known one it is closest
+ * to: `Unknown option '--promt'. Did you mean '--prompt'?`.
+ */
+function flagError(e: unknown, options: Record<string, unknown>, command: string): string {
+  const message = (e as Error).message;
+  const unknown = /Unknown option '--?([^']+)'/.exec(message)?.[1];
+  const hint = unknown ? didYouMean(unknown.split("=")[0]!, Object.keys(options), "--") : "";
+  return `${message}${hint && !message.endsWith(".") ? "." : ""}${hint}\nUse: agent-runner ${command} --help\n`;
+}
 
 /** Flags of `show`/`logs`, parsed strictly; a usage error prints the command's help hint. */
 type FlagSpec = Record<string, { type: "string" | "boolean"; short?: string }>;
@@ -116,7 +147,7 @@ function parseFlags(
     const parsed = parseArgs({ args, options, allowPositionals: positionals, strict: true });
     return { values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals };
   } catch (e) {
-    process.stderr.write(`${(e as Error).message}\nUse: agent-runner ${command} --help\n`);
+    process.stderr.write(flagError(e, options, command));
     return undefined;
   }
 }
@@ -225,15 +256,15 @@ async function main(argv: string[]): Promise<number> {
   if (command === "show") return show(rest);
   if (command === "logs") return logs(rest);
   if (command !== "run") {
-    process.stderr.write(`Unknown command '${command}'.\n${COMMANDS}\n`);
+    process.stderr.write(`Unknown command '${command}'.${didYouMean(command, ["run", "show", "logs"])}\n${COMMANDS}\n`);
     return 2;
   }
-  const options = Object.fromEntries(Object.keys(INPUTS).map((n) => [n, { type: "string" as const }]));
+  const options = { ...Object.fromEntries(Object.keys(INPUTS).map((n) => [n, { type: "string" as const }])), ...EXTRA_FLAGS };
   let parsed;
   try {
-    parsed = parseArgs({ args: rest, options: { ...options, ...EXTRA_FLAGS }, allowPositionals: false, strict: true });
+    parsed = parseArgs({ args: rest, options, allowPositionals: false, strict: true });
   } catch (e) {
-    process.stderr.write(`${(e as Error).message}\nUse: agent-runner run --help\n`);
+    process.stderr.write(flagError(e, options, "run"));
     return 2;
   }
   const values = parsed.values as Record<string, string | boolean | undefined>;
@@ -251,8 +282,10 @@ async function main(argv: string[]): Promise<number> {
 
   // The CLI runs the pipeline on its own: inside a workflow it does not act on the
   // workflow's event (no trigger check, no comments, no delivery).
-  const [{ runAction }, { readHostContext }] = await Promise.all([import("./action.js"), import("./config/host.js")]);
+  const [{ runAction }, { modelKeysFromEnv, readHostContext }] = await Promise.all([import("./action.js"), import("./config/host.js")]);
   const { eventName: _eventName, eventPath: _eventPath, ...host } = readHostContext();
+  // A shell user's keys are exported variables: the parser takes the chosen agent's (config/parse.ts).
+  const keyEnv = modelKeysFromEnv();
   const resultsDir = path.resolve(
     typeof values["results-dir"] === "string"
       ? values["results-dir"]
@@ -267,11 +300,15 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write("Stopping the agent (results are still written)…\n");
     cancel.abort();
   });
+  // This invocation's own folder plays RUNNER_TEMP. Its record of the repositories an agent ran in
+  // (git/touched.ts) is per job on Actions; here a job is one invocation, so the next run starts clean.
+  const jobTemp = await mkdtemp(path.join(os.tmpdir(), "agent-runner-job-"));
   const result = await runAction({
     signal: cancel.signal,
     inputs,
-    host: { ...host, workspace: process.cwd(), runnerTemp: path.join(resultsDir, "..") },
+    host: { ...host, workspace: process.cwd(), runnerTemp: jobTemp },
     resultsDir,
+    keyEnv,
     ...(typeof values["state-dir"] === "string" ? { stateDir: path.resolve(values["state-dir"]) } : {}),
     log: consoleLogger({ verbose: values.verbose === true }),
     setSecret: () => {},
@@ -283,12 +320,13 @@ async function main(argv: string[]): Promise<number> {
     setFailed: (m) => {
       failed = m;
     },
-  });
+  }).finally(() => rm(jobTemp, { recursive: true, force: true }).catch(() => undefined));
   if (result) {
     await writeFile(path.join(resultsDir, "outputs.json"), JSON.stringify(outputs, null, 2) + "\n");
     writeLines(process.stdout, [
       `conclusion: ${result.conclusion}${result.reason ? ` (${result.reason})` : ""}`,
       `changed files: ${result.diff.changedFiles.length ? result.diff.changedFiles.join(", ") : "none"}`,
+      ...costLine(result),
       ...(result.verify ? [`verified: ${result.verified ?? "not-run"} (${result.verify.runs.length} check(s), ${result.verify.fixRounds} fix round(s); logs in ${path.join(resultsDir, "verify")})`] : []),
       ...(result.attempts?.length
         ? [

@@ -29,6 +29,15 @@ export interface InputSpec {
   required?: boolean;
 }
 
+/**
+ * `max-cost-usd` when the workflow sets none: above what the README's "bigger
+ * change" costs with the dearest default model (about $4 with claude's), so
+ * ordinary runs never meet it, while a run that loops for its whole 30
+ * minutes on that model (tens of dollars) is stopped. Applied only where the
+ * price table knows the model (config/parse.ts, sandbox/usage-meter.ts).
+ */
+export const DEFAULT_MAX_COST_USD = "5";
+
 export const INPUTS = {
   agent: { description: "Agent backend: `claude`, `codex`, `opencode`, `gemini`, or `command`.", required: true },
   "agent-version": {
@@ -70,7 +79,8 @@ export const INPUTS = {
   "max-turns": { description: "Turn limit, where the backend has one." },
   "max-cost-usd": {
     description:
-      "Budget: stop the agent once its model requests cost this many US dollars (prices from the pinned `@pydantic/genai-prices` table, or `model-prices`). Counted by the model gateway, which admits each request only with room for its estimated input and its output limit (see Budgets).",
+      "Budget: stop the agent once its model requests cost this many US dollars (prices from the pinned `@pydantic/genai-prices` table, or `model-prices`); `none` for no cap. Counted by the model gateway, which admits each request only with room for its estimated input and its output limit (see Budgets). The default cap applies where the price table knows the model: with a `base-url` server, `agent: command`, or a model without a price it is skipped with a notice (a cap you set yourself on an unknown model needs `model-prices`). The job summary shows the cap and the spend.",
+    default: DEFAULT_MAX_COST_USD,
   },
   "max-tokens": {
     description:

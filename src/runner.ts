@@ -657,6 +657,7 @@ function buildResult({ settings, deps, backend, startedAt, baseline, stage, laun
     // The gateway saw every model request: one figure, counted the same way for every CLI.
     usage: gateway ? gateway.usage() : events.usage,
     ...(gateway?.budgetStop()?.kind === "exceeded" ? { budgetExceeded: true } : {}),
+    ...(gateway?.costCap() ? { costCap: gateway.costCap()! } : {}),
     startedAt: startedAt.toISOString(),
     durationMs: outcome.durationMs,
     diff: {
@@ -743,7 +744,9 @@ async function startGatewayFor({ provider, wire }: ProviderChoice, backend: Agen
   const keyName = backend.keyNames.find((n) => settings.run.secrets[n]);
   if (!keyName && !settings.agent.baseUrl)
     throw new ConfigurationError(
-      `Input 'secrets': agent '${settings.agent.name}' needs ${backend.keyNames.join(" or ")}; add a line like ${backend.keyNames[0]}=\${{ secrets.${backend.keyNames[0]} }}.`,
+      settings.run.keysFromEnvironment
+        ? `No model key: agent '${settings.agent.name}' needs ${backend.keyNames.join(" or ")} in the environment; run export ${backend.keyNames[0]}=… in this shell (or put it in --secrets), then run again.`
+        : `Input 'secrets': agent '${settings.agent.name}' needs ${backend.keyNames.join(" or ")}; add a line like ${backend.keyNames[0]}=\${{ secrets.${backend.keyNames[0]} }}.`,
     );
   if (!keyName) log.warning(`No ${backend.keyNames.join("/")} in secrets: model requests to ${settings.agent.baseUrl} carry no key.`);
   return startModelGateway({

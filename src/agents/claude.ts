@@ -47,7 +47,7 @@ import {
   safeOutputTools,
 } from "./common.js";
 import type { AgentBackend, AttachmentFile, EventParser, ModelEndpoint } from "./types.js";
-import { VERTEX_AGENT_PROJECT, VERTEX_AGENT_REGION } from "../shared/agents.js";
+import { MODEL_KEY_NAMES, VERTEX_AGENT_PROJECT, VERTEX_AGENT_REGION } from "../shared/agents.js";
 
 /** Our tool vocabulary → Claude Code's tool names. */
 const CLAUDE_TOOL: Record<GenericTool, string> = {
@@ -167,7 +167,7 @@ export const claudeAgent: AgentBackend = {
   // Claude Code 2.1: CLAUDE_CODE_USE_BEDROCK / _VERTEX / _FOUNDRY with ANTHROPIC_<CLOUD>_BASE_URL and the
   // CLAUDE_CODE_SKIP_<CLOUD>_AUTH switches meant for gateways (claudeProviderEnv); Anthropic Messages bodies on each.
   providers: { anthropic: "anthropic", bedrock: "anthropic", vertex: "anthropic", azure: "anthropic" },
-  keyNames: ["ANTHROPIC_API_KEY"],
+  keyNames: [...MODEL_KEY_NAMES.claude],
 
   unsupported(agent, run) {
     return [...claudePermissions(agent).problems, ...sessionIdProblems(run)];

@@ -47,6 +47,7 @@ import {
   runMcpServers,
 } from "./common.js";
 import type { AgentBackend, AgentContext, EventParser } from "./types.js";
+import { MODEL_KEY_NAMES } from "../shared/agents.js";
 
 /** The provider id in config.toml; tests override its retry settings with `-c model_providers.agent_runner.…`. */
 export const CODEX_PROVIDER_ID = "agent_runner";
@@ -273,7 +274,7 @@ export const codexAgent: AgentBackend = {
   // Codex keeps its custom model provider pointed at the gateway (Responses API); the gateway forwards to
   // Bedrock's OpenAI-compatible API (bedrock-runtime …/openai/v1) or Azure OpenAI's v1 API and signs there.
   providers: { openai: "openai", bedrock: "openai", azure: "openai" },
-  keyNames: ["OPENAI_API_KEY", "CODEX_API_KEY"],
+  keyNames: [...MODEL_KEY_NAMES.codex],
 
   unsupported(agent, run) {
     const problems = [...codexPermissions(agent).problems, ...sessionIdProblems(run)];

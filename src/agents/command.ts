@@ -8,11 +8,12 @@ import path from "node:path";
 import { SAFE_OUTPUTS_ENV, SAFE_OUTPUTS_FILE } from "../safe-outputs/config.js";
 import { safeOutputTools } from "./common.js";
 import type { AgentBackend, EventParser } from "./types.js";
+import { MODEL_KEY_NAMES } from "../shared/agents.js";
 
 export const commandAgent: AgentBackend = {
   name: "command",
   providers: {},
-  keyNames: [],
+  keyNames: [...MODEL_KEY_NAMES.command],
 
   unsupported(agent, run) {
     const problems: string[] = [];

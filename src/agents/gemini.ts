@@ -54,9 +54,10 @@ import {
   runMcpServers,
 } from "./common.js";
 import type { AgentBackend, AgentContext, EventParser, ModelEndpoint } from "./types.js";
+import { DEFAULT_MODELS, MODEL_KEY_NAMES } from "../shared/agents.js";
 
 /** Without -m the CLI first asks a flash-lite model to route the request: one extra call per prompt. */
-const GEMINI_DEFAULT_MODEL = "gemini-2.5-pro";
+const GEMINI_DEFAULT_MODEL = DEFAULT_MODELS.gemini.model;
 
 /** Our tool vocabulary → Gemini CLI's tool names. */
 const GEMINI_TOOLS: Record<GenericTool, string[]> = {
@@ -360,7 +361,7 @@ export const geminiAgent: AgentBackend = {
   provider: "gemini",
   // Gemini CLI 0.61: GOOGLE_GENAI_USE_VERTEXAI switches it to Vertex AI's paths.
   providers: { gemini: "gemini", vertex: "gemini" },
-  keyNames: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+  keyNames: [...MODEL_KEY_NAMES.gemini],
 
   unsupported(agent, run) {
     // The workspace path only shapes the rules, not which of them can be honoured.

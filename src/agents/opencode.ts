@@ -49,11 +49,12 @@ import {
   safeOutputTools,
 } from "./common.js";
 import type { AgentBackend, AgentContext, EventParser } from "./types.js";
+import { DEFAULT_MODELS, MODEL_KEY_NAMES } from "../shared/agents.js";
 
 /** The provider id in opencode.json; the model is `agent-runner/<model>`. */
 const OPENCODE_PROVIDER_ID = "agent-runner";
 /** Used when the workflow names no model: a Chat Completions model with tool calling. */
-const OPENCODE_DEFAULT_MODEL = "gpt-4.1";
+const OPENCODE_DEFAULT_MODEL = DEFAULT_MODELS.opencode.model;
 /** opencode.json reads the key from this variable (`{env:…}`): never written to a file. */
 const KEY_ENV = "AGENT_RUNNER_MODEL_API_KEY";
 
@@ -282,7 +283,7 @@ export const opencodeAgent: AgentBackend = {
   // OpenCode's openai-compatible provider points at the gateway (Chat Completions); each cloud's
   // OpenAI-compatible endpoint is behind it (Bedrock …/openai/v1, Azure OpenAI v1, Vertex AI's openapi endpoint).
   providers: { openai: "openai", bedrock: "openai", azure: "openai", vertex: "openai" },
-  keyNames: ["OPENAI_API_KEY"],
+  keyNames: [...MODEL_KEY_NAMES.opencode],
 
   unsupported(agent, run) {
     // The outputs folder only shapes the rules, not which of them can be honoured.

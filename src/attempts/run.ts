@@ -197,6 +197,7 @@ async function becomeTheRun(settings: Settings, deps: RunnerDeps, c: Composition
     tracePath: at(RESULTS_FILES.trace),
     usage: gateway ? gateway.usage() : sumUsage(finished.map((f) => f.result.usage)),
     ...(budgetExceeded ? { budgetExceeded: true } : {}),
+    ...(gateway?.costCap() ? { costCap: gateway.costCap()! } : {}),
     startedAt: c.startedAt.toISOString(),
     durationMs: Date.now() - c.startedAt.getTime(),
     diff: { ...r.diff, patchPath: at(RESULTS_FILES.patch) },

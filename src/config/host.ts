@@ -8,7 +8,7 @@ import os from "node:os";
 import { INPUTS, type InputName } from "../constants.js";
 import type { SandboxHost } from "../shared/host.js";
 import { CLOUD_CREDENTIAL_FILE_VARS, isCloudCredentialName } from "../shared/cloud.js";
-import type { CloudSettings } from "../shared/agents.js";
+import { MODEL_KEY_NAMES, type CloudSettings } from "../shared/agents.js";
 import type { RawInputs } from "./parse.js";
 
 export interface HostContext {
@@ -206,6 +206,17 @@ export function cloudSecretValues(host: Pick<HostContext, "sandbox">): string[] 
     // Paths (GOOGLE_APPLICATION_CREDENTIALS names a file) are not secrets: the files are hidden instead.
     .filter(([name, v]) => /SECRET|TOKEN|KEY|PASSWORD/i.test(name) && !/(_FILE|_PATH|_URL|_REGION)$/i.test(name) && v.length >= 8 && !v.startsWith("/"))
     .map(([, v]) => v);
+}
+
+/**
+ * The model keys exported in the CLI's shell (ANTHROPIC_API_KEY, OPENAI_API_KEY …):
+ * a shell user's keys live there, not in a `secrets` input. Every backend's
+ * names are read; the parser takes only the chosen agent's (config/parse.ts),
+ * so no other key reaches the agent.
+ */
+export function modelKeysFromEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const names = new Set(Object.values(MODEL_KEY_NAMES).flat());
+  return pick(env, (k) => names.has(k) && Boolean(env[k]?.trim()));
 }
 
 /** The token `agent-runner logs` reads past runs with: GH_TOKEN (as gh uses it), else GITHUB_TOKEN. */

@@ -8,11 +8,12 @@ import path from "node:path";
 import { parse as parseShellWords } from "shell-quote";
 import { parseYaml } from "../shared/yaml.js";
 import * as z from "../shared/zod.js";
-import { INPUTS, type InputName, type InputSpec } from "../constants.js";
+import { DEFAULT_MAX_COST_USD, INPUTS, type InputName, type InputSpec } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
 import { artifactNameProblem } from "../shared/artifact-name.js";
+import { didYouMean } from "../shared/did-you-mean.js";
 import { CLOUD_CREDENTIAL_PREFIXES, isCloudCredentialName } from "../shared/cloud.js";
-import { PROVIDERS, type CloudSettings } from "../shared/agents.js";
+import { MODEL_KEY_NAMES, PROVIDERS, type CloudSettings } from "../shared/agents.js";
 import { parseSafeOutputs, SAFE_OUTPUTS_SERVER, type SafeOutputsConfig } from "../safe-outputs/config.js";
 import { attachmentPatterns } from "./attachments.js";
 import { inside, outputSchemaDocument, resolveInsideWorkspace } from "./input-files.js";
@@ -67,6 +68,12 @@ export interface ParseContext {
   notice?: (message: string) => void;
   /** The runner's AWS_REGION, GOOGLE_CLOUD_PROJECT and CLOUD_ML_REGION (config/host.ts): defaults of the cloud inputs. */
   cloudDefaults?: CloudSettings;
+  /**
+   * The CLI: model keys exported in the shell (config/host.ts modelKeysFromEnv).
+   * The agent's own key names (and the detection agent's) are taken from here
+   * when `secrets` does not name them; no other key reaches the run.
+   */
+  keyEnv?: Record<string, string>;
 }
 
 /**
@@ -125,6 +132,11 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     if (fileValues[name] !== undefined && fileValues[name] !== null) return fileValues[name] as ConfigValue;
     if (given !== undefined && given !== "") return given;
     return spec.default;
+  };
+  /** Neither a step input other than action.yml's default nor the config file set it. */
+  const isDefaulted = (name: InputName): boolean => {
+    const given = raw[name]?.trim();
+    return !(given && given !== (INPUTS[name] as InputSpec).default) && (fileValues[name] === undefined || fileValues[name] === null);
   };
   const str = (name: InputName): string | undefined => {
     const v = value(name);
@@ -247,6 +259,8 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
         `'${name}' is a cloud credential variable (${CLOUD_CREDENTIAL_PREFIXES}), which never reaches the agent; remove it. The model gateway reads cloud credentials on the runner and signs model requests itself (input 'provider').`,
       );
 
+  // The detection agent's key comes from the shell too (validated with the other threat-detection inputs below).
+  const detectionBackend = AGENT_BACKENDS.find((b) => b === str("detection-agent")?.trim());
   const runCandidate = {
     prompt,
     attachments: attachmentPatterns(value("attachments")),
@@ -255,7 +269,8 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     forkSession,
     env: agentCandidate.env,
     forwardEnv,
-    secrets: parseAssignments("secrets", value("secrets"), problems),
+    secrets: withShellKeys(parseAssignments("secrets", value("secrets"), problems), [backend, ...(detectionBackend ? [detectionBackend] : [])], ctx.keyEnv),
+    ...(ctx.keyEnv ? { keysFromEnvironment: true } : {}),
     network: { mode: oneOf("network", NetworkMode.options), allowedDomains: list("allowed-domains") },
     outputSchema: inlineOutputSchema(str("output-schema"), problems),
     timeoutSeconds: Number.isFinite(timeoutMinutes) && timeoutMinutes > 0 ? timeoutMinutes * 60 : 1800,
@@ -331,7 +346,9 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   if (otelEndpoint && !/^https?:$/.test(safeUrl(otelEndpoint)?.protocol ?? ""))
     problems.add("otel-endpoint", `'${otelEndpoint}' is not an http(s) URL; write it like https://otel-collector.example:4318 (a URL without a path gets /v1/traces).`);
 
-  const budget = parseBudget(str, value("model-prices"), problems);
+  // The default cost cap holds only where prices are known: the vendor's own API or a cloud (not a base-url's server), and a model gateway (not `command`).
+  const costSource = isDefaulted("max-cost-usd") ? defaultCostCap(runsAgent && backend !== "command", agentCandidate.baseUrl, ctx.notice) : "given";
+  const budget = parseBudget(str, value("model-prices"), costSource, problems);
   const verify = parseVerify(str, problems);
 
   const attemptsRaw = (str("attempts") ?? "1").trim() || "1";
@@ -385,18 +402,40 @@ function parseVerify(str: (name: InputName) => string | undefined, problems: Pro
   return { command, maxFixRounds, timeoutSeconds: limitMinutes * 60 };
 }
 
-/** `max-cost-usd`, `max-tokens`, `max-model-requests` and `model-prices`; undefined when none is given. */
-function parseBudget(str: (name: InputName) => string | undefined, prices: ConfigValue | undefined, problems: Problems): BudgetSettings | undefined {
+/** Where `max-cost-usd` comes from: the workflow ("given"), or its default, applied or off for this run. */
+type CostCapSource = "given" | "apply" | "off";
+
+/**
+ * Whether the default `max-cost-usd` applies to this run: "apply", or "off"
+ * where it could break a run that works without it. A run without a model
+ * gateway has nothing to count; a `base-url` server (a local model, a private
+ * gateway) has prices the table does not know and may answer in ways the
+ * gateway cannot meter. Said once, as a notice: the workflow can cap it itself.
+ */
+function defaultCostCap(hasGateway: boolean, baseUrl: string | undefined, notice: ((m: string) => void) | undefined): CostCapSource {
+  if (!hasGateway) return "off";
+  if (!baseUrl) return "apply";
+  notice?.(
+    `The default cost cap (max-cost-usd ${DEFAULT_MAX_COST_USD}) is off for this run: base-url points at a server whose prices the price table does not know. Set max-cost-usd (with model-prices) or max-tokens to cap it; max-cost-usd: none silences this.`,
+  );
+  return "off";
+}
+
+/** `max-cost-usd`, `max-tokens`, `max-model-requests` and `model-prices`; undefined when none is given and no default cost cap applies. */
+function parseBudget(str: (name: InputName) => string | undefined, prices: ConfigValue | undefined, costSource: CostCapSource, problems: Problems): BudgetSettings | undefined {
   const limit = (name: "max-cost-usd" | "max-tokens" | "max-model-requests", whole: boolean): number | undefined => {
     const raw = str(name)?.trim();
     if (!raw) return undefined;
+    // `none` turns the cost cap off, its default included.
+    if (name === "max-cost-usd" && raw.toLowerCase() === "none") return undefined;
     const n = Number(raw);
     if (Number.isFinite(n) && n > 0 && (!whole || Number.isInteger(n))) return n;
     problems.add(name, `'${raw}' is not a positive ${whole ? "whole number" : "number"}${name === "max-cost-usd" ? " of US dollars, e.g. 2.50" : ""}.`);
     return undefined;
   };
   const budget: BudgetSettings = { modelPrices: parseModelPrices(prices, problems) };
-  const maxCostUsd = limit("max-cost-usd", false);
+  const maxCostUsd = costSource === "off" ? undefined : limit("max-cost-usd", false);
+  if (maxCostUsd !== undefined && costSource === "apply") budget.costCapIsDefault = true;
   const maxTokens = limit("max-tokens", true);
   const maxModelRequests = limit("max-model-requests", true);
   if (maxCostUsd !== undefined) budget.maxCostUsd = maxCostUsd;
@@ -456,7 +495,9 @@ function loadConfigFile(raw: RawInputs, ctx: ParseContext, problems: Problems): 
   const sorted = sortConfigKeys(doc as Record<string, unknown>, origin);
   for (const k of sorted.refused) {
     const why = k === "github-token" || k === "secrets" ? " (secrets belong in the workflow, not the repository)" : k in INPUTS ? " (give it as a step input)" : "";
-    problems.add("config-file", `'${rel}' has key '${k}', which is not an input the file may set${why}.`);
+    // Key names only (never values), and a typo gets the input it is closest to.
+    const hint = k in INPUTS ? "" : didYouMean(k, Object.keys(INPUTS));
+    problems.add("config-file", `'${rel}' has key '${k}', which is not an input the file may set${why}.${hint}`);
   }
   if (origin.kind === "outside" && sorted.ignored.length) ctx.notice?.(ignoredNotice(rel, origin, sorted.ignored));
   return sorted.kept;
@@ -559,6 +600,14 @@ function cloudSettings(str: (name: InputName) => string | undefined, defaults: C
   take("aws-region", "awsRegion", /^[a-z]{2}(-[a-z]+)+-\d+$/, "AWS region (like us-east-1)");
   take("vertex-project", "vertexProject", /^[a-z][a-z0-9-]{4,61}[a-z0-9]$|^[a-z0-9.:-]{6,100}$/, "Google Cloud project id (like my-project-123)");
   take("vertex-region", "vertexRegion", /^(global|[a-z]+-[a-z]+\d+)$/, "Vertex AI region (global, us-east5, europe-west1 …)");
+  return out;
+}
+
+/** `secrets` plus the backends' key variables exported in the CLI's shell that it does not already name. */
+function withShellKeys(secrets: Record<string, string>, backends: (typeof AGENT_BACKENDS)[number][], keyEnv: Record<string, string> | undefined): Record<string, string> {
+  if (!keyEnv) return secrets;
+  const out = { ...secrets };
+  for (const name of backends.flatMap((b) => MODEL_KEY_NAMES[b])) if (out[name] === undefined && keyEnv[name]) out[name] = keyEnv[name];
   return out;
 }
 

@@ -91,6 +91,8 @@ export const RunConfig = z.object({
   forwardEnv: z._default(z.array(z.string()), []),
   /** Values are masked and redacted everywhere; never written to disk. */
   secrets: z._default(stringMap, {}),
+  /** The CLI: a missing model key is to be exported in the shell, not added to a workflow's `secrets`. */
+  keysFromEnvironment: z.optional(z.boolean()),
   network: z.object({ mode: NetworkMode, allowedDomains: z._default(z.array(z.string()), []) }),
   outputSchema: z.optional(z.record(z.string(), z.unknown())),
   timeoutSeconds: z.number().check(z.positive()),
@@ -110,6 +112,8 @@ export type ModelPriceSpec = z.infer<typeof ModelPriceSpec>;
 /** Limits the model gateway enforces on one run (sandbox/usage-meter.ts), and prices for models the table lacks. */
 export interface BudgetSettings {
   maxCostUsd?: number;
+  /** `maxCostUsd` is the input's default (DEFAULT_MAX_COST_USD): lifted, with a notice, where it cannot be held (sandbox/usage-meter.ts). */
+  costCapIsDefault?: boolean;
   /** Input + output tokens, cache reads and writes counted as input. */
   maxTokens?: number;
   maxModelRequests?: number;

@@ -6,7 +6,8 @@
  * that: step 1's agent could have left `commondir`, `config.worktree` or
  * attributes behind, and the host's pre-agent git in step 2 would follow
  * them. So the runner records each workspace before its agent starts, in a
- * file under RUNNER_TEMP (per job, hidden from the sandbox), together with
+ * file under RUNNER_TEMP (per job, hidden from the sandbox; the local CLI
+ * gives each invocation a RUNNER_TEMP of its own, src/cli.ts), together with
  * the repository paths resolved while they were still trusted. A later step
  * that finds its workspace there treats the repository as hostile from the start.
  */

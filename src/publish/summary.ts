@@ -22,6 +22,14 @@ function escapeCell(s: string): string {
   return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 }
 
+/** The cap and the spend: `$0.4210 of $5.00 (max-cost-usd default; none turns it off)`. */
+function costCapLine(cap: NonNullable<RunResult["costCap"]>, spent: number | undefined): string {
+  const max = `$${cap.maxUsd.toFixed(2)}`;
+  const spend = spent !== undefined ? `$${spent.toFixed(4)}` : "unknown";
+  if (cap.lifted) return `none: the default cap (${max}) was lifted, ${codeName(cap.lifted, "table-cell")}; spent ${spend}`;
+  return `${spend} of ${max} (${cap.isDefault ? "the default `max-cost-usd`; `max-cost-usd: none` turns it off" : "`max-cost-usd`"})`;
+}
+
 /** `verdict`: what the run came to, delivery included (verdict.ts); without it, the agent run's own ending. */
 export function summaryMarkdown(result: RunResult, verdict: Verdict = runVerdict({ result })): string {
   // The transcript's header, as a table: agent, model, duration, tokens, cost, conclusion.
@@ -37,6 +45,7 @@ export function summaryMarkdown(result: RunResult, verdict: Verdict = runVerdict
     ["Cost", u.costUsd !== undefined ? `$${u.costUsd.toFixed(4)}` : "unknown"],
   ];
   if (u.requests !== undefined) rows.push(["Model requests", String(u.requests)]);
+  if (result.costCap) rows.push(["Cost cap", costCapLine(result.costCap, u.costUsd)]);
   if (result.budgetExceeded) rows.push(["Budget", "⛔ exceeded: the model gateway stopped the agent's model requests (see Conclusion)"]);
   if (result.verify) rows.push(["Verify", verifyLine(result, "table-cell")]);
   if (result.sessionId) rows.push(["Session", codeName(result.sessionId, "table-cell")]);

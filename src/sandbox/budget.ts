@@ -14,8 +14,9 @@ const cloudTable = (provider: ProviderName | undefined) => (provider && isCloud(
 export async function checkBudget(settings: Pick<Settings, "budget" | "agent">, backend: { provider?: ModelProvider }): Promise<void> {
   const b = settings.budget;
   if (!b) return;
+  // The default cost cap is never a reason to refuse a run: where it cannot be held, the gateway lifts it with a notice (usage-meter.ts).
   const given: [string, number | undefined][] = [
-    ["max-cost-usd", b.maxCostUsd],
+    ["max-cost-usd", b.costCapIsDefault ? undefined : b.maxCostUsd],
     ["max-tokens", b.maxTokens],
     ["max-model-requests", b.maxModelRequests],
   ];
@@ -29,7 +30,7 @@ export async function checkBudget(settings: Pick<Settings, "budget" | "agent">, 
       ),
     );
   const model = settings.agent.model;
-  if (b.maxCostUsd !== undefined && model && !(await PriceBook.load(backend.provider, b.modelPrices, cloudTable(settings.agent.provider))).knows(model))
+  if (b.maxCostUsd !== undefined && !b.costCapIsDefault && model && !(await PriceBook.load(backend.provider, b.modelPrices, cloudTable(settings.agent.provider))).knows(model))
     throw new ConfigurationError(
       `Input 'max-cost-usd': no price is known for model '${model}' (it is not in the pinned @pydantic/genai-prices table), so its cost cannot be counted. Add it to 'model-prices', e.g. model-prices: '${model}: {input: 3, output: 15, cached: 0.3}' (US dollars per million tokens), or use max-tokens instead.`,
     );

@@ -41,7 +41,7 @@ import {
 } from "./gateway-policy.js";
 import { budgetedRequest, clampedBody } from "./budget-admission.js";
 import { PriceBook } from "./prices.js";
-import { UsageMeter, type BudgetLimits, type BudgetStop, type GatewayUsage, type Reservation } from "./usage-meter.js";
+import { UsageMeter, type BudgetLimits, type BudgetStop, type CostCap, type GatewayUsage, type Reservation } from "./usage-meter.js";
 import type { CloudRoute, CloudUpstream } from "./cloud/types.js";
 
 
@@ -106,6 +106,8 @@ export interface ModelGateway {
   budgetStop(): BudgetStop | undefined;
   /** The run's one-line reason when budgetStop() is set (`Budget exceeded: …`). */
   budgetStopReason(): string | undefined;
+  /** The cost cap (`max-cost-usd`, given or the default) and whether the default was lifted. */
+  costCap(): CostCap | undefined;
   close(): Promise<void>;
 }
 
@@ -362,11 +364,24 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
    * refused: a model without a price (max-cost-usd), a stream without usage.
    */
   const uncountedProblem = (billed: boolean, route: AdmittedRoute, decode: () => DecodedBody): string | undefined => {
-    const { maxCostUsd, maxTokens } = opts.budget ?? {};
-    if ((maxCostUsd === undefined && maxTokens === undefined) || !billed) return undefined;
+    if (!meter.reserves() || !billed) return undefined;
     const decoded = decode();
     const text = "text" in decoded ? decoded.text : "";
-    return meter.refuseUncountable(streamOmitsUsage(provider, route.policyPath, text)) ?? meter.refuseUnpriced(modelOf(route, text));
+    const problem = meter.refuseUncountable(streamOmitsUsage(provider, route.policyPath, text)) ?? meter.refuseUnpriced(modelOf(route, text));
+    noticeLiftedCap();
+    return problem;
+  };
+
+  /** Once, when the default cost cap had to be lifted: the run goes on uncapped, and the workflow is told how to cap it. */
+  let liftNoticed = false;
+  const noticeLiftedCap = () => {
+    const cap = meter.costCap();
+    if (liftNoticed || !cap?.lifted) return;
+    liftNoticed = true;
+    const say = log.notice ?? log.info;
+    say(
+      `Model gateway: the default cost cap (max-cost-usd ${cap.maxUsd}) is off for this run: ${cap.lifted}. Set max-cost-usd (with model-prices for a model the price table lacks) or max-tokens to cap it; max-cost-usd: none turns the default off.`,
+    );
   };
 
   /** The model a request asks for: named by a cloud route's path, else as the wire API names it. */
@@ -445,6 +460,8 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
     const pathname = route.policyPath;
     const decoded = decode();
     const read = "problem" in decoded ? { ok: false as const, problem: `the request body ${decoded.problem}` } : budgetedRequest(provider, pathname, decoded.text);
+    if (!read.ok && meter.liftDefaultCap(`a model request cannot be metered (${read.problem})`)) noticeLiftedCap();
+    if (!read.ok && !meter.reserves()) return { body: undefined, reservation: undefined };
     if (!read.ok) {
       log.warning(`Model gateway: refused ${method} ${pathname}: ${read.problem}`);
       reject(res, 400, `${method} ${pathname}: not meterable under the budget`, `refused: ${read.problem}. While max-tokens or max-cost-usd is set, only model requests the gateway can meter are forwarded.`, NO_RETRY, false);
@@ -563,6 +580,7 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
     usage: () => meter.usage(),
     budgetStop: () => meter.stopped(),
     budgetStopReason: () => meter.stopReason(),
+    costCap: () => meter.costCap(),
     refusals: () =>
       [...refused.entries()].map(([detail, count]) => ({ host: `${upstream.host} (model gateway)`, detail: count > 1 ? `${detail} (${count} requests)` : detail })),
     close: () =>

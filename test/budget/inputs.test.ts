@@ -30,7 +30,9 @@ describe("budget inputs", () => {
   it("parses the three limits and model-prices", () => {
     const s = parse({ "max-cost-usd": "2.5", "max-tokens": "100000", "max-model-requests": "40", "model-prices": "my-model: {input: 3, output: 15, cached: 0.3}" });
     expect(s.budget).toEqual({ maxCostUsd: 2.5, maxTokens: 100000, maxModelRequests: 40, modelPrices: { "my-model": { input: 3, output: 15, cached: 0.3 } } });
-    expect(parse({}).budget).toBeUndefined();
+    // Nothing given: the default cost cap (a model-backed agent on its vendor's API).
+    expect(parse({}).budget).toEqual({ maxCostUsd: 5, costCapIsDefault: true, modelPrices: {} });
+    expect(parse({ "max-cost-usd": "none" }).budget).toBeUndefined();
   });
 
   it("names each bad value and the fix", () => {
@@ -103,6 +105,16 @@ describe("a budget stop and the gateway's figure in what the run reports", () =>
     expect(md).toContain("| Model requests | 4 |");
     expect(md).toContain("| Budget | ⛔ exceeded");
     expect(md).toContain("| 1,200 | 300 | 100 | $0.0123 | 4 | 1 | 1 | 3 |");
+  });
+
+  it("summary: the cost cap and the spend, the default said as such, a lifted default with its reason", () => {
+    expect(summaryMarkdown(result({ costCap: { maxUsd: 5, isDefault: true } }))).toContain(
+      "| Cost cap | $0.0123 of $5.00 (the default `max-cost-usd`; `max-cost-usd: none` turns it off) |",
+    );
+    expect(summaryMarkdown(result({ costCap: { maxUsd: 2.5, isDefault: false } }))).toContain("| Cost cap | $0.0123 of $2.50 (`max-cost-usd`) |");
+    const lifted = summaryMarkdown(result({ costCap: { maxUsd: 5, isDefault: true, lifted: "no price is known for model 'my-model'" }, usage: { inputTokens: 1, outputTokens: 1, cachedTokens: 0 } }));
+    expect(lifted).toContain("| Cost cap | none: the default cap ($5.00) was lifted, ` no price is known for model 'my-model' `; spent unknown |");
+    expect(summaryMarkdown(result())).not.toContain("Cost cap");
   });
 
   it("sticky comment: one line says it, the footer shows the gateway's figure", () => {
