@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import { terminalJson, writeBlock, writeLines } from "./cli/terminal.js";
 import type { RawInputs } from "./config/parse.js";
 import type { RunResult } from "./result.js";
-import { INPUTS, type InputName, type InputSpec, type OutputName } from "./constants.js";
+import { INPUTS, NPX_COMMAND, type InputName, type InputSpec, type OutputName } from "./constants.js";
 import { errorMessage, isConfigurationError } from "./errors.js";
 import { MODEL_KEY_NAMES } from "./shared/agents.js";
 import { didYouMean } from "./shared/did-you-mean.js";
@@ -53,7 +53,7 @@ function usage(): string {
     `  --${"help".padEnd(width)}Show this help.`,
     "",
     "Example:",
-    "  npx agent-runner run --agent command --agent-command 'bash -c \"cat > TASK.md\"' --prompt 'Write the task down'",
+    `  ${NPX_COMMAND} run --agent command --agent-command 'bash -c \"cat > TASK.md\"' --prompt 'Write the task down'`,
   ].join("\n");
 }
 
@@ -80,8 +80,8 @@ function showUsage(): string {
     flag("help", "Show this help."),
     "",
     "Example:",
-    "  gh run download 1234 -n agent-run-1234-1 -D run && npx agent-runner show run",
-    "  npx agent-runner show ~/Downloads/agent-run-1234-1.zip --open",
+    `  gh run download 1234 -n agent-run-1234-1 -D run && ${NPX_COMMAND} show run`,
+    `  ${NPX_COMMAND} show ~/Downloads/agent-run-1234-1.zip --open`,
   ].join("\n");
 }
 
@@ -105,7 +105,7 @@ function logsUsage(): string {
     flag("help", "Show this help."),
     "",
     "Example:",
-    "  GH_TOKEN=$(gh auth token) npx agent-runner logs --repo octo/repo --workflow agent.yml --limit 20",
+    `  GH_TOKEN=$(gh auth token) ${NPX_COMMAND} logs --repo octo/repo --workflow agent.yml --limit 20`,
   ].join("\n");
 }
 

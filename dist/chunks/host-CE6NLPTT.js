@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{a,b,c,d,e,f,g,h,i,j,k,l}from"./chunk-MXVKAWQR.js";import"./chunk-E73ZLTCG.js";import"./chunk-ASNXZV2Z.js";import"./chunk-7O52XZFL.js";export{k as cliGitHubToken,d as cloudDefaults,j as cloudSecretValues,b as gitEnv,a as installEnv,h as otelEnv,i as otelSecretValues,g as parseOtlpHeaders,l as rawSecretValues,e as readActionInputs,f as readHostContext,c as sandboxHost};
