@@ -80,6 +80,8 @@ export interface RunResult {
     secretFiles?: string[];
     /** Paths already changed relative to baseCommit before the agent started: left out of the patch (src/git/snapshot.ts). */
     excludedFiles?: string[];
+    /** Of excludedFiles, those the agent changed too: its change to them is not delivered. */
+    excludedTouched?: string[];
   };
   structuredOutput?: unknown;
   /** `verify-command`'s verdict; absent in results of older versions (read as `not-run`). */

@@ -667,6 +667,7 @@ function buildResult({ settings, deps, backend, startedAt, baseline, stage, laun
       changedFiles: collected.collected.changedFiles,
       agentCommits: collected.collected.agentCommits,
       excludedFiles: collected.collected.excludedFiles,
+      ...(collected.collected.excludedTouched.length ? { excludedTouched: collected.collected.excludedTouched } : {}),
       ...(collected.secretsRedacted ? { secretsRedacted: true } : {}),
       ...(collected.secretFiles ? { secretFiles: collected.secretFiles } : {}),
     },

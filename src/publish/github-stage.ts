@@ -81,7 +81,9 @@ export function deliveryVerdict(result: RunResult, o: { outcome?: DeliveryOutcom
   const refused = o.refusal !== undefined || Boolean(o.outcome?.refusedFiles?.length);
   const input: VerdictInput = { result, held: o.held === true, refused, deliveryFailed: o.failed === true || Boolean(o.outcome?.error) };
   const delivered = o.outcome !== undefined && o.outcome.mode !== "none";
-  const leftOut = delivered && result.diff.excludedFiles?.length ? "some paths were left out of the patch" : undefined;
+  // Only the agent's own work counts: paths an earlier step changed are left out by design (excludedFiles),
+  // but a change the agent made to one of them is not delivered.
+  const leftOut = delivered && result.diff.excludedTouched?.length ? "some of the agent's changes were left out of the patch" : undefined;
   const partial = o.outcome?.incomplete ?? leftOut;
   return runVerdict(partial ? { ...input, partial } : input);
 }

@@ -113,6 +113,7 @@ const RunResultSchema = z.object({
     changedFiles: z.array(z.string()),
     agentCommits: z.array(z.string()),
     excludedFiles: z.optional(z.array(z.string())),
+    excludedTouched: z.optional(z.array(z.string())),
     secretsRedacted: z.optional(z.boolean()),
     secretFiles: z.optional(z.array(z.string()).check(z.maxLength(10_000))),
   }),

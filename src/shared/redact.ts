@@ -107,6 +107,16 @@ function base32(bytes: Buffer): string {
   return out;
 }
 
+/**
+ * The model gateway's stand-in key (src/sandbox/gateway.ts), which the agent holds instead of the real
+ * one: token-shaped, worth nothing, and in the agent's environment, so any file that copies the
+ * environment would otherwise read as a leaked token and hold the run.
+ */
+const GATEWAY_PLACEHOLDER = /^(?:sk-ant-api03-|sk-)?agent-runner-(?:[0-9a-f]{32}-)?placeholder-not-a-key$/;
+function isGatewayPlaceholder(token: string): boolean {
+  return GATEWAY_PLACEHOLDER.test(token);
+}
+
 export class Redactor {
   private readonly pattern: RegExp | undefined;
   /** The run's own values in any of their forms, tested without the token patterns. */
@@ -153,8 +163,8 @@ export class Redactor {
   redact(text: string): string {
     if (!this.anywhere.test(text)) return text;
     let out = this.pattern ? text.replace(this.pattern, REDACTED) : text;
-    for (const p of TOKEN_PATTERNS) out = out.replace(p, REDACTED);
-    return out.replace(BEARER, (_m, scheme: string) => `${scheme} ${REDACTED}`);
+    for (const p of TOKEN_PATTERNS) out = out.replace(p, (m) => (isGatewayPlaceholder(m) ? m : REDACTED));
+    return out.replace(BEARER, (m, scheme: string, cred: string) => (isGatewayPlaceholder(cred) ? m : `${scheme} ${REDACTED}`));
   }
 
   /**

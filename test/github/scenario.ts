@@ -49,7 +49,8 @@ export interface Scenario {
   close(): Promise<void>;
 }
 
-export const TOKEN = "ghs_scenarioToken0123456789abcdefABCDEF";
+// Random-looking, as a real token is: a 16-character piece of a run secret is redacted wherever it appears (a fixture sha like 0123456789abcdef… would be).
+export const TOKEN = "ghs_scenarioTokenQ7vLk2Zp9XwRt4NbYhMcJ";
 
 function agentScript(capture: string, body: string): string {
   const file = path.join(capture, "agent.sh");

@@ -76,3 +76,14 @@ describe("redactor's one-scan check", () => {
     expect(new Redactor(["s3cr3t-value-42"]).redact(text)).toBe(text);
   });
 });
+
+describe("the model gateway's stand-in key", () => {
+  it("is no token to redact (it is worth nothing, and an agent that copies its environment into a file must not be held for it); a real token beside it still is", () => {
+    const r = new Redactor([]);
+    const placeholder = "sk-ant-api03-agent-runner-7e97b6b3610f4e4edd2ee3c67780ac1f-placeholder-not-a-key";
+    const env = `ANTHROPIC_CUSTOM_HEADERS=Authorization: Bearer ${placeholder}\nOPENAI_API_KEY=sk-agent-runner-placeholder-not-a-key\n`;
+    expect(r.redact(env)).toBe(env);
+    const real = "Authorization: Bearer sk-ant-api03-realKeyRealKeyRealKeyRealKey0123";
+    expect(r.redact(real)).not.toContain("realKey");
+  });
+});

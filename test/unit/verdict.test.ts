@@ -150,10 +150,15 @@ describe("headline × conclusion for every outcome", () => {
     expect(body).not.toContain("✅");
   });
 
-  it("paths left out of a delivered patch: ⚠️ partial; with nothing delivered (deliver: none) the run is ✅", () => {
-    const excluded = result({ diff: { ...result().diff, excludedFiles: ["build/out.js"] } });
+  it("the agent's changes left out of a delivered patch: ⚠️ partial; with nothing delivered (deliver: none) the run is ✅", () => {
+    const excluded = result({ diff: { ...result().diff, excludedFiles: ["build/out.js"], excludedTouched: ["build/out.js"] } });
     expect(deliveryVerdict(excluded, { outcome: { ...pushed, pullRequest: { number: 8, url: "u", created: true } } })).toMatchObject({ conclusion: "partial", icon: "⚠️" });
     expect(deliveryVerdict(excluded, { outcome: { mode: "none", showPatch: false } })).toMatchObject({ conclusion: "success", icon: "✅" });
+  });
+
+  it("paths only an earlier step changed, left out by design, are no partial delivery", () => {
+    const earlier = result({ diff: { ...result().diff, excludedFiles: ["build/out.js"] } });
+    expect(deliveryVerdict(earlier, { outcome: { ...pushed, pullRequest: { number: 8, url: "u", created: true } } })).toMatchObject({ conclusion: "success", icon: "✅" });
   });
 
   it("the final comment could not be written: the conclusion is failure even when delivery itself went through", () => {
