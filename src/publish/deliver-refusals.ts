@@ -7,6 +7,7 @@
  * a bare HTTP status.
  */
 import * as z from "../shared/zod.js";
+import { codeName } from "./markdown-code.js";
 
 export type RefusalKind = "pull-requests-not-permitted" | "pull-requests-permission" | "pull-request-invalid" | "workflows-permission" | "ruleset";
 
@@ -24,7 +25,7 @@ const NOT_PERMITTED = /GitHub Actions is not permitted to create or approve pull
 /** GitHub's 403 when the token lacks a permission (here `pull-requests: write`). */
 const NOT_ACCESSIBLE = /Resource not accessible by integration/i;
 /** The push (git or the refs API) of a commit that changes a workflow file, with a token that lacks `workflows`. */
-const WORKFLOWS = /refusing to allow a GitHub App to create or update workflow (`[^`]*`)? ?without `workflows?` permission/i;
+const WORKFLOWS = /refusing to allow a GitHub App to create or update workflow (?:`([^`]*)`)? ?without `workflows?` permission/i;
 /** A ruleset's refusal: `GH013: Repository rule violations found` (git), `Repository rule violations found` (API). */
 const RULESET = /GH013|Repository rule violations found/i;
 
@@ -50,7 +51,12 @@ export function apiFailure(e: unknown): { status: number; message: string } | un
 
 /** The compare page where a person opens the pull request GitHub would not let the workflow open. */
 export function compareUrl(serverUrl: string, repo: string, base: string, head: string): string {
-  const enc = (ref: string) => ref.split("/").map(encodeURIComponent).join("/");
+  // encodeURIComponent leaves `!'()*`: an unbalanced `)` would end a Markdown link's target early, so they are encoded too.
+  const enc = (ref: string) =>
+    ref
+      .split("/")
+      .map((part) => encodeURIComponent(part).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
+      .join("/");
   return `${serverUrl.replace(/\/+$/, "")}/${repo}/compare/${enc(base)}...${enc(head)}?expand=1`;
 }
 
@@ -85,7 +91,7 @@ export function pushRefusal(detail: string, target: { own: true; branchPrefix: s
     return {
       kind: "workflows-permission",
       explanation:
-        `GitHub refused the push: the change edits a workflow file${workflow[1] ? ` (${workflow[1]})` : ""}, and GitHub lets a token change \`.github/workflows/\` only with the \`workflows\` permission, ` +
+        `GitHub refused the push: the change edits a workflow file${workflow[1] ? ` (${codeName(workflow[1])})` : ""}, and GitHub lets a token change \`.github/workflows/\` only with the \`workflows\` permission, ` +
         "which the workflow's own token (`GITHUB_TOKEN`) can never have. To deliver workflow changes, pass `github-token` a token that has it " +
         "(a GitHub App installation token with **Workflows: write**, or a fine-grained personal access token with **Workflows: write**); " +
         "otherwise ask for the change without the workflow files, or apply the patch below yourself.",
@@ -96,13 +102,13 @@ export function pushRefusal(detail: string, target: { own: true; branchPrefix: s
       explanation:
         "GitHub refused the push: a repository ruleset blocks it (_GH013: Repository rule violations found_; a rule such as **Restrict creations** " +
         "forbids new branches). In **Settings → Rules → Rulesets** (or the organization's rulesets), exclude " +
-        `\`${target.branchPrefix}**\` from the ruleset's target branches, or set \`branch-prefix\` to a pattern the ruleset allows; or put a GitHub App on the ruleset's bypass list and pass its installation token as \`github-token\`.`,
+        `${codeName(`${target.branchPrefix}**`)} from the ruleset's target branches, or set \`branch-prefix\` to a pattern the ruleset allows; or put a GitHub App on the ruleset's bypass list and pass its installation token as \`github-token\`.`,
     };
   if (RULESET.test(detail) && !target.own)
     return {
       kind: "ruleset",
       explanation:
-        `GitHub refused the push: a repository ruleset protects \`${target.branch}\` (_GH013: Repository rule violations found_, e.g. **Require a pull request before merging**). ` +
+        `GitHub refused the push: a repository ruleset protects ${codeName(target.branch)} (_GH013: Repository rule violations found_, e.g. **Require a pull request before merging**). ` +
         "Set `deliver: pull-request` to get the change as a pull request of its own, stacked on this one; or, in **Settings → Rules → Rulesets** " +
         "(or the organization's rulesets), put a GitHub App on the ruleset's bypass list and pass its installation token as `github-token`.",
     };

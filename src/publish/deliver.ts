@@ -149,7 +149,7 @@ function pullRequestText(ctx: DeliveryContext, result: RunResult, branch: string
     "</details>",
     "",
     "---",
-    `${ctx.runUrl ? `[Agent Runner run](${ctx.runUrl}). ` : ""}Branch \`${branch}\` belongs to Agent Runner: the next run ${t.thread ? `for #${t.thread.number}` : "of this workflow"} replaces its contents (force-push).`,
+    `${ctx.runUrl ? `[Agent Runner run](${ctx.runUrl}). ` : ""}Branch ${codeName(branch)} belongs to Agent Runner: the next run ${t.thread ? `for #${t.thread.number}` : "of this workflow"} replaces its contents (force-push).`,
   ].join("\n");
   const keepMentions = t.requester ? [t.requester.login] : [];
   return { title, body: toSafeMarkdown(body, { serverUrl: ctx.serverUrl, allowedDomains: ctx.allowedDomains ?? [], keepMentions }) };
@@ -284,7 +284,7 @@ async function deliverCommit(ctx: DeliveryContext, result: RunResult, patchPath:
     const prepared = await prepareCommit(ctx, repo, tip, result, patchPath);
     if (prepared.kind === "refused")
       return { mode: "comment", showPatch: true, refusedFiles: prepared.files, note: refusedNote(prepared.problems), error: refusedError(`branch '${branch}' (${tip.slice(0, 7)})`, prepared.problems) };
-    if (prepared.kind === "same") return { mode: "comment", showPatch: false, note: `The branch \`${branch}\` already has these changes; nothing was pushed.` };
+    if (prepared.kind === "same") return { mode: "comment", showPatch: false, note: `The branch ${codeName(branch)} already has these changes; nothing was pushed.` };
     if (prepared.kind === "conflict")
       return {
         mode: "commit",
@@ -304,7 +304,7 @@ async function deliverCommit(ctx: DeliveryContext, result: RunResult, patchPath:
         commitSha: pushed.sha,
         commitUrl: commitUrl(ctx, pushed.sha),
         ...(pushed.verified !== undefined ? { verified: pushed.verified } : {}),
-        note: `Committed [\`${pushed.sha.slice(0, 7)}\`](${commitUrl(ctx, pushed.sha)}) to \`${branch}\`.${unsignedNote(pushed)}`,
+        note: `Committed [\`${pushed.sha.slice(0, 7)}\`](${commitUrl(ctx, pushed.sha)}) to ${codeName(branch)}.${unsignedNote(pushed)}`,
       };
     }
     if (!pushed.rejected) return { mode: "commit", showPatch: true, branch, ...pushFailed(`Pushing to '${branch}' failed: ${pushed.detail}`, pushRefusal(pushed.detail, { own: false, branch })) };
@@ -333,7 +333,7 @@ async function deliverPullRequest(ctx: DeliveryContext, result: RunResult, patch
     const prepared = await prepareCommit(ctx, repo, tip, result, patchPath);
     if (prepared.kind === "refused")
       return { mode: "comment", showPatch: true, refusedFiles: prepared.files, note: refusedNote(prepared.problems), error: refusedError(`'${base}' (${tip.slice(0, 7)})`, prepared.problems) };
-    if (prepared.kind === "same") return { mode: "comment", showPatch: false, note: `\`${base}\` already has these changes; no pull request was opened.` };
+    if (prepared.kind === "same") return { mode: "comment", showPatch: false, note: `${codeName(base)} already has these changes; no pull request was opened.` };
     if (prepared.kind === "conflict")
       return { mode: "pull-request", showPatch: true, error: `The agent's changes do not apply to '${base}' (${prepared.detail}). Nothing was pushed; the patch is in the results.` };
     // The branch is Agent Runner's own: replace it, but only if nobody pushed to it since we looked.
@@ -367,7 +367,7 @@ async function deliverPullRequest(ctx: DeliveryContext, result: RunResult, patch
         }
       } else existing = await ctx.api.updatePullRequest(existing.number, text);
       outcome.pullRequest = { ...existing, created };
-      outcome.note = `${created ? "Opened" : "Updated"} pull request [#${existing.number}](${existing.url}) from \`${branch}\`.${unsignedNote(pushed)}`;
+      outcome.note = `${created ? "Opened" : "Updated"} pull request [#${existing.number}](${existing.url}) from ${codeName(branch)}.${unsignedNote(pushed)}`;
       ctx.log.info(`${created ? "Opened" : "Updated"} pull request #${existing.number}: ${existing.url}`);
     } catch (e) {
       Object.assign(outcome, pullRequestNotOpened(ctx, e, base, branch, unsignedNote(pushed)));
@@ -392,11 +392,11 @@ function pushFailed(error: string, refusal: Refusal | undefined): Pick<DeliveryO
 function pullRequestNotOpened(ctx: DeliveryContext, e: unknown, base: string, branch: string, unsigned: string): Partial<DeliveryOutcome> {
   const failed = apiFailure(e);
   const link = compareUrl(ctx.serverUrl, ctx.trigger.repo.fullName, base, branch);
-  const open = `[Open the pull request](${link}) from \`${branch}\` into \`${base}\`.`;
+  const open = `[Open the pull request](${link}) from ${codeName(branch)} into ${codeName(base)}.`;
   if (failed?.status !== 403 && failed?.status !== 422)
     return {
       compareUrl: link,
-      note: `Pushed branch \`${branch}\`, but the pull request could not be opened. ${open}${unsigned}`,
+      note: `Pushed branch ${codeName(branch)}, but the pull request could not be opened. ${open}${unsigned}`,
       error: `Branch '${branch}' was pushed, but opening the pull request failed: ${apiErrorMessage(e)}`,
     };
   const refusal = pullRequestRefusal(failed.status, failed.message);
@@ -404,7 +404,7 @@ function pullRequestNotOpened(ctx: DeliveryContext, e: unknown, base: string, br
   return {
     compareUrl: link,
     incomplete: "the pull request was not opened",
-    note: [`⚠️ **Pushed branch \`${branch}\`; the pull request was not opened.** ${open}${unsigned}`, "", refusal.explanation].join("\n"),
+    note: [`⚠️ **Pushed branch ${codeName(branch)}; the pull request was not opened.** ${open}${unsigned}`, "", refusal.explanation].join("\n"),
   };
 }
 

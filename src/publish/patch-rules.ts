@@ -51,6 +51,12 @@ export const NO_MODE = "000000";
 export const MAX_LINK_HOPS = 40;
 /** Paths through links considered for one changed file before giving up (a pathological tree). */
 export const MAX_ALIASES = 2000;
+/**
+ * Alias-walk steps (look-ups and names found) for all changed files of one
+ * tree together: a tree of many links and a patch of many files cannot make
+ * the check run for minutes. Past it, a change counts as protected.
+ */
+export const MAX_ALIAS_STEPS = 1_000_000;
 /** Attributes whose value names a driver: a command from git config runs for the matched files. */
 const DRIVER_ATTRIBUTES = new Set(["filter", "diff", "merge"]);
 
@@ -85,11 +91,29 @@ export interface Change {
 const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
 
 /**
+ * Text case folded as a checkout on macOS or Windows may compare it. Upper
+ * case first: NTFS compares through an upper-case table and APFS folds, so
+ * `ſ` (long s) and `ı` (dotless i) are `S` and `I` there, while
+ * `toLowerCase` alone leaves them as they are (`.huſky` would pass for an
+ * ordinary name). Canonical normalization on both sides: APFS (and HFS+)
+ * treat `é` and `e` + U+0301 as one name, and upper-casing can decompose
+ * (`ǰ` has no upper-case letter of its own). Compatibility forms (NFKC:
+ * full-width letters, ligatures) are not folded by either file system, so
+ * they are left; a fold that joins more names than a file system does only
+ * protects more.
+ */
+export function foldCase(text: string): string {
+  // ASCII (nearly every path) folds the same either way, without the two normalizations.
+  if (/^[\x00-\x7f]*$/.test(text)) return text.toLowerCase();
+  return text.normalize("NFC").toUpperCase().toLowerCase().normalize("NFC");
+}
+
+/**
  * A path component as a checkout on any system could see it: case folded,
  * HFS-ignored code points dropped, NTFS's trailing dots and spaces dropped.
  */
 export function folded(component: string): string {
-  return component.replace(HFS_IGNORED, "").toLowerCase().replace(/[. ]+$/, "");
+  return foldCase(component.replace(HFS_IGNORED, "")).replace(/[. ]+$/, "");
 }
 
 /** A path problem, or undefined when the path is an ordinary repository path. */
@@ -99,7 +123,7 @@ export function pathProblem(p: string): string | undefined {
   const parts = p.split(/[/\\]/);
   if (parts.some((c) => c === "..")) return `'${p}' climbs out of the repository with '..'`;
   // Folded: on macOS and Windows checkouts `.GIT`, `.git.` and `GIT~1` are the same folder.
-  if (parts.some((c) => folded(c) === ".git" || /^git~\d+$/i.test(c)))
+  if (parts.some((c) => folded(c) === ".git" || /^git~\d+$/.test(folded(c))))
     return `'${p}' is inside a .git folder (hooks and config there would run code)`;
   if (GHA_CREDS_FILE.test(parts[parts.length - 1]!))
     return `'${p}' is named like the cloud credentials file google-github-actions/auth writes (gha-creds-*.json), which is never delivered`;

@@ -6,19 +6,29 @@
  * (`--promtp`).
  */
 
+/**
+ * Longest name a suggestion is looked for: flags and config keys are short,
+ * and a key of megabytes in a config file must not cost seconds of distance
+ * tables (the table is one cell per pair of characters).
+ */
+export const MAX_SUGGESTED_NAME = 64;
+
 /** Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`. */
 export function editDistance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
+  // Three rows are all the recurrence reads (the swap looks two rows back): memory is b's length, not a's times b's.
+  let before = Array<number>(b.length + 1).fill(0);
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
+    const row = [i, ...Array<number>(b.length).fill(0)];
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = d;
+      let d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2]! + 1);
+      row[j] = d;
     }
+    [before, prev] = [prev, row];
   }
-  return rows[a.length]![b.length]!;
+  return prev[b.length]!;
 }
 
 /**
@@ -26,14 +36,20 @@ export function editDistance(a: string, b: string): number {
  * most a third of its length in edits (at least 1, at most 3), case ignored.
  * A name that contains the given word or starts the same way (`--model-price`
  * for `model-prices`) counts as close too. Ties go to the first known name.
+ * Names longer than `MAX_SUGGESTED_NAME` get no suggestion, and a known name
+ * whose length alone differs by more than the limit is not measured.
  */
 export function closestName(given: string, known: readonly string[]): string | undefined {
+  if (given.length > MAX_SUGGESTED_NAME) return undefined;
   const g = given.toLowerCase();
   if (!g) return undefined;
   const limit = Math.min(3, Math.max(1, Math.floor(g.length / 3)));
   let best: { name: string; d: number } | undefined;
   for (const name of known) {
-    const d = editDistance(g, name.toLowerCase());
+    // Each length of difference is at least one edit.
+    const n = name.toLowerCase();
+    if (Math.abs(n.length - g.length) > limit) continue;
+    const d = editDistance(g, n);
     if (d <= limit && (!best || d < best.d)) best = { name, d };
   }
   if (best) return best.name;

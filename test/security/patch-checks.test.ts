@@ -84,6 +84,12 @@ describe("patch checks: what the agent's patch may not change", () => {
     expect(allowed.exitCode, allowed.log).toBe(0);
     expect(await readBranchFile(s!.repo.origin, allowed.outputs.branch!, ".github/actions/x/action.yml")).toContain("main: evil.js");
   });
+
+  it("'.gıthub/workflows/x.yml' (dotless i: '.GITHUB' upper-cased, '.github' on Windows and macOS) is a workflow change", async () => {
+    const agent = "mkdir -p .g\u0131thub/workflows && printf 'on: push\\njobs: {}\\n' > .g\u0131thub/workflows/x.yml\necho 'Added CI.'";
+    const { r, errors } = await refusedOnIssue(agent);
+    expect(errors, r.log).toMatch(/changes workflow files \(\.g\u0131thub\/workflows\/x\.yml\); set 'allow-workflow-changes: true'/);
+  });
 });
 
 describe("patch checks: the tree delivery commits, after the branch moved", () => {

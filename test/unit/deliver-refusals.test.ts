@@ -6,6 +6,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { GitHubApi } from "../../src/github/api.js";
 import { createOctokit } from "../../src/github/client.js";
+import type { Nodes } from "mdast";
+import { fromMarkdown } from "mdast-util-from-markdown";
+import { gfmFromMarkdown } from "mdast-util-gfm";
+import { gfm } from "micromark-extension-gfm";
+import { codeName } from "../../src/publish/markdown-code.js";
 import { apiFailure, compareUrl, pullRequestRefusal, pushRefusal, SETTING_CREATE_PULL_REQUESTS } from "../../src/publish/deliver-refusals.js";
 import { toSafeMarkdown } from "../../src/publish/safe-markdown.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
@@ -72,11 +77,11 @@ describe("a refused push, in git's words and the refs API's", () => {
       const r = pushRefusal(detail, own);
       expect(r?.kind).toBe("ruleset");
       expect(r?.explanation).toContain("Settings → Rules → Rulesets");
-      expect(r?.explanation).toContain("`agent/**`");
+      expect(r?.explanation).toContain(codeName("agent/**"));
     }
     // On a pull request's own branch, the advice is the bypass list or a stacked pull request, not the prefix.
     const pr = pushRefusal(git, { own: false, branch: "feature/x" });
-    expect(pr?.explanation).toContain("`feature/x`");
+    expect(pr?.explanation).toContain(codeName("feature/x"));
     expect(pr?.explanation).toContain("deliver: pull-request");
     expect(pr?.explanation).not.toContain("branch-prefix");
   });
@@ -84,7 +89,7 @@ describe("a refused push, in git's words and the refs API's", () => {
   it("a workflow file without the `workflows` permission: the file and the token that can push it", () => {
     const r = pushRefusal("! [remote rejected] agent/7-x -> agent/7-x (refusing to allow a GitHub App to create or update workflow `.github/workflows/ci.yml` without `workflows` permission)", own);
     expect(r?.kind).toBe("workflows-permission");
-    expect(r?.explanation).toContain("`.github/workflows/ci.yml`");
+    expect(r?.explanation).toContain(codeName(".github/workflows/ci.yml"));
     expect(r?.explanation).toContain("`github-token`");
   });
 
@@ -99,4 +104,34 @@ describe("the compare page", () => {
     expect(compareUrl("https://github.com", "o/r", "main", "agent/7-fix")).toBe("https://github.com/o/r/compare/main...agent/7-fix?expand=1");
     expect(compareUrl("https://ghe.example.com/", "o/r", "release/1.x", "agent/7-a#b")).toBe("https://ghe.example.com/o/r/compare/release/1.x...agent/7-a%23b?expand=1");
   });
+
+  it("a branch with parentheses and backticks stays inside the link's target, and the names stay code", () => {
+    const branch = "ag`ent)(/7-x) [y](https://evil.example)";
+    const url = compareUrl("https://github.com", "o/r", "main", branch);
+    expect(url).not.toMatch(/[()]/);
+    // The sentence delivery writes, parsed as GitHub parses it.
+    const md = `[Open the pull request](${url}) from ${codeName(branch)} into ${codeName("main")}.`;
+    const links = nodes(md, "link");
+    expect(links).toHaveLength(1);
+    expect(decodeURIComponent(links[0]!.url)).toBe(`https://github.com/o/r/compare/main...${branch}?expand=1`);
+    expect(nodes(md, "inlineCode").map((n) => n.value)).toEqual([branch, "main"]);
+  });
+
+  it("a branch prefix with backticks is one code span in a ruleset refusal", () => {
+    const r = pushRefusal("GH013: Repository rule violations found", { own: true, branchPrefix: "a`b` [x](https://evil.example) `" });
+    const code = nodes(r!.explanation, "inlineCode").map((n) => n.value);
+    expect(code).toContain("a`b` [x](https://evil.example) `**");
+    expect(nodes(r!.explanation, "link")).toEqual([]);
+  });
 });
+
+/** The nodes of one type in Markdown as GitHub (GFM) parses it. */
+function nodes<T extends Nodes["type"]>(markdown: string, type: T): Array<Extract<Nodes, { type: T }>> {
+  const found: Array<Extract<Nodes, { type: T }>> = [];
+  const visit = (n: Nodes): void => {
+    if (n.type === type) found.push(n as Extract<Nodes, { type: T }>);
+    if ("children" in n) for (const c of n.children) visit(c);
+  };
+  visit(fromMarkdown(markdown, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }));
+  return found;
+}

@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { gitEnv } from "../../src/config/host.js";
 import { Git } from "../../src/git/git.js";
 import { judgeChange, LinkTree, protectedChanges, protectedInTree, protectedPaths, type ProtectedPaths } from "../../src/publish/threats/protected-files.js";
+import { folded, isWorkflowFile, pathProblem } from "../../src/publish/patch-rules.js";
 import { git, makeRepo } from "../artifacts/helpers.js";
 
 const NONE = protectedPaths([]);
@@ -41,6 +42,25 @@ describe("the default list", () => {
   it("case variants and what Windows and macOS drop from names count: the checkout folds them", () => {
     const variants = [".CARGO/config.toml", "MVNW", "Lefthook.YML", ".Husky/pre-commit", "GRADLE/Wrapper/x.properties", "claude.md", ".cargo./config.toml", "Mise.Toml", ".git\u200cmodules", "TASKFILE.YML"];
     expect(protectedChanges(variants, NONE)).toEqual(variants);
+  });
+
+  it("letters whose upper case is ASCII fold like the checkout folds them (NTFS upper-cases, APFS folds): long s, dotless i", () => {
+    const variants = [".hu\u017fky/pre-commit", ".g\u0131thub/workflows/x.yml", "Makef\u0131le", "package.j\u017fon", ".v\u017fcode/tasks.json", "\u212aeep/.cargo/config.toml"];
+    expect(protectedChanges(variants, NONE)).toEqual(variants);
+    expect(isWorkflowFile(".g\u0131thub/workflows/x.yml")).toBe(true);
+    expect(isWorkflowFile(".GITHUB/ACT\u0130ONS/x/action.yml")).toBe(false); // `İ` lower-cases to `i` + a combining dot: not `actions` anywhere
+    expect(pathProblem(".g\u0131t/config")).toMatch(/inside a \.git folder/);
+    expect(pathProblem("G\u0130T~1/config")).toBeUndefined();
+    expect(pathProblem("g\u0131t~1/config")).toMatch(/inside a \.git folder/);
+  });
+
+  it("names are compared canonically normalized (APFS is normalization-insensitive), compatibility forms are not", () => {
+    expect(folded("cafe\u0301")).toBe(folded("caf\u00e9"));
+    expect(folded("\u01f0")).toBe("\u01f0"); // upper case `J` + U+030C, lower-cased and composed again
+    const rules = protectedPaths(["secrets/caf\u00e9/**"]);
+    expect(protectedChanges(["secrets/CAFE\u0301/key.txt", "secrets/caf\u00e9/key.txt"], rules)).toHaveLength(2);
+    // Full-width letters are other names on every file system.
+    expect(protectedChanges(["\uff2d\uff41\uff4b\uff45\uff46\uff49\uff4c\uff45"], NONE)).toEqual([]);
   });
 
   it("leaves ordinary files alone", () => {
@@ -117,6 +137,37 @@ describe("names through the post-image tree's links", () => {
     const links = { ".cargo": "tools/cargo" };
     expect(judge("tools/cargo/config.toml", FILE, links, protectedPaths(["!tools/**"]))).toMatchObject({ linked: true });
     expect(judge("tools/cargo/config.toml", FILE, links, protectedPaths(["!tools/**", "!.cargo/**"]))).toBeUndefined();
+  });
+});
+
+describe("the alias walk's cost: indexed by where links lead, capped per tree", () => {
+  const N = 5000;
+  const manyLinks = () => Object.fromEntries(Array.from({ length: N }, (_, i) => [`links/l${i}`, `../pkg${i}`]));
+  const files = Array.from({ length: N }, (_, i) => `src/m${i}/deep/file.ts`);
+
+  it("5,000 links and 5,000 changed files: a few look-ups per file, not one per link", () => {
+    const t = tree(manyLinks());
+    expect(files.map((f) => judgeChange({ path: f, ...FILE }, t, NONE)).filter(Boolean)).toEqual([]);
+    // Each path's four prefixes plus itself: five look-ups, whatever the number of links (25,000,000 before).
+    expect(t.steps).toBe(N * 5);
+    // A file some link leads to still gets that link's name.
+    expect(judgeChange({ path: "pkg7/x", ...FILE }, t, NONE)).toBeUndefined();
+    expect(t.aliases("pkg7/x").names).toEqual(["links/l7/x"]);
+  });
+
+  it("past the tree's step budget every further change is held as protected (fail closed)", () => {
+    const t = new LinkTree(new Map(Object.entries(manyLinks())), [], 1000);
+    const judged = files.slice(0, 300).map((f) => judgeChange({ path: f, ...FILE }, t, NONE));
+    expect(judged.slice(0, 200).filter(Boolean)).toEqual([]);
+    expect(judged.slice(200)).toHaveLength(100);
+    for (const j of judged.slice(200)) expect(j).toMatchObject({ linked: true, detail: "it has too many names through symlinks to check them all" });
+    expect(t.steps).toBeLessThanOrEqual(1000 + 300);
+  });
+
+  it("a tree without links costs nothing", () => {
+    const t = tree({});
+    for (const f of files) expect(judgeChange({ path: f, ...FILE }, t, NONE)).toBeUndefined();
+    expect(t.steps).toBe(0);
   });
 });
 

@@ -15,13 +15,14 @@
  * so is a link that leads into a protected place (`tools/x` → `.husky`), one
  * that leads out of the repository, and a submodule (gitlink).
  *
- * Names are compared folded (case, HFS-ignored code points, NTFS trailing
- * dots): the same tree is checked out on macOS and Windows runners, where
+ * Names are compared folded (case as upper-cased then lower-cased, so `ſ` is
+ * `s` and `ı` is `i`; canonical Unicode normalization; HFS-ignored code
+ * points; NTFS trailing dots): the same tree is checked out on macOS and Windows runners, where
  * `.CARGO/Config.toml` is `.cargo/config.toml`.
  */
 import path from "node:path";
 import type { Git } from "../../git/git.js";
-import { folded, GITLINK_MODE, MAX_ALIASES, MAX_LINK_HOPS, SYMLINK_MODE, treeChanges, treeLinks, type Change } from "../patch-rules.js";
+import { foldCase, folded, GITLINK_MODE, MAX_ALIAS_STEPS, MAX_ALIASES, MAX_LINK_HOPS, SYMLINK_MODE, treeChanges, treeLinks, type Change } from "../patch-rules.js";
 
 /** A bare name matches at any depth; a name with `/` matches those last segments at any depth. */
 const PROTECTED_NAMES = [
@@ -91,7 +92,7 @@ export function protectedPaths(lines: readonly string[]): ProtectedPaths {
 
 /** A glob of `protected-paths`, as written or folded (the checkout may fold case). */
 const matchesGlob = (file: string, globs: readonly string[]) =>
-  globs.some((g) => path.posix.matchesGlob(file, g) || path.posix.matchesGlob(foldPath(file).join("/"), g.toLowerCase()));
+  globs.some((g) => path.posix.matchesGlob(file, g) || path.posix.matchesGlob(foldPath(file).join("/"), foldCase(g)));
 
 /** One name of a path: protected by the defaults or an added glob, unless a `!glob` exempts that name. */
 function isProtected(name: string, rules: ProtectedPaths): boolean {
@@ -114,15 +115,24 @@ type Resolved = { kind: "ok"; path: string } | { kind: "escapes" | "absolute" | 
 export class LinkTree {
   private readonly byFolded = new Map<string, string>();
   private readonly unreadable = new Set<string>();
-  /** Each link that resolves, with where it leads: the other names of what lies there. */
-  private dirs?: Array<[link: string, real: string]>;
+  /** Links that resolve, keyed by where they lead (folded): the other names of what lies there. */
+  private byTarget?: Map<string, string[]>;
+  /** Alias-walk steps spent on this tree so far (see `MAX_ALIAS_STEPS`). */
+  private spent = 0;
 
   constructor(
     readonly links: ReadonlyMap<string, string>,
     unreadable: readonly string[] = [],
+    /** Steps the alias walks of all changed files may take together; past it every name is incomplete (protected). */
+    private readonly stepBudget = MAX_ALIAS_STEPS,
   ) {
     for (const [p, target] of links) this.byFolded.set(foldPath(p).join("/"), target);
     for (const p of unreadable) this.unreadable.add(foldPath(p).join("/"));
+  }
+
+  /** Alias-walk steps taken so far: map look-ups plus names found. */
+  get steps(): number {
+    return this.spent;
   }
 
   isLink(p: string): boolean {
@@ -166,37 +176,59 @@ export class LinkTree {
     return dir.kind === "ok" ? { kind: "ok", path: dir.path ? `${dir.path}/${p.slice(slash + 1)}` : p.slice(slash + 1) } : dir;
   }
 
+  /** Links by the folded path they lead to, built once per tree. */
+  private linksByTarget(): Map<string, string[]> {
+    if (this.byTarget) return this.byTarget;
+    const index = new Map<string, string[]>();
+    for (const link of this.links.keys()) {
+      const r = this.resolve(link);
+      if (r.kind !== "ok") continue;
+      const key = foldPath(r.path).join("/");
+      index.set(key, [...(index.get(key) ?? []), link]);
+    }
+    return (this.byTarget = index);
+  }
+
   /**
    * Every other name `p` is reachable by through the tree's links
    * (`tools/cargo/config.toml` is `.cargo/config.toml` when `.cargo` →
    * `tools/cargo`). A chain of links uses each link once: a link to a folder
    * above it (`x` → `.`) would otherwise give names without end, none of
    * which a checkout reaches by another route. `complete` is false when there
-   * were too many to list.
+   * were too many to list, for this path or for the whole tree.
+   *
+   * Only the links that lead to one of the path's own folders can give it
+   * another name, so they are looked up by each of its prefixes (a path
+   * `a/b/c` costs four look-ups, however many links the tree has).
    */
   aliases(p: string): { names: string[]; complete: boolean } {
-    this.dirs ??= [...this.links.keys()].flatMap((link): Array<[string, string]> => {
-      const r = this.resolve(link);
-      return r.kind === "ok" ? [[link, foldPath(r.path).join("/")]] : [];
-    });
-    const dirs = this.dirs;
+    const byTarget = this.linksByTarget();
     const seen = new Map([[foldPath(p).join("/"), p]]);
+    if (!byTarget.size) return { names: [], complete: true };
     let complete = true;
-    let steps = 0;
+    let found = 0;
+    const step = (): boolean => {
+      if (++this.spent > this.stepBudget) complete = false;
+      return complete;
+    };
     const walk = (q: string, used: ReadonlySet<string>): void => {
-      const fq = foldPath(q).join("/");
-      for (const [link, real] of dirs) {
-        if (used.has(link)) continue;
-        const under = real === "" ? q : fq === real ? "" : fq.startsWith(`${real}/`) ? q.split("/").slice(real.split("/").length).join("/") : undefined;
-        if (under === undefined) continue;
-        if (++steps > MAX_ALIASES) {
-          complete = false;
-          return;
+      const parts = q.split("/");
+      const fparts = foldPath(q);
+      for (let i = 0; i <= parts.length && complete; i++) {
+        if (!step()) return;
+        for (const link of byTarget.get(fparts.slice(0, i).join("/")) ?? []) {
+          if (used.has(link)) continue;
+          if (++found > MAX_ALIASES || !step()) {
+            complete = false;
+            return;
+          }
+          const under = parts.slice(i).join("/");
+          const alias = under ? `${link}/${under}` : link;
+          const key = foldPath(alias).join("/");
+          if (!seen.has(key)) seen.set(key, alias);
+          walk(alias, new Set([...used, link]));
+          if (!complete) return;
         }
-        const alias = under ? `${link}/${under}` : link;
-        const key = foldPath(alias).join("/");
-        if (!seen.has(key)) seen.set(key, alias);
-        walk(alias, new Set([...used, link]));
       }
     };
     walk(p, new Set());
