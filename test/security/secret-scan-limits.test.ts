@@ -13,8 +13,8 @@ import data from "../../src/publish/threats/gitleaks-rules.json" with { type: "j
 
 const never = () => false;
 const meter = (): ScanMeter => ({ deadline: 0, overran: false, execs: 0, longestInput: 0 });
-/** The largest window a rule's regex runs on (16 KB) and one character of context each side. */
-const LONGEST_WINDOW = 16 * 1024 + 2;
+/** The largest window a rule's regex runs on (32 KB) and one character of context each side. */
+const LONGEST_WINDOW = 32 * 1024 + 2;
 
 async function scan(text: string, budgetMs?: number, m?: ScanMeter) {
   return scanForSecrets([{ where: "patch", file: "hostile.txt", text }], never, budgetMs, m);
@@ -53,7 +53,7 @@ describe("hostile text: every regex sees a bounded window", () => {
 describe("windows do not cut secrets", () => {
   const PAT = "ghp_Zq8vT2kLm9XyR4pW7nB3cF6hJ1sD5gA0eU8i";
   const filler = (n: number) => "x = compute(a, b); // ordinary code line\n".repeat(Math.ceil(n / 41)).slice(0, n);
-  for (const at of [4096 - 30, 4096 - 1, 3 * 1024 - 20, 6 * 1024 - 10, 16 * 1024 - 20, 100_000]) {
+  for (const at of [4096 - 30, 4096 - 1, 3 * 1024 - 20, 6 * 1024 - 10, 16 * 1024 - 20, 24 * 1024 - 20, 100_000]) {
     it(`a GitHub token at ${at} of a 200 KB file, on its own line and inside one long line`, () => {
       const lines = filler(at) + `token = ${PAT}\n` + filler(200_000);
       expect(gitleaksMatches(lines).map((f) => f.rule)).toContain("github-pat");
@@ -64,7 +64,7 @@ describe("windows do not cut secrets", () => {
 
   it("a 4096-bit private key across a window boundary", () => {
     const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 4096, privateKeyEncoding: { type: "pkcs8", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
-    const text = filler(16 * 1024 - 1000) + privateKey + filler(50_000);
+    const text = filler(24 * 1024 - 1000) + privateKey + filler(50_000);
     expect(gitleaksMatches(text).map((f) => f.rule)).toContain("private-key");
   });
 
