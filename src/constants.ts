@@ -259,7 +259,7 @@ export const OUTPUTS = {
   "commit-sha": "Commit pushed by the action.",
   "commit-verified": "`true` when GitHub verified (signed) the delivered commit, read back after `commit-method: api`; `false` when it did not.",
   "safe-outputs": "JSON array, one entry per agent request: `{type, status: applied|refused, url?, reason?}`.",
-  threats: "JSON array of what threat detection found before publishing: `{kind: secret|run-secret|protected-file|threat-verdict|detection-failed, where, file?, detail}`; never the value. Empty when nothing was found.",
+  threats: "JSON array of what threat detection found before publishing: `{kind: secret|run-secret|protected-file|threat-verdict|detection-failed|scan-incomplete, where, file?, detail}`; never the value. Empty when nothing was found.",
   matrix: "`phase: plan`: JSON for `strategy.matrix`: `{\"include\": [{item, key, repository, repository-owner, repository-name, issue-number}]}`.",
   count: "`phase: plan`: how many items `matrix` holds.",
   report: "`phase: gather`: JSON array, one entry per item: item, conclusion, duration, cost, changed files, pull request and comment links.",

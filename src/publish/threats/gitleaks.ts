@@ -7,10 +7,14 @@
  * entropy is no finding, and the global and rule allowlists (regexes on the
  * secret, match or line, and stopwords) drop placeholders.
  *
- * Two departures, both because the agent chooses the names and the text:
- * allowlists by path are not honoured (a secret in `package-lock.json` or
+ * Departures, because the agent chooses the names and the text: allowlists
+ * by path are not honoured (a secret in `package-lock.json` or
  * `node_modules/` leaves all the same), and neither is the inline
- * `gitleaks:allow` comment.
+ * `gitleaks:allow` comment. And each regex runs on bounded windows of the
+ * text, never on a whole megabyte: JavaScript's backtracking engine is
+ * super-linear on some rules (curl-auth-user is quadratic on one long line of
+ * `curl -u `), where gitleaks' RE2 is linear. Windows overlap by at least the
+ * longest match a rule can make, so no secret that fits is cut in two.
  */
 import * as z from "zod";
 import data from "./gitleaks-rules.json" with { type: "json" };
@@ -46,11 +50,49 @@ interface CompiledAllowlist {
 interface CompiledRule {
   id: string;
   regex?: RegExp;
+  /** The window its regex runs on: its size, and how far neighbouring windows overlap. */
+  window: Window;
   path?: RegExp;
   secretGroup?: number;
   entropy?: number;
   keywords: string[];
   allowlists: CompiledAllowlist[];
+}
+
+interface Window {
+  size: number;
+  overlap: number;
+}
+
+/**
+ * Most rules match at most a few hundred characters: 4 KB windows, 1 KB of
+ * overlap. Rules with no bound (private keys, JWTs, generic-api-key) get
+ * 32 KB windows that overlap by 8 KB: an 8192-bit RSA key in PEM is 6.4 KB.
+ * A quadratic rule costs at most the window's size squared per window (the
+ * slowest unbounded ones, nuget-config-password and kubernetes-secret-yaml,
+ * about 0.1 s per 32 KB window of text made for them); the linear ones
+ * (generic-api-key, most of a scan's time) read each character 1.33 times.
+ */
+const SHORT: Window = { size: 4 * 1024, overlap: 1024 };
+const LONG: Window = { size: 32 * 1024, overlap: 8 * 1024 };
+/**
+ * Unbounded only through `[^\n]*` (a curl command over up to six lines) and the slowest rules
+ * (quadratic: 16 KB of `curl -u ` takes 0.3 s): short windows. A curl command longer than
+ * 1 KB may be cut at a window's edge; its credentials are then found only if they fit in one.
+ */
+const SHORT_ANYWAY = new Set(["curl-auth-user", "curl-auth-header"]);
+
+/**
+ * The scan's budget, shared by every call of one scan: past `deadline`
+ * (performance.now()) the scan stops between two windows and `overran` is
+ * set, which the caller must treat as a finding (fail closed). `execs` and
+ * `longestInput` count regex executions and the longest text one was given.
+ */
+export interface ScanMeter {
+  deadline: number;
+  overran: boolean;
+  execs: number;
+  longestInput: number;
 }
 
 export interface RuleMatch {
@@ -110,12 +152,76 @@ interface Compiled {
 }
 let compiled: Compiled | undefined;
 
+/**
+ * The longest text a pattern can match, or Infinity: an upper bound (every
+ * escape and class counts one character; a lookaround counts nothing).
+ */
+export function maxMatchLength(source: string): number {
+  let i = 0;
+  const sequence = (): number => {
+    let alternatives = 0;
+    let total = 0;
+    while (i < source.length && source[i] !== ")") {
+      if (source[i] === "|") {
+        alternatives = Math.max(alternatives, total);
+        total = 0;
+        i++;
+        continue;
+      }
+      total += quantified(atom());
+    }
+    return Math.max(alternatives, total);
+  };
+  const atom = (): number => {
+    const c = source[i]!;
+    if (c === "\\") {
+      i += 2;
+      return 1;
+    }
+    if (c === "[") {
+      for (i++; i < source.length && source[i] !== "]"; i++) if (source[i] === "\\") i++;
+      i++;
+      return 1;
+    }
+    if (c === "(") {
+      const look = /^\(\?<?[=!]/.test(source.slice(i));
+      const head = /^\((?:\?<[A-Za-z]\w*>|\?:|\?<?[=!])?/.exec(source.slice(i))![0];
+      i += head.length;
+      const inner = sequence();
+      i++;
+      return look ? 0 : inner;
+    }
+    i++;
+    return c === "^" || c === "$" ? 0 : 1;
+  };
+  const quantified = (length: number): number => {
+    const q = /^(?:\*|\+|\?|\{(\d+)(,(\d*))?\})\??/.exec(source.slice(i));
+    if (!q) return length;
+    i += q[0].length;
+    if (q[0][0] === "?") return length;
+    if (q[0][0] === "*" || q[0][0] === "+" || (q[2] !== undefined && q[3] === "")) return length ? Infinity : 0;
+    return length * Number(q[3] || q[1]);
+  };
+  return sequence();
+}
+
+/**
+ * gitleaks' global allowlist has `^true|false|null$`: unanchored in the
+ * middle, it allows any secret that merely holds `false` (`<real secret>false`).
+ * Its intent, anchored: the whole secret is one of the words.
+ */
+function anchorAlternation(p: z.infer<typeof Pattern>): z.infer<typeof Pattern> {
+  return /^\^[^()[\]\\]*\|[^()[\]\\]*\$$/.test(p.source) ? { ...p, source: `^(?:${p.source.slice(1, -1)})$` } : p;
+}
+
 function load(): Compiled {
   if (compiled) return compiled;
   const file = RuleFile.parse(data);
+  const globalList = { ...file.allowlist, regexes: file.allowlist.regexes.map(anchorAlternation) };
   const rules = file.rules.map(
     (r): CompiledRule => ({
       id: r.id,
+      window: SHORT_ANYWAY.has(r.id) || (r.regex && maxMatchLength(r.regex.source) <= SHORT.overlap) ? SHORT : LONG,
       ...(r.regex ? { regex: new RegExp(r.regex.source, r.regex.flags + "g") } : {}),
       ...(r.path ? { path: new RegExp(r.path.source, r.path.flags) } : {}),
       ...(r.secretGroup !== undefined ? { secretGroup: r.secretGroup } : {}),
@@ -126,10 +232,11 @@ function load(): Compiled {
   );
   const words = [...new Set(rules.flatMap((r) => r.keywords))].sort((a, b) => b.length - a.length);
   const keywords = words;
-  // A published example is no secret under any rule: generic-api-key would otherwise take
-  // Firebase's documented key under `apiKey:`, which gcp-api-key's own allowlist lets through.
+  // Google's published Firebase example keys (literals in gcp-api-key's allowlist) are no secret
+  // to generic-api-key either, which would otherwise take one under `apiKey:`; only as the whole
+  // secret, so that an example pasted into a real key does not hide it.
   const published = file.rules.flatMap((r) => r.allowlists.flatMap((a) => a.regexes.map((x) => x.source).filter((x) => /^[\w-]{16,}$/.test(x))));
-  compiled = { rules, global: compileAllowlist(file.allowlist), keywords, published };
+  compiled = { rules, global: compileAllowlist(globalList), keywords, published };
   return compiled;
 }
 
@@ -191,11 +298,46 @@ function lineAround(text: string, start: number, end: number): string {
   return text.slice(from, to < 0 ? text.length : to);
 }
 
-/** Findings of one rule's regex in the text. */
-function ruleMatches(rule: CompiledRule, regex: RegExp, text: string, { global, published }: Compiled): RuleMatch[] {
+/** The rules that published examples are allowed under (gitleaks allows them under gcp-api-key). */
+const EXAMPLE_RULES = new Set(["gcp-api-key", "generic-api-key"]);
+
+/** Findings of one rule's regex in the text, window by window. */
+function ruleMatches(rule: CompiledRule, regex: RegExp, text: string, all: Compiled, meter?: ScanMeter): RuleMatch[] {
+  const out: RuleMatch[] = [];
+  const seen = new Set<number>();
+  const { size, overlap } = rule.window;
+  for (let from = 0; from === 0 || from + overlap < text.length; from += size - overlap) {
+    if (meter && performance.now() > meter.deadline) {
+      meter.overran = true;
+      return out;
+    }
+    const to = Math.min(text.length, from + size);
+    // One character either side, so that `\b` and what follows a secret read as in the whole
+    // text; a match that takes in one of them is another window's (or lies past the text's ends).
+    const start = Math.max(0, from - 1);
+    const slice = text.slice(start, Math.min(text.length, to + 1));
+    // Neighbouring windows find what lies in both once each.
+    for (const m of windowMatches(rule, regex, slice, start, { from, to, length: text.length }, all, meter)) {
+      if (seen.has(m.index)) continue;
+      seen.add(m.index);
+      out.push(m);
+    }
+    if (to >= text.length) break;
+  }
+  return out;
+}
+
+function windowMatches(rule: CompiledRule, regex: RegExp, slice: string, offset: number, bounds: { from: number; to: number; length: number }, { global, published }: Compiled, meter?: ScanMeter): RuleMatch[] {
   const out: RuleMatch[] = [];
   regex.lastIndex = 0;
-  for (let m = regex.exec(text); m; m = regex.exec(text)) {
+  if (meter) meter.longestInput = Math.max(meter.longestInput, slice.length);
+  for (let m = regex.exec(slice); m; m = regex.exec(slice)) {
+    if (meter) meter.execs++;
+    const at = offset + m.index;
+    if ((at < bounds.from && bounds.from > 0) || (at + m[0].length > bounds.to && bounds.to < bounds.length)) {
+      regex.lastIndex = m.index + 1;
+      continue;
+    }
     if (m[0] === "") regex.lastIndex++;
     const match = m[0].replace(/^\n+|\n+$/g, "");
     let secret = match;
@@ -204,11 +346,12 @@ function ruleMatches(rule: CompiledRule, regex: RegExp, text: string, { global, 
       else secret = m.slice(1).find((g) => g !== undefined && g !== "") ?? match;
     }
     if (rule.entropy !== undefined && shannonEntropy(secret) <= rule.entropy) continue;
-    const line = lineAround(text, m.index, m.index + m[0].length);
+    const line = lineAround(slice, m.index, m.index + m[0].length);
     if (allowed([global], secret, match, line) || allowed(rule.allowlists, secret, match, line)) continue;
-    if (published.some((p) => match.includes(p))) continue;
-    out.push({ rule: rule.id, index: m.index, length: m[0].length });
+    if (EXAMPLE_RULES.has(rule.id) && published.includes(secret)) continue;
+    out.push({ rule: rule.id, index: at, length: m[0].length });
   }
+  if (meter) meter.execs++;
   return out;
 }
 
@@ -217,7 +360,7 @@ function ruleMatches(rule: CompiledRule, regex: RegExp, text: string, { global, 
  * file's, lets the rules that apply to some files only (`*.tf`, `*.php`,
  * `*.p12`) apply.
  */
-export function gitleaksMatches(text: string, file?: string): RuleMatch[] {
+export function gitleaksMatches(text: string, file?: string, meter?: ScanMeter): RuleMatch[] {
   const all = load();
   const { rules, keywords } = all;
   const present = presentKeywords(text.toLowerCase(), keywords);
@@ -230,7 +373,8 @@ export function gitleaksMatches(text: string, file?: string): RuleMatch[] {
       continue;
     }
     if (rule.keywords.length && !rule.keywords.some((k) => present.has(k))) continue;
-    out.push(...ruleMatches(rule, rule.regex, text, all));
+    out.push(...ruleMatches(rule, rule.regex, text, all, meter));
+    if (meter?.overran) break;
   }
   return out;
 }

@@ -6,12 +6,24 @@
  * was found, never the value.
  */
 import { FILE_NAME, type ScanTarget } from "../../shared/patch-pieces.js";
-import { gitleaksMatches } from "./gitleaks.js";
+import { gitleaksMatches, type ScanMeter } from "./gitleaks.js";
 import type { ThreatFinding } from "./types.js";
 
-/** Text scanned per call; neighbouring chunks overlap so that a secret on a chunk boundary is whole in one. */
-const CHUNK_CHARS = 1024 * 1024;
+/**
+ * Text scanned per call; neighbouring chunks overlap (as much as the rules' longest windows do)
+ * so that a secret on a chunk boundary is whole in one. The scan yields between chunks: a
+ * quarter megabyte keeps the event loop (a cancel, a timer) waiting seconds at most, not minutes.
+ */
+const CHUNK_CHARS = 256 * 1024;
 const CHUNK_OVERLAP = 8 * 1024;
+
+/**
+ * The whole scan's time. Each regex runs on a bounded window (./gitleaks.ts), but text built
+ * to be slow (every rule's keyword on every line) still costs far more than code does; past
+ * this the scan stops and says so with a `scan-incomplete` finding, which holds the run like
+ * a secret would: an unscanned rest is never published.
+ */
+export const SCAN_BUDGET_MS = 120_000;
 
 export type { ScanTarget };
 
@@ -31,8 +43,10 @@ export function joinLiterals(text: string): string {
  * `holdsRunSecret` is the run's redactor asked whether the text holds one of
  * the run's secret values: it knows every form they take once encoded.
  */
-export async function scanForSecrets(targets: readonly ScanTarget[], holdsRunSecret: (text: string) => boolean): Promise<ThreatFinding[]> {
+export async function scanForSecrets(targets: readonly ScanTarget[], holdsRunSecret: (text: string) => boolean, budgetMs = SCAN_BUDGET_MS, meter?: ScanMeter): Promise<ThreatFinding[]> {
   const findings: ThreatFinding[] = [];
+  const spent = meter ?? { deadline: 0, overran: false, execs: 0, longestInput: 0 };
+  spent.deadline = performance.now() + budgetMs;
   for (const target of targets) {
     const seen = new Set<string>();
     // A name is shown wherever the finding is: the secret in it is masked there.
@@ -40,7 +54,7 @@ export async function scanForSecrets(targets: readonly ScanTarget[], holdsRunSec
     // Every part of the text, in overlapping chunks: a secret in the middle of a large file is found too.
     for (let start = 0; start === 0 || start < target.text.length; start += CHUNK_CHARS) {
       const text = target.text.slice(start, start + CHUNK_CHARS + CHUNK_OVERLAP);
-      for (const m of gitleaksMatches(text, target.file)) {
+      for (const m of gitleaksMatches(text, target.file, spent)) {
         if (seen.has(m.rule)) continue;
         seen.add(m.rule);
         findings.push(finding("secret", shown, m.rule));
@@ -49,6 +63,13 @@ export async function scanForSecrets(targets: readonly ScanTarget[], holdsRunSec
         seen.add("run-secret");
         findings.push(finding("run-secret", shown, "a value given in secrets, a model key or a token"));
       }
+      if (performance.now() > spent.deadline) spent.overran = true;
+      if (spent.overran) {
+        findings.push(finding("scan-incomplete", shown, `the secret scan ran out of its ${Math.round(budgetMs / 1000)} s before the end of this text`));
+        return findings;
+      }
+      // Between chunks too: a cancel or a timer is heard while a large text is scanned.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
     // Yield between targets: a large patch does not hold the event loop for its whole scan.
     await new Promise<void>((resolve) => setImmediate(resolve));
