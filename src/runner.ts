@@ -4,7 +4,7 @@
  * is lost: whatever happens, the trace, the patch and result.json are written.
  */
 import { randomUUID } from "node:crypto";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { installAgent, type InstallContext } from "./agents/install.js";
 import { agentBackend } from "./agents/registry.js";
@@ -17,7 +17,7 @@ import { RESULTS_FILES } from "./constants.js";
 import { ConfigurationError, errorMessage } from "./errors.js";
 import { oneLine } from "./text.js";
 import { HostRepo } from "./git/host-repo.js";
-import type { TouchedWorkspaces } from "./git/touched.js";
+import type { TouchedRepo, TouchedWorkspaces } from "./git/touched.js";
 import { snapshotIgnored, type IgnoredSnapshot } from "./git/clean-copy.js";
 import { collectChanges, takeBaseline, type Baseline, type Collected } from "./git/snapshot.js";
 import type { Logger } from "./logger.js";
@@ -93,10 +93,10 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   // --- prepare: nothing below may start the agent until every check passed.
   const choice = chooseProvider(backend, settings.agent);
   await checkOptions(settings, backend, deps.log);
-  const { repo, baseline, walk, ignored } = await measureStart(settings, deps);
+  const { repo, baseline, walk, ignored, earlierAgent } = await measureStart(settings, deps);
   const stage = { ...(await layOut(settings, backend, deps)), walk };
   const sandboxBackend = await chooseSandbox(settings.sandbox.choice, deps.log, deps.sandboxHost, { dockerImage: settings.sandbox.dockerImage });
-  const checks: CheckSource = { repo, baseline, ignored, sandboxBackend };
+  const checks: CheckSource = { repo, baseline, ignored, sandboxBackend, earlierAgent };
   // The model key stays on the host: the agent talks to a loopback gateway that injects it.
   const gateway = deps.gateway ?? (choice ? await startGatewayFor(choice, backend, settings, deps) : undefined);
   const ownGateway = gateway && gateway !== deps.gateway ? gateway : undefined;
@@ -213,31 +213,56 @@ async function checkOptions(settings: Settings, backend: AgentBackend, log: Logg
 /**
  * Before the agent starts: from here on, host git reads the workspace only through this private repository.
  * With `verify-command`, the ignored files (dependencies) are copied too: the checks run on them, not on the agent's.
+ * After an earlier agent of this job (`prior`), the checks use the ignored files kept before that first agent, and
+ * the base commit's side of earlier-changed paths (`earlierAgent`): nothing that agent left counts.
  */
-async function measureStart(settings: Settings, deps: RunnerDeps): Promise<{ repo: HostRepo; baseline: Baseline; walk: DotGitWalk; ignored: IgnoredSnapshot | undefined }> {
+async function measureStart(settings: Settings, deps: RunnerDeps): Promise<{ repo: HostRepo; baseline: Baseline; walk: DotGitWalk; ignored: IgnoredSnapshot | undefined; earlierAgent: boolean }> {
   await mkdir(deps.scratchDir, { recursive: true });
   await mkdir(deps.resultsDir, { recursive: true });
   const prior = await deps.touched.lookup(settings.workspace);
   if (prior) deps.log.info("An agent of this job already ran in this repository: host git treats it as the agent left it (no settings, no index taken over).");
   const repo = await HostRepo.create({ cwd: settings.workspace, dir: deps.hostGitDir, env: deps.gitEnv, ...(prior ? { prior } : {}) });
   // The sandbox's search for nested checkouts, made while git hashes the workspace (both only read it).
-  const [baseline, walk, ignored] = await Promise.all([
+  const [baseline, walk, kept] = await Promise.all([
     takeBaseline(repo, deps.scratchDir),
     walkWorkspaceForGit(settings.workspace),
-    settings.verify ? keepIgnoredFiles(repo, deps) : undefined,
+    settings.verify && !prior ? keepIgnoredFiles(repo, deps) : undefined,
   ]);
-  // Recorded before the agent can touch it: a later step of this job must not trust this repository.
-  await deps.touched.mark(repo.workspace);
-  return { repo, baseline, walk, ignored };
+  // Recorded before the agent can touch it: a later step of this job must not trust this repository,
+  // and its checks take the ignored files kept here (the record lives in RUNNER_TEMP, hidden from every sandbox).
+  await deps.touched.mark(repo.workspace, kept ? { dir: kept.dir, entries: kept.entries } : undefined);
+  const ignored = prior ? (settings.verify ? await priorIgnored(prior, repo, deps.log) : undefined) : kept?.entries ? kept : undefined;
+  return { repo, baseline, walk, ignored, earlierAgent: prior !== undefined };
 }
 
 /** The ignored files as they are now, for verify-command's clean copies; credentials files are never copied. */
-async function keepIgnoredFiles(repo: HostRepo, deps: RunnerDeps): Promise<IgnoredSnapshot | undefined> {
+async function keepIgnoredFiles(repo: HostRepo, deps: RunnerDeps): Promise<IgnoredSnapshot> {
   const named = new Set((deps.sandboxHost.credentialFiles ?? []).map((f) => path.resolve(f)));
   const skip = (rel: string) => GHA_CREDS_FILE.test(path.basename(rel)) || named.has(path.resolve(repo.workspace.workTree, rel));
   const kept = await snapshotIgnored(repo, path.join(deps.scratchDir, "verify-ignored"), skip);
   deps.log.info(`verify-command: kept ${kept.entries} ignored path(s) as they are before the agent starts, for the checks (${(kept.durationMs / 1000).toFixed(1)} s).`);
-  return kept.entries ? kept : undefined;
+  return kept;
+}
+
+/**
+ * The ignored files kept before this job's first agent in this repository: the workspace's now are what that
+ * agent left (a `node_modules/.bin` shim the patch never shows). None when that step kept none (it had no
+ * `verify-command`) or they are gone: the checks then run without ignored files, and the log says so.
+ */
+async function priorIgnored(prior: TouchedRepo, repo: HostRepo, log: Logger): Promise<IgnoredSnapshot | undefined> {
+  const kept = prior.verifyIgnored;
+  const usable = kept && prior.workTree === repo.workspace.workTree && (await stat(kept.dir).then((s) => s.isDirectory(), () => false));
+  if (kept && usable) {
+    log.info(`verify-command: an agent already ran in this repository earlier in this job; the checks use the ${kept.entries} ignored path(s) kept before that first agent started, not the workspace's.`);
+    return kept.entries ? { dir: kept.dir, entries: kept.entries, durationMs: 0 } : undefined;
+  }
+  const notice = log.notice?.bind(log) ?? log.info.bind(log);
+  notice(
+    "verify-command: an agent already ran in this repository earlier in this job, and no ignored files (such as installed dependencies) were kept from before it " +
+      "(that step had no verify-command, or they are gone), so the checks run without any: the workspace's ignored files are what that agent left. " +
+      "Install dependencies inside verify-command, or give the first agent step of the job the verify-command.",
+  );
+  return undefined;
 }
 
 /** The agent's folders, its installed CLI and its attachments, before any sandbox exists. */

@@ -135,13 +135,23 @@ async function withoutPreexisting(repo: HostRepo, base: Baseline, tree: string, 
 /**
  * The tree `verify-command` runs on, made now from the work tree: what the
  * patch would deliver (the base commit with the agent's changes), with the
- * paths an earlier step had changed as they were when the run started.
+ * paths an earlier step had changed as they were when the run started
+ * (`preexisting: "start"`), or as the base commit has them (`"base"`: an
+ * earlier agent of the job may have written them, and the patch never carries them).
  * `delivered` is that patch's own post-image, for the log.
  */
-export async function treeForCheck(repo: HostRepo, base: Baseline, scratchDir: string): Promise<{ tree: string; delivered: string; changedFiles: string[] }> {
+export async function treeForCheck(
+  repo: HostRepo,
+  base: Baseline,
+  scratchDir: string,
+  preexisting: "base" | "start" = "start",
+): Promise<{ tree: string; delivered: string; changedFiles: string[] }> {
   const { tree: endTree } = await snapshotTree(repo, scratchDir, "check");
   const delivered = await withoutPreexisting(repo, base, endTree, scratchDir);
-  const [tree, changedFiles] = await Promise.all([withoutPreexisting(repo, base, delivered, scratchDir, "start"), changedPaths(repo, base.commitTree, delivered)]);
+  const [tree, changedFiles] = await Promise.all([
+    preexisting === "base" ? delivered : withoutPreexisting(repo, base, delivered, scratchDir, "start"),
+    changedPaths(repo, base.commitTree, delivered),
+  ]);
   return { tree, delivered, changedFiles };
 }
 

@@ -24,6 +24,11 @@ const Record = z.object({
   config: z.optional(z.string()),
   /** The repository the config file's folder was a checkout of, read before the agent started (config/provenance.ts). */
   checkout: z.optional(z.string()),
+  /**
+   * The ignored-files snapshot (git/clean-copy.ts) made before this agent started, for
+   * `verify-command`: a later step's checks use the first agent's, never the workspace's then.
+   */
+  verifyIgnored: z.optional(z.object({ dir: z.string(), entries: z.number() })),
 });
 export type TouchedRepo = z.infer<typeof Record>;
 
@@ -41,8 +46,8 @@ export class TouchedWorkspaces {
     return new TouchedWorkspaces(path.join(runnerTemp, "agent-runner", "agent-touched.jsonl"), config, checkout);
   }
 
-  /** Called before an agent starts in `repo`. */
-  async mark(repo: Pick<TouchedRepo, "workTree" | "gitDir" | "commonDir">): Promise<void> {
+  /** Called before an agent starts in `repo`; `verifyIgnored`: the ignored files kept for its checks, if any. */
+  async mark(repo: Pick<TouchedRepo, "workTree" | "gitDir" | "commonDir">, verifyIgnored?: TouchedRepo["verifyIgnored"]): Promise<void> {
     await mkdir(path.dirname(this.file), { recursive: true });
     const record: TouchedRepo = {
       workTree: repo.workTree,
@@ -50,11 +55,12 @@ export class TouchedWorkspaces {
       commonDir: repo.commonDir,
       ...(this.config !== undefined ? { config: this.config } : {}),
       ...(this.checkout !== undefined ? { checkout: this.checkout } : {}),
+      ...(verifyIgnored ? { verifyIgnored } : {}),
     };
     await appendFile(this.file, JSON.stringify(record) + "\n");
   }
 
-  /** The repository an earlier agent of this job ran in that holds `dir`, if any. */
+  /** The repository an earlier agent of this job ran in that holds `dir`, if any: the first agent's record. */
   async lookup(dir: string): Promise<TouchedRepo | undefined> {
     const text = await readFile(this.file, "utf8").catch(() => "");
     const real = realOrResolved(dir);

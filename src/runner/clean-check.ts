@@ -27,9 +27,14 @@ import type { PreparedSandbox, SandboxBackend, SandboxLayout, SpawnSpec } from "
 export interface CheckSource {
   repo: HostRepo;
   baseline: Baseline;
-  /** The ignored files as they were before the agent started; absent when there were none to keep. */
+  /** The ignored files as they were before the agent started (before the job's first agent, with `earlierAgent`); absent when there were none to keep. */
   ignored: IgnoredSnapshot | undefined;
   sandboxBackend: SandboxBackend;
+  /**
+   * An agent already ran in this repository earlier in this job: paths that differed from the base commit at
+   * start are checked as the base commit has them (that agent may have written them; the patch never carries them).
+   */
+  earlierAgent?: boolean;
 }
 
 export interface CleanCheckRequest {
@@ -82,7 +87,7 @@ export async function prepareCleanCheck(req: CleanCheckRequest): Promise<Prepare
     };
     const gitScratch = path.join(dir, "git");
     await Promise.all([layout.home, layout.tmp, layout.outputsDir, gitScratch].map((d) => mkdir(d, { recursive: true })));
-    const { tree, changedFiles } = await treeForCheck(repo, baseline, gitScratch);
+    const { tree, changedFiles } = await treeForCheck(repo, baseline, gitScratch, source.earlierAgent ? "base" : "start");
     await materialiseCheckCopy(repo, { tree, ignored: source.ignored, dest: workTree, scratchDir: gitScratch });
     await mkdir(workspace, { recursive: true });
     sandbox = await source.sandboxBackend.prepare({
@@ -98,7 +103,7 @@ export async function prepareCleanCheck(req: CleanCheckRequest): Promise<Prepare
     };
     const command = settings.verify?.command ?? [];
     const spec = sandbox.wrap({ file: command[0]!, args: command.slice(1), cwd: workspace, env });
-    const ignored = source.ignored ? `${source.ignored.entries} ignored path(s) as they were before the agent started` : "no ignored files";
+    const ignored = describeIgnored(source);
     const described = `a clean copy: the base commit with the patch (${changedFiles.length} file(s)), ${ignored}, a fresh HOME (made in ${((Date.now() - started) / 1000).toFixed(1)} s)`;
     const made = sandbox;
     return {
@@ -115,4 +120,13 @@ export async function prepareCleanCheck(req: CleanCheckRequest): Promise<Prepare
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     throw e;
   }
+}
+
+/** What the copy holds besides the patch's tree, for the log line. */
+function describeIgnored({ ignored, earlierAgent, baseline }: CheckSource): string {
+  if (!earlierAgent) return ignored ? `${ignored.entries} ignored path(s) as they were before the agent started` : "no ignored files";
+  const files = ignored
+    ? `${ignored.entries} ignored path(s) as they were before this job's first agent started`
+    : "no ignored files (none were kept before this job's first agent started)";
+  return baseline.preexisting.length ? `${files}, ${baseline.preexisting.length} path(s) changed before this run as the base commit has them` : files;
 }

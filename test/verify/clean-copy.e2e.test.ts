@@ -70,8 +70,16 @@ function agentCommand(body: string): string {
   return `bash ${file}`;
 }
 
-const run = (ws: string, agent: string, extra: Record<string, string> = {}) =>
-  runWithVerify(ws, { agent: "command", "agent-command": agent, prompt: "Change add.js.", network: "none", "verify-command": "npm test", "max-fix-rounds": "1", ...extra });
+const run = (ws: string, agent: string, extra: Record<string, string> = {}, runnerTemp?: string) =>
+  runWithVerify(
+    ws,
+    { agent: "command", "agent-command": agent, prompt: "Change add.js.", network: "none", "verify-command": "npm test", "max-fix-rounds": "1", ...extra },
+    {},
+    undefined,
+    runnerTemp,
+  );
+/** A shim over the ignored dependency that passes whatever add.js does. */
+const SHIM = `printf '#!/bin/sh\\necho all tests passed\\nexit 0\\n' > node_modules/.bin/check-add`;
 
 const prompts = (ws: string) =>
   readdirSync(path.join(ws, ".agent-notes"))
@@ -152,4 +160,49 @@ describe("verify-command on a clean copy: what the patch does not show does not 
       expect(log).toContain(MARKER);
     }
   }, 300_000);
+
+  describe("a second agent step of the same job (one RUNNER_TEMP, one workspace)", () => {
+    it("step 1's agent plants a shim in the ignored node_modules/.bin: step 2's check uses the ignored files kept before step 1's agent, verified=failed", async () => {
+      const ws = nodeProject();
+      // Step 1: add.js stays right, the shim is planted (its check passes on the real dependency).
+      const first = await run(ws, agentCommand(SHIM));
+      expect(first.outputs.verified, first.log).toBe("passed");
+      expect(readFileSync(path.join(ws, "node_modules/.bin/check-add"), "utf8")).toContain("all tests passed");
+      // Step 2 breaks add.js: the workspace's shim would pass it.
+      const second = await run(ws, agentCommand(WRONG), { "max-fix-rounds": "0" }, first.runnerTemp);
+      expect(second.log).toContain("An agent of this job already ran in this repository");
+      expect(second.outputs.verified, second.log).toBe("failed");
+      expect(second.result.verify!.runs.map((v) => [v.run, v.passed, v.exitCode])).toEqual([[1, false, 1]]);
+      const log = readFileSync(path.join(second.resultsDir, "verify/verify-1.log"), "utf8");
+      expect(log).toContain(DEP_MARKER);
+      expect(log).toContain(MARKER);
+      expect(log).not.toContain("all tests passed");
+      expect(second.result.diff.changedFiles).toEqual(["add.js"]);
+      expect(second.log).toMatch(/1 ignored path\(s\) as they were before this job's first agent started/);
+    }, 300_000);
+
+    it("step 1's agent weakens the tracked test.js: step 2's check runs the base commit's test.js (the patch never carries it), verified=failed", async () => {
+      const ws = nodeProject();
+      const first = await run(ws, agentCommand(`printf 'console.log("all 1 tests passed");\\n' > test.js`));
+      expect(first.outputs.verified, first.log).toBe("passed");
+      const second = await run(ws, agentCommand(WRONG), { "max-fix-rounds": "0" }, first.runnerTemp);
+      expect(second.outputs.verified, second.log).toBe("failed");
+      expect(readFileSync(path.join(second.resultsDir, "verify/verify-1.log"), "utf8")).toContain(MARKER);
+      // test.js is left out of step 2's patch: what was checked is what is delivered.
+      expect(second.result.diff.changedFiles).toEqual(["add.js"]);
+      expect(second.outputs["excluded-files"]).toContain("test.js");
+      expect(second.log).toMatch(/1 path\(s\) changed before this run as the base commit has them/);
+    }, 300_000);
+
+    it("step 1 had no verify-command (nothing kept): step 2's check gets no ignored files, says so, and the shim does not pass it", async () => {
+      const ws = nodeProject();
+      const first = await run(ws, agentCommand(SHIM), { "verify-command": "", "max-fix-rounds": "" });
+      expect(first.result.verify, first.log).toBeUndefined();
+      const second = await run(ws, agentCommand(WRONG), { "max-fix-rounds": "0" }, first.runnerTemp);
+      expect(second.outputs.verified, second.log).toBe("failed");
+      expect(second.log).toMatch(/no ignored files \(such as installed dependencies\) were kept from before it/);
+      expect(second.log).toMatch(/no ignored files \(none were kept before this job's first agent started\)/);
+      expect(readFileSync(path.join(second.resultsDir, "verify/verify-1.log"), "utf8")).not.toContain("all tests passed");
+    }, 300_000);
+  });
 });

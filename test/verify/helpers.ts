@@ -14,6 +14,7 @@ export interface VerifyRunOutcome {
   resultsDir: string;
   log: string;
   summary: string;
+  runnerTemp: string;
 }
 
 /** One step through dist/main.js: no event, nothing delivered, bwrap. */
@@ -22,9 +23,12 @@ export async function runWithVerify(
   inputs: Record<string, string>,
   env: Record<string, string> = {},
   githubToken?: string,
+  /** A RUNNER_TEMP shared with earlier steps: the same job. Default: a fresh one. */
+  runnerTemp?: string,
 ): Promise<VerifyRunOutcome> {
   const main = await runStep("main", {
     workspace,
+    ...(runnerTemp ? { runnerTemp } : {}),
     ...(githubToken ? { githubToken } : {}),
     inputs: { "agent-version": "preinstalled", sandbox: "bwrap", "upload-artifacts": "false", comment: "none", deliver: "none", ...inputs },
     env: { PATH: AGENT_PATH, ...env },
@@ -38,6 +42,6 @@ export async function runWithVerify(
     .split("\n")
     .filter(Boolean)
     .map((l) => JSON.parse(l) as TracedEvent);
-  return { exitCode: main.exitCode, outputs: main.outputs, result, trace, resultsDir, log: main.log, summary: main.summary };
+  return { exitCode: main.exitCode, outputs: main.outputs, result, trace, resultsDir, log: main.log, summary: main.summary, runnerTemp: main.runnerTemp };
 }
 
