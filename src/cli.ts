@@ -116,7 +116,6 @@ function costLine(result: RunResult): string[] {
   if (spent === undefined && !cap) return [];
   const shown = spent !== undefined ? `$${spent.toFixed(4)}` : "unknown (a model without a price)";
   if (!cap) return [`cost: ${shown} (no cap)`];
-  if (cap.lifted) return [`cost: ${shown} (the default cap of $${cap.maxUsd.toFixed(2)} was lifted: ${cap.lifted})`];
   return [`cost: ${shown} of the $${cap.maxUsd.toFixed(2)} cap${cap.isDefault ? " (the default max-cost-usd; --max-cost-usd none turns it off)" : ""}`];
 }
 

@@ -62,8 +62,8 @@ export interface RunResult {
   usage: Usage;
   /** A budget (max-cost-usd, max-tokens, max-model-requests) stopped the run; the reason says which, with the figure. */
   budgetExceeded?: boolean;
-  /** `max-cost-usd` as the run had it (given, or the default), and why a default one was lifted. */
-  costCap?: { maxUsd: number; isDefault: boolean; lifted?: string };
+  /** `max-cost-usd` as the run had it (given, or the default: either is held the same). */
+  costCap?: { maxUsd: number; isDefault: boolean };
   startedAt: string;
   durationMs: number;
   diff: {

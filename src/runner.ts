@@ -22,7 +22,7 @@ import { snapshotIgnored, type IgnoredSnapshot } from "./git/clean-copy.js";
 import { collectChanges, takeBaseline, type Baseline, type Collected } from "./git/snapshot.js";
 import type { Logger } from "./logger.js";
 import type { Conclusion, RunResult } from "./result.js";
-import { checkBudget } from "./sandbox/budget.js";
+import { checkBudget, gatewayBudget } from "./sandbox/budget.js";
 import { buildAgentEnv } from "./sandbox/env.js";
 import { runProcessTree, type ProcessOutcome } from "./sandbox/process.js";
 import { chooseSandbox } from "./sandbox/registry.js";
@@ -745,11 +745,13 @@ export async function startRunGateway(backend: AgentBackend, settings: Settings,
  */
 async function startGatewayFor({ provider, wire }: ProviderChoice, backend: AgentBackend, settings: Settings, deps: GatewayDeps): Promise<ModelGateway> {
   const { log } = deps;
+  // The default cost cap is settled before the gateway exists: what the agent sends cannot lift it.
+  const budget = await gatewayBudget(settings, wire, (m) => (log.notice ?? log.info).call(log, m));
   const common = {
     provider: wire,
     // Provider-side fetching would get around the network policy; only `open` has none to get around.
     allowProviderFetch: settings.run.network.mode === "open",
-    ...(settings.budget ? { budget: settings.budget, modelPrices: settings.budget.modelPrices } : {}),
+    ...(budget ? { budget, modelPrices: budget.modelPrices } : {}),
     log,
   };
   if (isCloud(provider)) {

@@ -112,7 +112,7 @@ export type ModelPriceSpec = z.infer<typeof ModelPriceSpec>;
 /** Limits the model gateway enforces on one run (sandbox/usage-meter.ts), and prices for models the table lacks. */
 export interface BudgetSettings {
   maxCostUsd?: number;
-  /** `maxCostUsd` is the input's default (DEFAULT_MAX_COST_USD): lifted, with a notice, where it cannot be held (sandbox/usage-meter.ts). */
+  /** `maxCostUsd` is the input's default (DEFAULT_MAX_COST_USD): skipped at start, with a notice, when the model has no price (sandbox/budget.ts gatewayBudget); else held like a given cap. */
   costCapIsDefault?: boolean;
   /** Input + output tokens, cache reads and writes counted as input. */
   maxTokens?: number;

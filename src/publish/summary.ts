@@ -26,7 +26,6 @@ function escapeCell(s: string): string {
 function costCapLine(cap: NonNullable<RunResult["costCap"]>, spent: number | undefined): string {
   const max = `$${cap.maxUsd.toFixed(2)}`;
   const spend = spent !== undefined ? `$${spent.toFixed(4)}` : "unknown";
-  if (cap.lifted) return `none: the default cap (${max}) was lifted, ${codeName(cap.lifted, "table-cell")}; spent ${spend}`;
   return `${spend} of ${max} (${cap.isDefault ? "the default `max-cost-usd`; `max-cost-usd: none` turns it off" : "`max-cost-usd`"})`;
 }
 

@@ -106,7 +106,7 @@ export interface ModelGateway {
   budgetStop(): BudgetStop | undefined;
   /** The run's one-line reason when budgetStop() is set (`Budget exceeded: …`). */
   budgetStopReason(): string | undefined;
-  /** The cost cap (`max-cost-usd`, given or the default) and whether the default was lifted. */
+  /** The cost cap (`max-cost-usd`, given or the default) and whether it is the default. */
   costCap(): CostCap | undefined;
   close(): Promise<void>;
 }
@@ -367,21 +367,7 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
     if (!meter.reserves() || !billed) return undefined;
     const decoded = decode();
     const text = "text" in decoded ? decoded.text : "";
-    const problem = meter.refuseUncountable(streamOmitsUsage(provider, route.policyPath, text)) ?? meter.refuseUnpriced(modelOf(route, text));
-    noticeLiftedCap();
-    return problem;
-  };
-
-  /** Once, when the default cost cap had to be lifted: the run goes on uncapped, and the workflow is told how to cap it. */
-  let liftNoticed = false;
-  const noticeLiftedCap = () => {
-    const cap = meter.costCap();
-    if (liftNoticed || !cap?.lifted) return;
-    liftNoticed = true;
-    const say = log.notice ?? log.info;
-    say(
-      `Model gateway: the default cost cap (max-cost-usd ${cap.maxUsd}) is off for this run: ${cap.lifted}. Set max-cost-usd (with model-prices for a model the price table lacks) or max-tokens to cap it; max-cost-usd: none turns the default off.`,
-    );
+    return meter.refuseUncountable(streamOmitsUsage(provider, route.policyPath, text)) ?? meter.refuseUnpriced(modelOf(route, text));
   };
 
   /** The model a request asks for: named by a cloud route's path, else as the wire API names it. */
@@ -460,8 +446,6 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
     const pathname = route.policyPath;
     const decoded = decode();
     const read = "problem" in decoded ? { ok: false as const, problem: `the request body ${decoded.problem}` } : budgetedRequest(provider, pathname, decoded.text);
-    if (!read.ok && meter.liftDefaultCap(`a model request cannot be metered (${read.problem})`)) noticeLiftedCap();
-    if (!read.ok && !meter.reserves()) return { body: undefined, reservation: undefined };
     if (!read.ok) {
       log.warning(`Model gateway: refused ${method} ${pathname}: ${read.problem}`);
       reject(res, 400, `${method} ${pathname}: not meterable under the budget`, `refused: ${read.problem}. While max-tokens or max-cost-usd is set, only model requests the gateway can meter are forwarded.`, NO_RETRY, false);

@@ -31,23 +31,20 @@ import { groupDigits } from "../shared/plain-format.js";
 export interface BudgetLimits {
   maxCostUsd?: number;
   /**
-   * `maxCostUsd` is the input's default, not the workflow's choice: where it
-   * could not be held (no price for the model, a request the gateway cannot
-   * count), it is lifted for the rest of the run instead of refusing
-   * requests. A default must never break a run that worked without it.
+   * `maxCostUsd` is the input's default, not the workflow's choice: only
+   * shown as such. Whether it applies was decided before the gateway started
+   * (sandbox/budget.ts gatewayBudget); here it is held like any cap.
    */
   costCapIsDefault?: boolean;
   maxTokens?: number;
   maxModelRequests?: number;
 }
 
-/** The run's cost cap as it ended: the `Cost cap` line of the summary. */
+/** The run's cost cap: the `Cost cap` line of the summary. */
 export interface CostCap {
   maxUsd: number;
   /** The input's default (not set by the workflow). */
   isDefault: boolean;
-  /** Why the default cap was lifted during the run (no price for a model, an uncountable request). */
-  lifted?: string;
 }
 
 /** The gateway's usage figure: the `usage` output's JSON shape. */
@@ -103,7 +100,6 @@ export class UsageMeter {
   private chargedReservations = 0;
   private readonly inflight = new Set<Reservation>();
   private stop: BudgetStop | undefined;
-  /** Copied: a default cost cap can be lifted during the run (liftDefaultCap). */
   private readonly limits: BudgetLimits;
   private readonly cap: CostCap | undefined;
 
@@ -115,20 +111,9 @@ export class UsageMeter {
     this.cap = limits.maxCostUsd !== undefined ? { maxUsd: limits.maxCostUsd, isDefault: limits.costCapIsDefault === true } : undefined;
   }
 
-  /** The cost cap the run started with, and whether (why) a default one was lifted. */
+  /** The cost cap the run holds (the default one included: it is never lifted). */
   costCap(): CostCap | undefined {
     return this.cap && { ...this.cap };
-  }
-
-  /**
-   * Lifts a default cost cap that cannot be held (`why`: what could not be
-   * counted). True when this call lifted it: the caller says so, once.
-   */
-  liftDefaultCap(why: string): boolean {
-    if (!this.cap?.isDefault || this.cap.lifted !== undefined) return false;
-    this.cap.lifted = why;
-    delete this.limits.maxCostUsd;
-    return true;
   }
 
   /** Whether a token or cost limit is set: requests are then admitted against reservations. */
@@ -292,7 +277,6 @@ export class UsageMeter {
     if (this.limits.maxCostUsd === undefined) return undefined;
     const name = model ?? "(none named)";
     if (model !== undefined && this.prices.knows(model)) return undefined;
-    if (this.liftDefaultCap(`no price is known for model '${name}'`)) return undefined;
     if (this.stop?.kind === "unpriced") this.stop.refused++;
     else this.stop ??= { kind: "unpriced", model: name, refused: 1 };
     return `no price is known for model '${name}', so its cost cannot be counted against max-cost-usd. Add it to model-prices or choose another model.`;
@@ -315,8 +299,6 @@ export class UsageMeter {
    */
   refuseUncountable(omitsUsage: boolean): string | undefined {
     if (!omitsUsage || !this.reserves()) return undefined;
-    this.liftDefaultCap("a model request streams without usage, so its cost cannot be counted");
-    if (!this.reserves()) return undefined;
     return "the request streams without usage (set stream_options.include_usage: true), so its tokens cannot be counted against max-tokens or max-cost-usd.";
   }
 

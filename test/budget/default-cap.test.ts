@@ -1,15 +1,17 @@
 /**
- * The default cost cap (`max-cost-usd` unset): a cap a person would choose,
- * that never breaks a run that worked without it.
+ * The default cost cap (`max-cost-usd` unset): decided once, before the agent
+ * starts, from the settings alone; nothing the agent sends can switch it off.
  *  - parsed: applied to model-backed agents on their vendor's API or a cloud;
  *    off (with a notice) for a `base-url` server; off for `agent: command`
  *    and the publish phase; `none` turns it off; a value the workflow sets
  *    (step input or config file) is its own cap;
- *  - before the agent starts: a default cap never refuses a run (an explicit
- *    one on an unknown model still needs model-prices);
- *  - at the gateway: a model without a price, or a request it cannot count,
- *    lifts the default cap with one notice and goes through, where an
- *    explicit cap refuses; on a priced model the default is a real cap.
+ *  - before the agent starts: a default cap never refuses a run; it applies
+ *    when the model the agent will use (`model`, or the backend's default)
+ *    has a price, and is skipped with a notice when it has none (codex's
+ *    default model, a model the table lacks);
+ *  - at the gateway: once applied, it is held exactly like a cap the
+ *    workflow set: a request for a model without a price, a stream without
+ *    usage, a body it cannot meter are refused, never a reason to lift it.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -17,8 +19,11 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseSettings, type RawInputs } from "../../src/config/parse.js";
 import { DEFAULT_MAX_COST_USD, INPUTS } from "../../src/constants.js";
-import { checkBudget } from "../../src/sandbox/budget.js";
-import { startModelGateway } from "../../src/sandbox/gateway.js";
+import { agentBackend } from "../../src/agents/registry.js";
+import { startRunGateway } from "../../src/runner.js";
+import { checkBudget, gatewayBudget } from "../../src/sandbox/budget.js";
+import { startModelGateway, type ModelGateway } from "../../src/sandbox/gateway.js";
+import { DEFAULT_MODELS } from "../../src/shared/agents.js";
 import { recordingLogger, request, type Reply } from "../sandbox/helpers.js";
 import { startStubModel } from "../support/stub-model.js";
 
@@ -50,7 +55,7 @@ describe("the default cost cap, parsed", () => {
     expect(parse({ "max-cost-usd": DEFAULT_MAX_COST_USD }).budget?.costCapIsDefault).toBe(true);
   });
 
-  it("a cloud provider gets it too (prices per cloud table, lifted at the gateway when the model has none)", () => {
+  it("a cloud provider gets it too (prices per cloud table; skipped at start when the model has none)", () => {
     expect(parse({ provider: "bedrock", "aws-region": "us-east-1" }).budget).toMatchObject({ maxCostUsd: DEFAULT, costCapIsDefault: true });
   });
 
@@ -82,12 +87,42 @@ describe("the default cost cap, parsed", () => {
   });
 });
 
+const settingsOf = (raw: RawInputs) => parseSettings({ agent: "claude", prompt: "p", ...raw }, { cwd: mkdtempSync(path.join(os.tmpdir(), "default-cap-")) });
+
 describe("before the agent starts", () => {
   const claude = { provider: "anthropic" as const };
   it("a default cap never refuses a run: not on an unknown model; an explicit one still needs model-prices", async () => {
-    const settings = (raw: RawInputs) => parseSettings({ agent: "claude", prompt: "p", ...raw }, { cwd: mkdtempSync(path.join(os.tmpdir(), "default-cap-")) });
-    await expect(checkBudget(settings({ model: "my-local-model" }), claude)).resolves.toBeUndefined();
-    await expect(checkBudget(settings({ model: "my-local-model", "max-cost-usd": "3" }), claude)).rejects.toThrow(/^Input 'max-cost-usd': no price is known for model 'my-local-model'/);
+    await expect(checkBudget(settingsOf({ model: "my-local-model" }), claude)).resolves.toBeUndefined();
+    await expect(checkBudget(settingsOf({ model: "my-local-model", "max-cost-usd": "3" }), claude)).rejects.toThrow(/^Input 'max-cost-usd': no price is known for model 'my-local-model'/);
+  });
+
+  it("on a priced model (given, or the backend's default) the default applies, unchanged", async () => {
+    const said: string[] = [];
+    const claudeDefault = settingsOf({});
+    expect(await gatewayBudget(claudeDefault, "anthropic", (m) => said.push(m))).toEqual({ maxCostUsd: DEFAULT, costCapIsDefault: true, modelPrices: {} });
+    expect(await gatewayBudget(settingsOf({ agent: "opencode" }), "openai", (m) => said.push(m))).toMatchObject({ maxCostUsd: DEFAULT, costCapIsDefault: true });
+    expect(await gatewayBudget(settingsOf({ model: "claude-sonnet-4-5" }), "anthropic", (m) => said.push(m))).toMatchObject({ maxCostUsd: DEFAULT });
+    // A price from model-prices counts as a price.
+    expect(await gatewayBudget(settingsOf({ model: "my-local-model", "model-prices": "my-local-model: {input: 1, output: 2}" }), "anthropic", (m) => said.push(m))).toMatchObject({ maxCostUsd: DEFAULT, costCapIsDefault: true });
+    expect(said).toEqual([]);
+  });
+
+  it("codex with no model set: its default model has no price, so the default is skipped at start with a notice", async () => {
+    const said: string[] = [];
+    const codex = await gatewayBudget(settingsOf({ agent: "codex" }), "openai", (m) => said.push(m));
+    expect(codex).toBeUndefined();
+    expect(said).toEqual([
+      `The default cost cap (max-cost-usd 5) is off for this run: no price is known for model '${DEFAULT_MODELS.codex.model}' (the default of agent 'codex'), so its cost cannot be counted. Set max-cost-usd with model-prices, or max-tokens, to cap it; max-cost-usd: none silences this.`,
+    ]);
+  });
+
+  it("a named model without a price: skipped with a notice; the workflow's other limits stay; an explicit cap is untouched", async () => {
+    const said: string[] = [];
+    expect(await gatewayBudget(settingsOf({ model: "my-local-model", "max-tokens": "1000" }), "anthropic", (m) => said.push(m))).toEqual({ maxTokens: 1000, modelPrices: {} });
+    expect(said).toEqual([expect.stringMatching(/^The default cost cap \(max-cost-usd 5\) is off for this run: no price is known for model 'my-local-model', so/)]);
+    const explicit = settingsOf({ model: "my-local-model", "max-cost-usd": "3" });
+    expect(await gatewayBudget(explicit, "anthropic", (m) => said.push(m))).toBe(explicit.budget);
+    expect(said).toHaveLength(1);
   });
 });
 
@@ -114,15 +149,13 @@ async function gateway(provider: "anthropic" | "openai", budget: { maxCostUsd: n
 const notices = (lines: string[]) => lines.filter((l) => l.includes("the default cost cap"));
 
 describe("at the model gateway", () => {
-  it("a model without a price: the default cap is lifted once, with a notice, and every request goes through", async () => {
+  it("a request for a model without a price under the default cap: refused like under a given cap, and the cap stays", async () => {
     const { gw, stub, log, call } = await gateway("anthropic", { maxCostUsd: DEFAULT, costCapIsDefault: true });
-    for (let i = 0; i < 3; i++) expect((await call("/v1/messages", { model: "my-local-model", max_tokens: 100, messages: [] })).status).toBe(200);
-    expect(stub.modelRequests()).toHaveLength(3);
-    expect(notices(log.lines)).toEqual([
-      expect.stringMatching(/^info: Model gateway: the default cost cap \(max-cost-usd 5\) is off for this run: no price is known for model 'my-local-model'\./),
-    ]);
-    expect(gw.budgetStop()).toBeUndefined();
-    expect(gw.costCap()).toEqual({ maxUsd: DEFAULT, isDefault: true, lifted: "no price is known for model 'my-local-model'" });
+    for (let i = 0; i < 2; i++) expect((await call("/v1/messages", { model: "my-local-model", max_tokens: 100, messages: [] })).status).toBe(400);
+    expect(stub.modelRequests()).toHaveLength(0);
+    expect(notices(log.lines)).toEqual([]);
+    expect(gw.budgetStop()).toMatchObject({ kind: "unpriced", model: "my-local-model" });
+    expect(gw.costCap()).toEqual({ maxUsd: DEFAULT, isDefault: true });
   });
 
   it("the same with a cap the workflow set: refused, nothing reaches the model", async () => {
@@ -132,13 +165,22 @@ describe("at the model gateway", () => {
     expect(gw.budgetStop()).toMatchObject({ kind: "unpriced", model: "my-local-model" });
   });
 
-  it("a stream the gateway cannot count (no include_usage): the default is lifted, the stream goes through", async () => {
-    const { gw, stub, log, call } = await gateway("openai", { maxCostUsd: DEFAULT, costCapIsDefault: true });
-    const r = await call("/v1/chat/completions", { model: "gpt-4.1", stream: true, messages: [] });
-    expect(r.status).toBe(200);
-    expect(stub.modelRequests()).toHaveLength(1);
-    expect(notices(log.lines)).toHaveLength(1);
-    expect(gw.costCap()?.lifted).toMatch(/streams without usage/);
+  it.each([
+    ["a stream the gateway cannot count (no include_usage)", { model: "gpt-4.1", stream: true, messages: [] }, /streams without usage/],
+    ["a body the gateway cannot meter (background: true)", { model: "gpt-4.1", background: true, messages: [] }, /background: true/],
+  ])("%s: refused under the default cap exactly as under a given cap", async (_what, body, reason) => {
+    const refusals: Array<{ status: number; body: string }> = [];
+    for (const budget of [{ maxCostUsd: DEFAULT, costCapIsDefault: true }, { maxCostUsd: DEFAULT }]) {
+      const { gw, stub, log, call } = await gateway("openai", budget);
+      const r = await call("/v1/chat/completions", body);
+      refusals.push({ status: r.status, body: r.body });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatch(reason);
+      expect(stub.modelRequests()).toHaveLength(0);
+      expect(notices(log.lines)).toEqual([]);
+      expect(gw.costCap()).toEqual({ maxUsd: DEFAULT, isDefault: budget.costCapIsDefault === true });
+    }
+    expect(refusals[0]).toEqual(refusals[1]);
   });
 
   it("on a priced model the default is a real cap: counted, and it stops the run once spent", async () => {
@@ -152,5 +194,30 @@ describe("at the model gateway", () => {
     expect(gw.budgetStop()).toMatchObject({ kind: "exceeded", limit: "max-cost-usd" });
     expect(gw.costCap()).toEqual({ maxUsd: 0.0006, isDefault: true });
     expect(gw.usage().costUsd).toBeGreaterThan(0);
+  });
+
+  it("wired by the runner: claude's default cap holds against an unpriced model; codex with no model starts without it, saying so", async () => {
+    const started = async (raw: RawInputs, key: string): Promise<{ gw: ModelGateway; lines: string[] }> => {
+      const settings = settingsOf({ ...raw, secrets: `${key}=sk-test-key-0123456789` });
+      const log = recordingLogger();
+      const gw = (await startRunGateway(agentBackend(settings.agent.backend), settings, { log, sandboxHost: {} as never }))!;
+      cleanups.push(gw.close);
+      return { gw, lines: log.lines };
+    };
+    const claude = await started({}, "ANTHROPIC_API_KEY");
+    expect(claude.gw.costCap()).toEqual({ maxUsd: DEFAULT, isDefault: true });
+    // Refused at the gateway before anything is forwarded: no upstream needed.
+    const r = await request(claude.gw.url, "/v1/messages", {
+      method: "POST",
+      headers: { "x-api-key": claude.gw.placeholderKey, "content-type": "application/json" },
+      body: JSON.stringify({ model: "my-local-model", max_tokens: 100, messages: [] }),
+    });
+    expect(r.status).toBe(400);
+    expect(claude.gw.budgetStop()).toMatchObject({ kind: "unpriced", model: "my-local-model" });
+    expect(claude.gw.costCap()).toEqual({ maxUsd: DEFAULT, isDefault: true });
+    expect(notices(claude.lines)).toEqual([]);
+    const codex = await started({ agent: "codex" }, "OPENAI_API_KEY");
+    expect(codex.gw.costCap()).toBeUndefined();
+    expect(codex.lines.filter((l) => l.includes("The default cost cap"))).toEqual([expect.stringMatching(/^info: The default cost cap \(max-cost-usd 5\) is off for this run: no price is known for model '/)]);
   });
 });

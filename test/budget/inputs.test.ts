@@ -107,13 +107,13 @@ describe("a budget stop and the gateway's figure in what the run reports", () =>
     expect(md).toContain("| 1,200 | 300 | 100 | $0.0123 | 4 | 1 | 1 | 3 |");
   });
 
-  it("summary: the cost cap and the spend, the default said as such, a lifted default with its reason", () => {
+  it("summary: the cost cap and the spend, the default said as such (held like a given cap: no lifted state)", () => {
     expect(summaryMarkdown(result({ costCap: { maxUsd: 5, isDefault: true } }))).toContain(
       "| Cost cap | $0.0123 of $5.00 (the default `max-cost-usd`; `max-cost-usd: none` turns it off) |",
     );
     expect(summaryMarkdown(result({ costCap: { maxUsd: 2.5, isDefault: false } }))).toContain("| Cost cap | $0.0123 of $2.50 (`max-cost-usd`) |");
-    const lifted = summaryMarkdown(result({ costCap: { maxUsd: 5, isDefault: true, lifted: "no price is known for model 'my-model'" }, usage: { inputTokens: 1, outputTokens: 1, cachedTokens: 0 } }));
-    expect(lifted).toContain("| Cost cap | none: the default cap ($5.00) was lifted, ` no price is known for model 'my-model' `; spent unknown |");
+    const unknown = summaryMarkdown(result({ costCap: { maxUsd: 5, isDefault: true }, usage: { inputTokens: 1, outputTokens: 1, cachedTokens: 0 } }));
+    expect(unknown).toContain("| Cost cap | unknown of $5.00 (the default `max-cost-usd`; `max-cost-usd: none` turns it off) |");
     expect(summaryMarkdown(result())).not.toContain("Cost cap");
   });
 
