@@ -15,7 +15,7 @@ import { cloudSecretValues, otelSecretValues, rawSecretValues } from "./config/h
 import { readInputFiles } from "./config/input-files.js";
 import { inputStagingDir } from "./config/input-files.js";
 import { parseSettings, readConfigFile, type ConfigFileText } from "./config/parse.js";
-import { configOrigin as configOriginOf, type ConfigOrigin } from "./config/provenance.js";
+import { configOrigin as configOriginOf, localConfigOrigin, type ConfigOrigin } from "./config/provenance.js";
 import type { Settings } from "./config/schema.js";
 import { RESULTS_FILES, STATE, type OutputName } from "./constants.js";
 import { ConfigurationError, errorMessage, isConfigurationError } from "./errors.js";
@@ -409,6 +409,8 @@ async function configOrigins(io: ActionIO, configFile: string, fingerprint: stri
   const touched = await TouchedWorkspaces.forJob(io.host.runnerTemp).lookup(path.dirname(configFile));
   if (touched) refuseRewrittenConfig(io, configFile, fingerprint, touched);
   const checkout = touched ? touched.checkout : fingerprint === "absent" ? undefined : await checkoutOf(path.dirname(configFile), io.host);
+  const local = io.localConfig ? localConfigOrigin(io.inputs) : undefined;
+  if (local) return { checkedOut: local, base: local, ...(checkout ? { checkout } : {}) };
   return {
     checkedOut: configOriginOf(io.inputs, io.host.repository, checkout),
     base: configOriginOf(io.inputs, io.host.repository),

@@ -308,6 +308,8 @@ async function main(argv: string[]): Promise<number> {
     host: { ...host, workspace: process.cwd(), runnerTemp: jobTemp },
     resultsDir,
     keyEnv,
+    // The folder may be any clone: its config file may not point the user's keys at another host.
+    localConfig: true,
     ...(typeof values["state-dir"] === "string" ? { stateDir: path.resolve(values["state-dir"]) } : {}),
     log: consoleLogger({ verbose: values.verbose === true }),
     setSecret: () => {},

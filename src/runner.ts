@@ -362,7 +362,6 @@ async function prepareLaunch(
     const agentEnv = buildAgentEnv({
       layout,
       run: settings.run,
-      withheldSecrets: gateway ? backend.keyNames : [],
       backendEnv: { ...materialised.env, ...attachments?.env },
       pathPrepend: [path.dirname(installed.binPath)],
       runId,
@@ -370,6 +369,9 @@ async function prepareLaunch(
     for (const name of agentEnv.missingForwards) log.warning(`Input 'forward-env': ${name} is not set on the runner; not passed.`);
     for (const name of agentEnv.withheldCloud)
       log.warning(`Input 'secrets': ${name} is a cloud credential; it stays on the runner (the model gateway signs cloud requests) and is not passed to the agent.`);
+    // With a gateway its own key is expected there; without one a script may have counted on the variable.
+    if (!gateway && agentEnv.withheldModelKeys.length)
+      log.info(`Input 'secrets': ${agentEnv.withheldModelKeys.join(", ")} ${agentEnv.withheldModelKeys.length === 1 ? "is a model key" : "are model keys"}, given only to a model gateway, never to the agent's environment.`);
     const env = { ...agentEnv.env, ...sandbox.env() };
     const spawnSpec = sandbox.wrap({ file: invocation.file, args: invocation.args, cwd: settings.workspace, env });
     return { sandbox, ctx, invocation, spawnSpec, env, runId };
@@ -507,7 +509,6 @@ async function runCheck(settings: Settings, deps: LaunchDeps, parts: CheckParts,
       settings,
       source: parts.checks,
       installed: parts.stage.installed,
-      keyNames: parts.backend.keyNames,
       runId: parts.launch.runId,
       scratchDir: deps.scratchDir,
       credentialFiles: deps.sandboxHost.credentialFiles,

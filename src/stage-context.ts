@@ -30,6 +30,8 @@ export interface ActionIO {
   setFailed(message: string): void;
   /** CLI `--state-dir`: a folder that keeps session state between local runs. */
   stateDir?: string;
+  /** The CLI: the working directory's config file counts as the user's only when `config-file` names it (config/provenance.ts localConfigOrigin). */
+  localConfig?: boolean;
   /** The CLI: model keys exported in the shell (config/host.ts modelKeysFromEnv); secrets like `secrets`' values. */
   keyEnv?: Record<string, string>;
   /** Aborted when the job is cancelled (SIGINT/SIGTERM): the agent's tree is stopped and the run still reports. */

@@ -147,6 +147,17 @@ export function configOrigin(raw: RawInputs, workflowRepository: string | undefi
   return fromCheckout(workflowRepository, checkout);
 }
 
+/**
+ * The CLI's config file: its working directory is whatever checkout the user
+ * cd'd into, often a stranger's clone, so the file there is that repository's,
+ * not the user's (GITHUB_REPOSITORY, which the action compares, is unset on a
+ * laptop). It counts as the user's own only when `--config-file` names it.
+ */
+export function localConfigOrigin(raw: RawInputs): ConfigOrigin | undefined {
+  if (raw["config-file"]?.trim()) return undefined;
+  return { kind: "outside", why: "the working directory's own config file, which the CLI takes in full only when named with --config-file" };
+}
+
 function fromCheckout(workflowRepository: string | undefined, checkout: string | undefined): ConfigOrigin {
   if (!checkout || !workflowRepository || sameRepo(workflowRepository, checkout)) return { kind: "workflow" };
   return { kind: "outside", why: `a checkout of ${checkout.slice(0, 140)}, not of this workflow's repository ${workflowRepository}` };

@@ -41,8 +41,6 @@ export interface CleanCheckRequest {
   settings: Settings;
   source: CheckSource;
   installed: InstalledAgent;
-  /** The backend's model key names: never in the check's environment, whatever the agent had. */
-  keyNames: readonly string[];
   runId: string;
   /** The run's private scratch folder (hidden from every sandbox). */
   scratchDir: string;
@@ -98,7 +96,7 @@ export async function prepareCleanCheck(req: CleanCheckRequest): Promise<Prepare
       ...(settings.sandbox.dockerImage ? { dockerImage: settings.sandbox.dockerImage } : {}),
     });
     const env = {
-      ...buildAgentEnv({ layout, run: settings.run, withheldSecrets: [...req.keyNames], backendEnv: {}, pathPrepend: [path.dirname(req.installed.binPath)], runId: req.runId }).env,
+      ...buildAgentEnv({ layout, run: settings.run, backendEnv: {}, pathPrepend: [path.dirname(req.installed.binPath)], runId: req.runId }).env,
       ...sandbox.env(),
     };
     const command = settings.verify?.command ?? [];

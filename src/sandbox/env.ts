@@ -8,13 +8,23 @@
  * input parser refuses such names in forward-env and env; a secret of that
  * name stays on the host for the gateway. Only the backend's own variables
  * (its provider switches, a region) may use those prefixes.
+ *
+ * No model key in `secrets` reaches the agent either, whichever backend it is
+ * for (shared/agents.ts MODEL_KEY_NAMES): a workflow passes every vendor's key
+ * (the reusable workflow's `secrets: inherit`, the CLI's shell), and each
+ * gateway reads its own from the settings; the sandboxed process gets at most
+ * the placeholder its backend sets.
  */
 import type { RunConfig } from "../config/schema.js";
+import { MODEL_KEY_NAMES } from "../shared/agents.js";
 import { isCloudCredentialName } from "../shared/cloud.js";
 import type { SandboxLayout } from "./types.js";
 
 /** Harmless host variables every process expects. */
 const BASE_NAMES = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "USER", "LOGNAME", "SHELL"];
+
+/** Every backend's model key names: given to model gateways, never to a sandboxed process. */
+const MODEL_KEYS: ReadonlySet<string> = new Set(Object.values(MODEL_KEY_NAMES).flat());
 
 /** The variable that tags every process of one run, so leftovers can be found and killed. */
 export const RUN_MARKER_VAR = "AGENT_RUNNER_RUN_ID";
@@ -22,8 +32,6 @@ export const RUN_MARKER_VAR = "AGENT_RUNNER_RUN_ID";
 export interface AgentEnvRequest {
   layout: SandboxLayout;
   run: RunConfig;
-  /** Secret names the model gateway holds instead of the agent (model API keys). */
-  withheldSecrets: string[];
   /** Variables the agent backend needs (config dirs, endpoint, telemetry switches); win over all others. */
   backendEnv: Record<string, string>;
   /** Folders put first on PATH (the CLI's install). */
@@ -37,6 +45,8 @@ export interface AgentEnv {
   missingForwards: string[];
   /** Names in secrets, forward-env or env that were held back as cloud credentials. */
   withheldCloud: string[];
+  /** Model key names in secrets that were held back (every backend's, not only this one's). */
+  withheldModelKeys: string[];
 }
 
 export function buildAgentEnv(req: AgentEnvRequest, hostEnv: NodeJS.ProcessEnv = process.env): AgentEnv {
@@ -60,8 +70,10 @@ export function buildAgentEnv(req: AgentEnvRequest, hostEnv: NodeJS.ProcessEnv =
     else userVariable(name, v);
   }
   for (const [name, value] of Object.entries(req.run.env)) userVariable(name, value);
+  const withheldModelKeys: string[] = [];
   for (const [name, value] of Object.entries(req.run.secrets)) {
-    if (!req.withheldSecrets.includes(name)) userVariable(name, value);
+    if (MODEL_KEYS.has(name)) withheldModelKeys.push(name);
+    else userVariable(name, value);
   }
 
   Object.assign(env, {
@@ -73,5 +85,5 @@ export function buildAgentEnv(req: AgentEnvRequest, hostEnv: NodeJS.ProcessEnv =
     [RUN_MARKER_VAR]: req.runId,
   });
   Object.assign(env, req.backendEnv);
-  return { env, missingForwards, withheldCloud: [...withheldCloud] };
+  return { env, missingForwards, withheldCloud: [...withheldCloud], withheldModelKeys };
 }

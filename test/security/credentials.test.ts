@@ -18,7 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { attackReport } from "../support/attack-report.js";
-import { runActionSteps } from "../support/harness.js";
+import { REPO_ROOT, runActionSteps } from "../support/harness.js";
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 /** Distinct secrets per file, so a hit says which mask failed. */
@@ -196,5 +196,73 @@ describe("credentials anywhere in the workspace (through dist/, bwrap)", () => {
     expect(warnings.join("\n")).toContain(path.join("vendor", "tool", ".git", "config"));
     expect(warnings.length).toBeGreaterThanOrEqual(7);
     expect(Number(reportOf(main).hits)).toBeGreaterThan(0);
+  });
+});
+
+/**
+ * Attack row H2: a workflow passes every vendor's key (the reusable workflow with
+ * `secrets: inherit`, or a run whose detection agent is another vendor's). Only
+ * gateways get model keys: a `claude` that is really a bash script, and the
+ * verify check after it, see no OPENAI_/CODEX_/GEMINI_/GOOGLE_API_KEY, nor the
+ * real ANTHROPIC_API_KEY; an ordinary secret still arrives.
+ */
+describe("other vendors' model keys (through dist/, bwrap)", () => {
+  const KEYS = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "CODEX_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"];
+
+  it("agent claude with OPENAI/CODEX/GEMINI/GOOGLE keys in secrets: neither the agent nor verify-command has any of them", async () => {
+    // In the repository, which the sandbox shows read-only (it hides /tmp).
+    mkdirSync(path.join(REPO_ROOT, "test-output"), { recursive: true });
+    const bin = mkdtempSync(path.join(REPO_ROOT, "test-output", "keys-bin-"));
+    cleanup.push(bin);
+    writeFileSync(
+      path.join(bin, "claude"),
+      `#!/bin/bash
+if [ "$1" = "--version" ]; then echo "2.1.197 (Claude Code)"; exit 0; fi
+cat > /dev/null
+for n in ${KEYS.join(" ")} TOOL_TOKEN; do v="\${!n}"; echo "REPORT $n=\${v:+\${#v}}"; done
+echo "REPORT real_anthropic=$(printf '%s' "$ANTHROPIC_API_KEY" | grep -c real-anthropic)"
+echo "REPORT done=1"
+`,
+    );
+    chmodSync(path.join(bin, "claude"), 0o755);
+    const values = Object.fromEntries(KEYS.map((k) => [k, `${k.toLowerCase()}-real-${k.length}-0123456789abcdef`]));
+    values.ANTHROPIC_API_KEY = "sk-ant-real-anthropic-key-0123456789";
+    const ws = (() => {
+      const d = mkdtempSync(path.join(os.tmpdir(), "keys-ws-"));
+      cleanup.push(d);
+      git(d, "init", "-q", "-b", "main");
+      writeFileSync(path.join(d, "README.md"), "# keys\n");
+      git(d, "add", ".");
+      git(d, "commit", "-qm", "init");
+      return d;
+    })();
+    const { main } = await runActionSteps({
+      workspace: ws,
+      inputs: {
+        agent: "claude",
+        "agent-version": "preinstalled",
+        model: "claude-sonnet-4-5",
+        // A dead local endpoint: the script makes no model request, and nothing may leave the machine.
+        "base-url": "http://127.0.0.1:9",
+        prompt: "look around",
+        sandbox: "bwrap",
+        network: "model-only",
+        "threat-detection": "none",
+        secrets: [...Object.entries(values).map(([k, v]) => `${k}=${v}`), "TOOL_TOKEN=tool-token-value"].join("\n"),
+        "verify-command": "bash -c 'env | cut -d= -f1 | sort'",
+        "max-fix-rounds": "0",
+      },
+      env: { PATH: `${bin}:/usr/local/bin:/usr/bin:/bin` },
+    });
+    const report = attackReport(main);
+    expect(report.done, main.log).toBe("1");
+    // The control: an ordinary secret reaches the agent.
+    expect(report.TOOL_TOKEN).toBe(String("tool-token-value".length));
+    for (const k of ["OPENAI_API_KEY", "CODEX_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"]) expect(report[k], k).toBe("");
+    // Its own key variable is the gateway's placeholder, never the real one.
+    expect(report.real_anthropic).toBe("0");
+    const verifyLog = readFileSync(path.join(path.dirname(main.outputs["patch-path"]!), "verify/verify-1.log"), "utf8");
+    expect(verifyLog).toMatch(/^TOOL_TOKEN$/m);
+    for (const k of KEYS) expect(verifyLog).not.toMatch(new RegExp(`^${k}$`, "m"));
   });
 });

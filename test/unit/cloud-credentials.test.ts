@@ -40,13 +40,12 @@ const CLOUD_ENV: Record<string, string> = {
   ACTIONS_ID_TOKEN_REQUEST_TOKEN: "probe-oidc-request-bearer",
 };
 
-function envFor(run: { forwardEnv?: string[]; env?: Record<string, string>; secrets?: Record<string, string> }, withheldSecrets: string[] = []) {
+function envFor(run: { forwardEnv?: string[]; env?: Record<string, string>; secrets?: Record<string, string> }) {
   const layout = { workspace: "/w", home: "/h", tmp: "/t", outputsDir: "/o", readOnlyPaths: [] };
   return buildAgentEnv(
     {
       layout,
       run: { forwardEnv: run.forwardEnv ?? [], env: run.env ?? {}, secrets: run.secrets ?? {} } as never,
-      withheldSecrets,
       backendEnv: { CLAUDE_CODE_USE_BEDROCK: "1", AWS_REGION: "us-east-1" },
       pathPrepend: [],
       runId: "r",
@@ -75,7 +74,7 @@ describe("cloud credential variables", () => {
   });
 
   it("withholds AZURE_OPENAI_API_KEY from codex and opencode as it withholds OPENAI_API_KEY", () => {
-    const { env } = envFor({ secrets: { OPENAI_API_KEY: "sk-real", AZURE_OPENAI_API_KEY: "probe-azure-openai-key" } }, ["OPENAI_API_KEY", "CODEX_API_KEY"]);
+    const { env } = envFor({ secrets: { OPENAI_API_KEY: "sk-real", AZURE_OPENAI_API_KEY: "probe-azure-openai-key" } });
     expect(env.OPENAI_API_KEY).toBeUndefined();
     expect(env.AZURE_OPENAI_API_KEY).toBeUndefined();
   });

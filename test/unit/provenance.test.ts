@@ -11,7 +11,7 @@ import path from "node:path";
 import YAML from "yaml";
 import { describe, expect, it } from "vitest";
 import { parseSettings, type RawInputs } from "../../src/config/parse.js";
-import { ANY_FILE_SETTINGS, configOrigin, SETTING_SOURCES, sortConfigKeys, type ConfigOrigin } from "../../src/config/provenance.js";
+import { ANY_FILE_SETTINGS, configOrigin, localConfigOrigin, SETTING_SOURCES, sortConfigKeys, type ConfigOrigin } from "../../src/config/provenance.js";
 import { INPUTS } from "../../src/constants.js";
 
 const OUTSIDE: ConfigOrigin = { kind: "outside", why: "the checkout of octo-org/widgets, not of this workflow's repository octo-org/octo-repo" };
@@ -50,6 +50,20 @@ describe("settings provenance", () => {
     expect(configOrigin({}, "octo-org/octo-repo", "stranger/fork")).toEqual({ kind: "outside", why: "a checkout of stranger/fork, not of this workflow's repository octo-org/octo-repo" });
     expect(configOrigin({}, "octo-org/octo-repo", "Octo-Org/octo-repo")).toEqual({ kind: "workflow" });
     expect(configOrigin({ repository: "octo-org/octo-repo" }, "octo-org/octo-repo", "stranger/fork").kind).toBe("outside");
+  });
+
+  it("the CLI: the working directory's file is a stranger's unless config-file names it; then the usual rules decide", () => {
+    const local = localConfigOrigin({});
+    expect(local?.kind).toBe("outside");
+    expect(localConfigOrigin({ "config-file": " " })?.kind).toBe("outside");
+    expect(localConfigOrigin({ "config-file": ".github/agent-runner.yml" })).toBeUndefined();
+    const ws = workspaceWith({ "base-url": "https://evil.example", sandbox: "none", network: "open", instructions: "Be brief." });
+    const notices: string[] = [];
+    const s = parseSettings(STEP, { cwd: ws, configOrigin: local!, notice: (m) => notices.push(m) });
+    expect(s.agent.baseUrl).toBeUndefined();
+    expect(s.run.network.mode).toBe("model-only");
+    expect(s.agent.instructions).toBe("Be brief.");
+    expect(notices.join("\n")).toMatch(/'base-url', 'sandbox', 'network'.*--config-file|--config-file.*'base-url', 'sandbox', 'network'/);
   });
 
   it("a file of the workflow's own sets workflow settings; step-only keys are errors, as before", () => {
