@@ -1,10 +1,10 @@
 /**
  * Test files start longest first, so that the two workers end together
  * instead of one finishing a long end-to-end file alone at the end. The
- * durations come from the last run on this machine (test-results/timing.json,
- * written by test/timing-report.ts) or, on a fresh clone, from the committed
- * test/durations.json (regenerate it with `npm run test:durations` after a
- * full run). A file neither knows (a new one) starts first: it may be long.
+ * durations come from the runs on this machine (test-results/durations.json,
+ * which test/timing-report.ts keeps over every run) or, on a fresh clone, from
+ * the committed test/durations.json (regenerate it with `npm run
+ * test:durations` after a full run). A file neither knows (a new one) starts first: it may be long.
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -16,7 +16,7 @@ interface Timing {
 
 function durations(root: string): Map<string, number> {
   const known = new Map<string, number>();
-  for (const file of [path.join(root, "test", "durations.json"), path.join(root, "test-results", "timing.json")]) {
+  for (const file of [path.join(root, "test", "durations.json"), path.join(root, "test-results", "durations.json")]) {
     if (!existsSync(file)) continue;
     try {
       const timing = JSON.parse(readFileSync(file, "utf8")) as Timing;

@@ -5,12 +5,14 @@
  * which test got slow, and a change's cost to the suite can be compared run
  * against run.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Reporter, TestModule } from "vitest/node";
 
 const SHOWN = 15;
 export const TIMING_FILE = path.join("test-results", "timing.json");
+/** Every file's last known duration, over runs of part of the suite too: what test/sequencer.ts orders by. */
+export const DURATIONS_FILE = path.join("test-results", "durations.json");
 
 interface FileTiming {
   file: string;
@@ -24,6 +26,17 @@ interface TestTiming {
   name: string;
   ms: number;
   state: string;
+}
+
+function mergedDurations(latest: FileTiming[]): { file: string; ms: number }[] {
+  const known = new Map<string, number>();
+  try {
+    if (existsSync(DURATIONS_FILE)) for (const f of (JSON.parse(readFileSync(DURATIONS_FILE, "utf8")) as { files: FileTiming[] }).files) known.set(f.file, f.ms);
+  } catch {
+    // A half-written file: start again from this run.
+  }
+  for (const f of latest) known.set(f.file, f.ms);
+  return [...known].map(([file, ms]) => ({ file, ms })).sort((a, b) => b.ms - a.ms);
 }
 
 export default class TimingReport implements Reporter {
@@ -53,6 +66,7 @@ export default class TimingReport implements Reporter {
     const wallMs = Date.now() - this.startedAt;
     mkdirSync(path.dirname(TIMING_FILE), { recursive: true });
     writeFileSync(TIMING_FILE, JSON.stringify({ wallMs, files, tests }, null, 1) + "\n");
+    writeFileSync(DURATIONS_FILE, JSON.stringify({ files: mergedDurations(files) }, null, 1) + "\n");
 
     const seconds = (ms: number) => (ms / 1000).toFixed(1).padStart(6);
     const lines = [

@@ -173,7 +173,9 @@ describe("two phases", () => {
         results,
         workspace: ws,
         runtime: { runId, job: "publish" },
-        inputs: { agent: "command", "agent-command": "false", phase: "publish" },
+        // The patch rules' refusal alone: threat detection would add its own hold for a link out of the
+        // repository (a protected change, test/security/threats.e2e.test.ts), which withholds the final message.
+        inputs: { agent: "command", "agent-command": "false", phase: "publish", "threat-detection": "none" },
       });
       return { artifact, ws, publish };
     }

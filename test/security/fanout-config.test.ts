@@ -77,8 +77,9 @@ function fakeClaude(): string {
 echo "REPORT input_secrets=\${INPUT_SECRETS:+present}"
 echo "REPORT runtime_token=\${ACTIONS_RUNTIME_TOKEN:+present}"
 echo "REPORT real_key=$(env | grep -c ${REAL_KEY})"
+# A priced model: the default cost cap refuses, at the gateway, a model it cannot price.
 code=$(curl -sS --noproxy '*' -o /dev/null -w '%{http_code}' -m 20 -H "x-api-key: $ANTHROPIC_API_KEY" -H 'content-type: application/json' \\
-  -d '{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}' "$ANTHROPIC_BASE_URL/v1/messages" 2>/dev/null)
+  -d '{"model":"claude-opus-4-8","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}' "$ANTHROPIC_BASE_URL/v1/messages" 2>/dev/null)
 echo "REPORT model_request=$code"
 echo "REPORT done=1"
 `,

@@ -200,7 +200,9 @@ describe("a second agent step in the same job", () => {
       "echo step2 > step2.txt",
     );
     const one = await job.one();
-    expect(one.main.outputs.conclusion).toBe("success");
+    // Its own patch is refused (it adds filter attributes), so its conclusion is failure; what matters is step 2.
+    expect(one.main.outputs.conclusion, one.main.log).toBe("failure");
+    expect(one.main.log).toMatch(/The patch from this run was refused/);
     const two = await job.two();
     // Neither step 2's pre-agent git (baseline) nor its collection ran anything step 1 configured.
     expect(readdirSync(marks)).toEqual([]);
@@ -220,7 +222,7 @@ describe("a second agent step in the same job, and the config file", () => {
     const marker = path.join(mkdtempSync(path.join(os.tmpdir(), "hostgit-marker-")), "second-ran");
     const job = twoStepJob(ws, "printf 'sandbox: none\\nnetwork: open\\nallow-workflow-changes: true\\n' > .github/agent-runner.yml", `touch ${JSON.stringify(marker)}`);
     const one = await job.one();
-    expect(one.main.outputs.conclusion).toBe("success");
+    expect(one.main.outputs.conclusion, one.main.log).toBe("success");
     const two = await job.two();
     expect(two.main.exitCode).toBe(1);
     expect(two.main.log).toMatch(/Input 'config-file': an agent already ran in .* earlier in this job, and '.github\/agent-runner.yml' has changed since/);

@@ -16,7 +16,7 @@
  * `curl -u `), where gitleaks' RE2 is linear. Windows overlap by at least the
  * longest match a rule can make, so no secret that fits is cut in two.
  */
-import * as z from "zod";
+import * as z from "../../shared/zod.js";
 import data from "./gitleaks-rules.json" with { type: "json" };
 
 const Pattern = z.object({ source: z.string(), flags: z.string() });

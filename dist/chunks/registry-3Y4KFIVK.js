@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{a}from"./chunk-KVK2T5PL.js";import"./chunk-TZ2OSFVK.js";import"./chunk-F4ZBI2SN.js";import"./chunk-TKHCVWYT.js";import"./chunk-RRGJ5MZK.js";import"./chunk-VXUKBLKY.js";import"./chunk-DNXN5ARR.js";import"./chunk-HUGJJKDB.js";import"./chunk-6NDGCS4I.js";import"./chunk-GGBZQEZW.js";import"./chunk-7O52XZFL.js";export{a as agentBackend};
