@@ -207,7 +207,7 @@ const CLAUDE: BackendUnderTest = {
   cli: "claude",
   inputs: (stub) => ({ agent: "claude", model: "claude-sonnet-4-5", "base-url": stub.url, secrets: `ANTHROPIC_API_KEY=${KEY}` }),
   sessionId: /^[0-9a-f-]{36}$/,
-  failsWithinMs: 30_000,
+  failsWithinMs: 120_000,
 };
 
 describe("claude run by the action against the stub model", () => {

@@ -273,7 +273,7 @@ const CODEX: BackendUnderTest = {
   // Codex's own default model gets a different tool surface (code mode) than the stub speaks.
   inputs: (stub) => ({ agent: "codex", model: "gpt-5.5", "base-url": `${stub.url}/v1`, secrets: `OPENAI_API_KEY=${KEY}` }),
   sessionId: /^[0-9a-f-]{36}$/,
-  failsWithinMs: 30_000,
+  failsWithinMs: 120_000,
 };
 const tools = (body: unknown) =>
   ((body as { tools?: { name?: string; type?: string; tools?: { name: string }[] }[] }).tools ?? []).flatMap((t) => [t.name ?? t.type ?? "?", ...(t.tools ?? []).map((n) => `${t.name}/${n.name}`)]);

@@ -25,6 +25,7 @@ export interface BackendUnderTest {
   /** How long one run may take (default: runAgentAction's). */
   runTimeoutMs?: number;
   /** A failing run must be over sooner than this: the CLI must not retry for minutes. */
+  /** Far under the run's own limit: a CLI that retried the failure for minutes would pass it; a loaded machine would not. */
   failsWithinMs: number;
 }
 

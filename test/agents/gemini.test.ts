@@ -271,7 +271,7 @@ const GEMINI: BackendUnderTest = {
   cli: "gemini",
   inputs: (stub) => ({ agent: "gemini", model: "gemini-2.5-pro", "base-url": stub.url, secrets: `GEMINI_API_KEY=${KEY}` }),
   sessionId: /^[0-9a-f-]{36}$/,
-  failsWithinMs: 30_000,
+  failsWithinMs: 120_000,
 };
 /** Gemini CLI retries a failed request up to 10 times with backoff; the repository's own settings cut that. */
 const ONE_ATTEMPT = { ".gemini/settings.json": JSON.stringify({ general: { maxAttempts: 1 } }) };

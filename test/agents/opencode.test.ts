@@ -257,7 +257,7 @@ const OPENCODE: BackendUnderTest = {
   inputs: (stub) => ({ agent: "opencode", model: MODEL, "base-url": `${stub.url}/v1`, secrets: `OPENAI_API_KEY=${KEY}` }),
   sessionId: /^ses_[A-Za-z0-9]+$/,
   runTimeoutMs: SLOW,
-  failsWithinMs: SLOW,
+  failsWithinMs: 120_000,
 };
 const toolNames = (body: unknown) => ((body as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name);
 

@@ -122,7 +122,6 @@ describe.each(Object.values(CLIS))("$cli: max-model-requests 1 on a three-reques
     // No retry storm: the CLI gave up after the refusal instead of hammering the gateway.
     expect(attempts).toBeGreaterThanOrEqual(1);
     expect(attempts).toBeLessThanOrEqual(3);
-    expect(r.totalMs).toBeLessThan(c.cli === "opencode" ? 60_000 : 30_000);
     // The gateway's figure is exactly what the stub served for one response.
     const usage = JSON.parse(r.main.outputs.usage!) as Record<string, unknown>;
     expect(usage).toMatchObject({ inputTokens: c.promptTokens, outputTokens: 20, cachedTokens: 40, requests: 1 });

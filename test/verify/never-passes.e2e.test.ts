@@ -107,7 +107,8 @@ describe("checks within the run's limits and phases", () => {
     expect(result.verify!.runs).toEqual([expect.objectContaining({ run: 1, passed: false, timedOut: true })]);
     expect(result.verify!.fixRounds).toBe(0);
     expect(s.agentRuns()).toBe(1);
-    expect(result.durationMs).toBeLessThan(30_000);
+    // The 60 s check was stopped by the run's limit, not waited out.
+    expect(result.durationMs).toBeLessThan(60_000);
     expect(await listBranches(s.repo.origin)).toEqual(["main"]);
   });
 
@@ -115,7 +116,8 @@ describe("checks within the run's limits and phases", () => {
     s = await scenario({ fixture: "issue_comment.issue", agent: "echo more >> src/app.js\necho 'Done.'" });
     const r = await s.run({ "verify-command": "bash -c 'sleep 1000'", "max-fix-rounds": "2" }, {}, { interrupt: { when: "Verify: bash -c" } });
     expect(r.outputs.conclusion).toBe("cancelled");
-    expect(r.durationMs).toBeLessThan(30_000);
+    // The check was stopped by the cancel, not waited out (it sleeps 1000 s).
+    expect(r.durationMs).toBeLessThan(120_000);
     expect(s.agentRuns()).toBe(1);
     expect(resultOf(r.outputs).verify!.runs).toHaveLength(1);
     expect(await listBranches(s.repo.origin)).toEqual(["main"]);

@@ -184,6 +184,7 @@ describe("the check as a process", () => {
     );
     expect(out.run.passed).toBe(false);
     expect(out.run.timedOut).toBe(true);
-    expect(out.run.durationMs).toBeLessThan(10_000);
+    // Stopped, not waited out: under the sleep's own 30 s however loaded the machine.
+    expect(out.run.durationMs).toBeLessThan(30_000);
   });
 });
