@@ -111,7 +111,7 @@ describe("GitHub refuses the push: nothing delivered, ❌, the reason and the se
       expect(body).not.toContain("✅");
       expect(body).toMatch(/Repository rule violations found/);
       expect(body).toContain("Settings → Rules → Rulesets");
-      expect(body).toContain("`agent/**`");
+      expect(body).toContain("` agent/** `"); // through codeName (src/publish/markdown-code.ts), which pads a name inside its backticks
       expect(body).toContain("+The demo project.");
       expect(r.summary).toMatch(/^## ❌ Agent Runner: delivery failed$/m);
       expect(r.summary).toContain("| Conclusion | ❌ failure |");

@@ -19,12 +19,11 @@
  * The agent saves each prompt it gets under `.agent-notes/` (ignored: never
  * in the patch, never in the copy), which the test reads on the host.
  */
-import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { makeWorkspace } from "../agents/helpers.js";
-import { REPO_ROOT } from "../support/harness.js";
 import { runWithVerify } from "./helpers.js";
 
 const MARKER = "ADD-CHECK-FAILED";
@@ -60,14 +59,17 @@ function nodeProject(): string {
   return ws;
 }
 
-/** The agent's script in a folder the sandbox shows read-only (the repository's test-output/). */
+/**
+ * The agent's script, as the command's program: the sandbox shows that one file (read-only) wherever it
+ * is, while it hides /tmp and may hide the checkout too (a CI clone under /tmp).
+ */
 function agentCommand(body: string): string {
-  const dir = path.join(REPO_ROOT, "test-output", `clean-copy-${randomBytes(6).toString("hex")}`);
-  mkdirSync(dir, { recursive: true });
+  const dir = mkdtempSync(path.join(os.tmpdir(), "clean-copy-agent-"));
   onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, "agent.sh");
   writeFileSync(file, `#!/bin/bash\nset -e\n${SAVE_PROMPT}\n${body}\necho done\n`);
-  return `bash ${file}`;
+  chmodSync(file, 0o755);
+  return file;
 }
 
 const run = (ws: string, agent: string, extra: Record<string, string> = {}, runnerTemp?: string) =>
