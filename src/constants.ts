@@ -91,7 +91,16 @@ export const INPUTS = {
     description:
       "Prices for models the price table does not know (or to override it), YAML: model id → `{input, output, cached}` in US dollars per million tokens (`cached`: cache reads, defaults to `input`). Required for an unknown model when `max-cost-usd` is set.",
   },
-  "timeout-minutes": { description: "Hard time limit for the agent's whole process tree, in minutes (fractions allowed).", default: "30" },
+  "timeout-minutes": {
+    description:
+      "Hard time limit for the agent's whole process tree, in minutes (fractions allowed). The agent is stopped a margin earlier (10 % of the limit, at most a minute) so that its work is kept as a checkpoint: conclusion `incomplete`, continued with `@agent continue` (see docs/sessions.md).",
+    default: "30",
+  },
+  "stall-minutes": {
+    description:
+      "Stall watchdog: an agent that makes no model request, writes no output and changes no file for this many minutes (fractions allowed) is stopped with a checkpoint (conclusion `incomplete`); `0` turns it off.",
+    default: "10",
+  },
   attempts: {
     description:
       "Independent agent runs (1–5) from the same start state, each in its own copy of the workspace, sharing one model gateway and its budget; each is verified, one is chosen (`select`) and delivered. Output `attempts` lists them.",
@@ -149,6 +158,11 @@ export const INPUTS = {
     default: "new",
   },
   "fork-session": { description: "Resume into a new session id instead of extending the old one.", default: "false" },
+  resume: {
+    description:
+      "`checkpoint`: start from this issue/PR's checkpoint (the work an `incomplete` run kept on `refs/agent-runner/checkpoints/<n>`) and its session, as the comment `@agent continue` does; `none` starts from the checkout.",
+    default: "none",
+  },
   "trigger-phrase": { description: "Phrase that triggers the agent in comments; `/agent` at the start of a comment also works.", default: "@agent" },
   "allowed-users": { description: "Extra users who may trigger without write access (risky: they control what the agent does)." },
   "allowed-bots": { description: "Bot logins allowed to trigger (none by default)." },
@@ -238,7 +252,7 @@ export type InputName = keyof typeof INPUTS;
 
 export const OUTPUTS = {
   conclusion:
-    "What the run came to, delivery included: `success` (everything asked was done), `partial` (delivered in part: the branch is pushed but GitHub refused to open the pull request, or paths were left out of the patch; the step does not fail), `failure` (the agent failed, a budget stopped it, its changes fail `verify-command`, threat detection held it back, the patch was refused, or delivery failed), `timeout`, `cancelled` or `skipped`. The comment's and the job summary's headline say the same: ✅ `success`, ⚠️ `partial`, ❌ the others but `skipped`.",
+    "What the run came to, delivery included: `success` (everything asked was done), `partial` (delivered in part: the branch is pushed but GitHub refused to open the pull request, or paths were left out of the patch; the step does not fail), `failure` (the agent failed, a budget stopped it, its changes fail `verify-command`, threat detection held it back, the patch was refused, or delivery failed), `incomplete` (stopped at `timeout-minutes`, on a cancel or by the stall watchdog, its work kept as a checkpoint to continue from: `@agent continue`), `timeout`, `cancelled` or `skipped`. The comment's and the job summary's headline say the same: ✅ `success`, ⚠️ `partial`, ⏸️ `incomplete`, ❌ the others but `skipped`.",
   "final-message": "The agent's final message.",
   "session-id": "The agent's session id (pass to `session` to resume).",
   "structured-output": "JSON result matching `output-schema`.",
@@ -257,6 +271,7 @@ export const OUTPUTS = {
   "pull-request-number": "Number of the pull request opened or updated.",
   branch: "Branch pushed by the action.",
   "commit-sha": "Commit pushed by the action.",
+  checkpoint: "The checkpoint ref an `incomplete` run pushed (`refs/agent-runner/checkpoints/<n>`), when it pushed one.",
   "commit-verified": "`true` when GitHub verified (signed) the delivered commit, read back after `commit-method: api`; `false` when it did not.",
   "safe-outputs": "JSON array, one entry per agent request: `{type, status: applied|refused, url?, reason?}`.",
   threats: "JSON array of what threat detection found before publishing: `{kind: secret|run-secret|protected-file|threat-verdict|detection-failed|scan-incomplete, where, file?, detail}`; never the value. Empty when nothing was found.",

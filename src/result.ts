@@ -1,7 +1,20 @@
 /** What one run produced: written to result.json and turned into outputs. */
 import type { Usage } from "./shared/events.js";
 
-export type Conclusion = "success" | "failure" | "timeout" | "cancelled" | "skipped";
+export type Conclusion = "success" | "failure" | "incomplete" | "timeout" | "cancelled" | "skipped";
+
+/** Why a run stopped with a checkpoint (conclusion `incomplete`): its work is kept to continue from. */
+export type CheckpointCause = "time-limit" | "cancelled" | "stalled";
+
+/** An `incomplete` run's checkpoint, and a continued run's origin (session/checkpoint.ts). */
+export interface CheckpointInfo {
+  /** Set on an `incomplete` run: why it stopped. */
+  cause?: CheckpointCause;
+  /** A continued run: the checkpoint commit it started from, and how many runs the work has taken so far (this one included). */
+  resumedFrom?: { commit: string; runs: number };
+  /** Runs the work has taken, this one included (1 without a checkpoint to continue). */
+  runs: number;
+}
 
 /** How `verify-command` ended: the last check passed, still failed, or never ran (no command, or the agent failed first). */
 export type Verified = "passed" | "failed" | "not-run";
@@ -36,6 +49,8 @@ export interface VerifyReport {
 
 export interface RunResult {
   conclusion: Conclusion;
+  /** Conclusion `incomplete`, or a run continued from a checkpoint. */
+  checkpoint?: CheckpointInfo;
   /** One line saying why, when not success. */
   reason?: string;
   agentName: string;

@@ -61,6 +61,7 @@ export const WORKFLOW_INPUTS = {
   "max-model-requests": { to: RUN },
   "model-prices": { to: RUN },
   "timeout-minutes": { to: RUN, type: "number" },
+  "stall-minutes": { to: RUN, type: "number" },
   attempts: { to: RUN, type: "number" },
   select: { to: RUN },
   "verify-command": { to: RUN },
@@ -83,6 +84,7 @@ export const WORKFLOW_INPUTS = {
   "pr-checkout": { to: BOTH },
   session: { to: RUN },
   "fork-session": { to: RUN },
+  resume: { to: RUN },
   // Who may trigger is checked in both jobs.
   "trigger-phrase": { to: BOTH },
   "allowed-users": { to: BOTH },

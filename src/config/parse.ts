@@ -244,6 +244,13 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   if (!Number.isFinite(timeoutMinutes) || timeoutMinutes <= 0)
     problems.add("timeout-minutes", `'${timeoutRaw}' must be a positive number of minutes (fractions allowed, e.g. 0.5).`);
 
+  const stallRaw = (str("stall-minutes") ?? "10").trim() || "10";
+  const stallMinutes = Number(stallRaw);
+  if (!Number.isFinite(stallMinutes) || stallMinutes < 0)
+    problems.add("stall-minutes", `'${stallRaw}' must be a number of minutes (fractions allowed, e.g. 0.5), or 0 for no stall watchdog.`);
+  const resumeRaw = (str("resume") ?? "none").trim() || "none";
+  if (resumeRaw !== "none" && resumeRaw !== "checkpoint") problems.add("resume", `'${resumeRaw}' must be 'none' or 'checkpoint'.`);
+
   const session = (str("session") ?? "new").trim() || "new";
   const forkSession = bool("fork-session");
   if (forkSession && session === "new") problems.add("fork-session", "needs 'session' set to 'continue' or a session id to fork from.");
@@ -274,6 +281,8 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     network: { mode: oneOf("network", NetworkMode.options), allowedDomains: list("allowed-domains") },
     outputSchema: inlineOutputSchema(str("output-schema"), problems),
     timeoutSeconds: Number.isFinite(timeoutMinutes) && timeoutMinutes > 0 ? timeoutMinutes * 60 : 1800,
+    stallSeconds: Number.isFinite(stallMinutes) && stallMinutes >= 0 ? stallMinutes * 60 : 600,
+    resumeCheckpoint: resumeRaw === "checkpoint",
     extraArgs: parseArgs(value("agent-args"), problems),
   };
 

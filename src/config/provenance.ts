@@ -60,6 +60,7 @@ export const SETTING_SOURCES: Record<InputName, SettingSource> = {
   "vertex-region": "workflow",
   "max-turns": "workflow",
   "timeout-minutes": "workflow",
+  "stall-minutes": "workflow",
   // The project's check: a command run in the sandbox, like agent-command.
   "verify-command": "workflow",
   "max-fix-rounds": "workflow",
@@ -96,6 +97,7 @@ export const SETTING_SOURCES: Record<InputName, SettingSource> = {
   // Who may trigger, which session is restored.
   session: "workflow",
   "fork-session": "workflow",
+  resume: "workflow",
   "trigger-phrase": "workflow",
   "allowed-users": "workflow",
   "allowed-bots": "workflow",

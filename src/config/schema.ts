@@ -96,6 +96,10 @@ export const RunConfig = z.object({
   network: z.object({ mode: NetworkMode, allowedDomains: z._default(z.array(z.string()), []) }),
   outputSchema: z.optional(z.record(z.string(), z.unknown())),
   timeoutSeconds: z.number().check(z.positive()),
+  /** `stall-minutes`, in seconds: no model request, output or file change for this long stops the agent with a checkpoint; 0: no watchdog. */
+  stallSeconds: z._default(z.number().check(z.nonnegative()), 600),
+  /** `resume: checkpoint` (or `@agent continue`): the run starts from the thread's checkpoint (session/checkpoint.ts). */
+  resumeCheckpoint: z._default(z.boolean(), false),
   extraArgs: z._default(z.array(z.string()), []),
   metadata: z._default(z.record(z.string(), z.unknown()), {}),
 });

@@ -24,7 +24,7 @@ import type { RepoRef } from "../shared/trigger.js";
 import { MATRIX_LIMIT, type FanOutItem } from "./items.js";
 import { DeliveryRecord, RECORD_FILE } from "./record.js";
 
-type Conclusion = "success" | "failure" | "timeout" | "cancelled" | "skipped";
+type Conclusion = "success" | "failure" | "incomplete" | "timeout" | "cancelled" | "skipped";
 
 /** One row of the report (and one entry of the `report` output). */
 export interface ReportEntry {
@@ -47,7 +47,7 @@ export interface ReportEntry {
 
 /** result.json as gather reads it: the fields the report shows, nothing more. */
 const ResultFields = z.object({
-  conclusion: z.enum(["success", "failure", "timeout", "cancelled", "skipped"]),
+  conclusion: z.enum(["success", "failure", "incomplete", "timeout", "cancelled", "skipped"]),
   durationMs: z.number().check(z.nonnegative()),
   usage: z.object({ costUsd: z.optional(z.number().check(z.nonnegative())) }),
   diff: z.object({ changedFiles: z.array(z.string().check(z.maxLength(4096))).check(z.maxLength(100_000)) }),
@@ -202,6 +202,7 @@ function isItemRef(ref: string): boolean {
 const ICON: Record<ReportEntry["conclusion"], string> = {
   success: "✅",
   failure: "❌",
+  incomplete: "⏸️",
   timeout: "⏱️",
   cancelled: "🚫",
   skipped: "⏭️",

@@ -26,7 +26,7 @@ export function deliveryRecordName(host: Pick<HostContext, "runId" | "runAttempt
   return `${RECORD_PREFIX}${host.runId ?? "local"}-${host.runAttempt ?? "1"}-${key}`;
 }
 
-const Conclusion = z.enum(["success", "failure", "timeout", "cancelled", "skipped"]);
+const Conclusion = z.enum(["success", "failure", "incomplete", "timeout", "cancelled", "skipped"]);
 
 export const DeliveryRecord = z.object({
   version: z.literal(1),

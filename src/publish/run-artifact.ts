@@ -82,8 +82,15 @@ const Sha = z.string().check(z.regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "a full gi
 
 /** result.json as read from an artifact. Unknown keys are dropped. */
 const RunResultSchema = z.object({
-  conclusion: z.enum(["success", "failure", "timeout", "cancelled", "skipped"]),
+  conclusion: z.enum(["success", "failure", "incomplete", "timeout", "cancelled", "skipped"]),
   reason: z.optional(z.string()),
+  checkpoint: z.optional(
+    z.object({
+      cause: z.optional(z.enum(["time-limit", "cancelled", "stalled"])),
+      resumedFrom: z.optional(z.object({ commit: Sha, runs: z.number().check(z.int(), z.positive(), z.lte(1000)) })),
+      runs: z.number().check(z.int(), z.positive(), z.lte(1000)),
+    }),
+  ),
   agentName: z.string(),
   agentBackend: z.string(),
   agentVersion: z.optional(z.string()),
@@ -123,7 +130,7 @@ const RunResultSchema = z.object({
       .array(
         z.object({
           attempt: z.number().check(z.int(), z.gte(1), z.lte(MAX_ATTEMPTS)),
-          conclusion: z.enum(["success", "failure", "timeout", "cancelled", "skipped"]),
+          conclusion: z.enum(["success", "failure", "incomplete", "timeout", "cancelled", "skipped"]),
           verified: z.enum(["passed", "failed", "not-run"]),
           changedLines: z.number().check(z.int(), z.nonnegative()),
           changedFiles: z.number().check(z.int(), z.nonnegative()),

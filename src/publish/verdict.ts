@@ -8,9 +8,9 @@
 import type { RunResult } from "../result.js";
 
 /** The `conclusion` output (OUTPUTS in constants.ts lists the same values). */
-export type ConclusionOutput = "success" | "partial" | "failure" | "timeout" | "cancelled" | "skipped";
+export type ConclusionOutput = "success" | "partial" | "failure" | "incomplete" | "timeout" | "cancelled" | "skipped";
 
-/** Every way a run ends, most severe first in `runVerdict`. */
+/** Every way a run ends, most severe first in `runVerdict` (`incomplete`: stopped with a checkpoint, see session/checkpoint.ts). */
 export type OutcomeKind =
   | "done"
   | "partial"
@@ -20,11 +20,12 @@ export type OutcomeKind =
   | "verify-failed"
   | "budget"
   | "agent-failed"
+  | "incomplete"
   | "timeout"
   | "cancelled"
   | "skipped";
 
-export type HeadlineIcon = "✅" | "⚠️" | "❌" | "⏭️";
+export type HeadlineIcon = "✅" | "⚠️" | "❌" | "⏭️" | "⏸️";
 
 export interface Verdict {
   kind: OutcomeKind;
@@ -55,6 +56,7 @@ const OUTCOMES: Record<OutcomeKind, { conclusion: ConclusionOutput; icon: Headli
   "verify-failed": { conclusion: "failure", icon: "❌", words: "Agent Runner: the changes fail verify-command" },
   budget: { conclusion: "failure", icon: "❌", words: "Agent Runner: stopped by a budget" },
   "agent-failed": { conclusion: "failure", icon: "❌", words: "Agent Runner: the agent failed" },
+  incomplete: { conclusion: "incomplete", icon: "⏸️", words: "Agent Runner: stopped before finishing, work kept" },
   timeout: { conclusion: "timeout", icon: "❌", words: "Agent Runner: timeout" },
   cancelled: { conclusion: "cancelled", icon: "❌", words: "Agent Runner: cancelled" },
   skipped: { conclusion: "skipped", icon: "⏭️", words: "Agent Runner: skipped" },
@@ -70,6 +72,8 @@ function kindOf(i: VerdictInput): OutcomeKind {
   if (i.held) return "held";
   if (i.refused) return "refused";
   if (i.deliveryFailed) return "delivery-failed";
+  // Not delivered, but nothing lost: the checkpoint (and the artifact) keep the work for `@agent continue`.
+  if (r.conclusion === "incomplete") return "incomplete";
   if (i.partial) return "partial";
   return "done";
 }

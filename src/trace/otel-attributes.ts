@@ -18,7 +18,7 @@ const API_PATH = /^\/[A-Za-z0-9._:/-]{0,200}$/;
 /** What the runner's environment says (repository, workflow name, ref, run ids): set by GitHub and the workflow, not the agent. */
 const HOST_TEXT = /^[^\u0000-\u001f\u007f-\u009f]{1,256}$/;
 
-export const CONCLUSIONS = ["success", "failure", "timeout", "cancelled", "skipped"] as const;
+export const CONCLUSIONS = ["success", "failure", "incomplete", "timeout", "cancelled", "skipped"] as const;
 
 export type AttributeRule =
   | "count"

@@ -254,7 +254,7 @@ export async function buildRunSpans(
   for (const e of tools.notices) root.addEvent(e.name, clean(e.attributes), e.time);
 
   // The conclusion, never the reason: a failure's reason is often the agent's own stderr.
-  if (result.conclusion === "failure" || result.conclusion === "timeout" || result.conclusion === "cancelled")
+  if (result.conclusion === "failure" || result.conclusion === "incomplete" || result.conclusion === "timeout" || result.conclusion === "cancelled")
     root.setStatus({ code: SpanStatusCode.ERROR, message: `agent run ${result.conclusion}` });
   root.end(endMs);
   await provider.forceFlush();

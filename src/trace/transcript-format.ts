@@ -393,9 +393,9 @@ export function footerLines(stats: TranscriptStats): { counts: string; omissions
   return { counts: parts.join(" · "), omissions: notes.length ? `${notes.join("; ")}; the full trace is in trace.jsonl.` : "" };
 }
 
-export type ConclusionKind = "success" | "failure" | "timeout" | "cancelled" | "skipped" | "other";
+export type ConclusionKind = "success" | "failure" | "incomplete" | "timeout" | "cancelled" | "skipped" | "other";
 
 export function conclusionKind(conclusion: string): ConclusionKind {
   const c = conclusion.toLowerCase();
-  return c === "success" || c === "failure" || c === "timeout" || c === "cancelled" || c === "skipped" ? c : "other";
+  return c === "success" || c === "failure" || c === "incomplete" || c === "timeout" || c === "cancelled" || c === "skipped" ? c : "other";
 }

@@ -99,6 +99,12 @@ const CASES: Record<OutcomeKind, Case> = {
     conclusion: "failure",
     headline: "❌ Agent Runner: the agent failed",
   },
+  incomplete: {
+    result: result({ conclusion: "incomplete", checkpoint: { cause: "time-limit", runs: 1 }, reason: "Stopped at the time limit." }),
+    verdict: () => deliveryVerdict(result({ conclusion: "incomplete" }), { outcome: { mode: "comment", showPatch: true } }),
+    conclusion: "incomplete",
+    headline: "⏸️ Agent Runner: stopped before finishing, work kept",
+  },
   timeout: {
     result: result({ conclusion: "timeout", reason: "The agent hit the 'timeout-minutes' limit and was stopped." }),
     verdict: () => deliveryVerdict(result({ conclusion: "timeout" }), { outcome: { mode: "comment", showPatch: true } }),

@@ -216,6 +216,8 @@ export function detectorSettings(settings: Settings, dataDir: string, prompt: st
       fetchedAttachments: [],
       continueLast: false,
       forkSession: false,
+      stallSeconds: run.stallSeconds,
+      resumeCheckpoint: false,
       env: run.env,
       forwardEnv: [],
       secrets: run.secrets,
