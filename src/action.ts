@@ -34,6 +34,7 @@ import { summaryMarkdown } from "./publish/summary.js";
 import { runVerdict } from "./publish/verdict.js";
 import type { RunResult } from "./result.js";
 import type { SessionCarry } from "./session/carry.js";
+import type { CheckpointToRestore } from "./git/checkpoint.js";
 import type { ActionIO, StageContext } from "./stage-context.js";
 import { Redactor } from "./shared/redact.js";
 import type { GitHubEvent } from "./trigger/event.js";
@@ -66,10 +67,10 @@ export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
  * A stage loads its own code when it runs: the publish phase never loads the runner, the sandbox or the agents.
  */
 const PHASES: Record<Settings["delivery"]["phase"], readonly Stage[]> = {
-  run: [prepareWorkspace, startSession, runTheAgent, judgeOutput, uploadArtifact, endSession, applySafeOutputs, deliver, report, exportTrace, conclude],
+  run: [prepareWorkspace, resumeCheckpoint, startSession, runTheAgent, judgeOutput, uploadArtifact, endSession, applySafeOutputs, deliver, report, exportTrace, conclude],
   publish: [downloadArtifact, checkThePatch, detectThreats, applySafeOutputs, deliver, report, recordForGather, conclude],
   // Nothing the agent wrote leaves (artifact, session state, comment) before threat detection has passed.
-  all: [prepareWorkspace, startSession, runTheAgent, checkThePatch, judgeOutput, detectThreats, uploadArtifact, endSession, applySafeOutputs, deliver, report, exportTrace, recordForGather, conclude],
+  all: [prepareWorkspace, resumeCheckpoint, startSession, runTheAgent, checkThePatch, judgeOutput, detectThreats, uploadArtifact, endSession, applySafeOutputs, deliver, report, exportTrace, recordForGather, conclude],
 };
 
 async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<RunResult | undefined> {
@@ -96,6 +97,8 @@ interface Step {
   /** The GitHub side of a run with an event: the trigger, the progress comment, delivery. */
   github?: { stage: GitHubStage; stages: GitHubStages };
   session?: SessionCarry;
+  /** `@agent continue` / `resume: checkpoint`: the thread's checkpoint, fetched and checked (session/checkpoint.ts). */
+  checkpoint?: CheckpointToRestore;
   result?: RunResult;
   artifact?: RunArtifactRef;
   refusal?: string;
@@ -179,6 +182,29 @@ async function prepareWorkspace(step: Step): Promise<void> {
   step.ctx = await github.stages.withCommentAttachments(withPrompt(ctx, prompt), github.stage.run);
 }
 
+/**
+ * `@agent continue` or `resume: checkpoint`: the thread's checkpoint, fetched with the job's token into a
+ * private repository, before the session is looked up (a continued run continues the thread's session).
+ */
+async function resumeCheckpoint(step: Step): Promise<void> {
+  const { ctx, github } = step;
+  const continues = ctx.settings.run.resumeCheckpoint || (github?.stage.run.trigger.requestSource === "comment" && (await import("./session/checkpoint.js")).asksToContinue(github.stage.run.trigger.request));
+  if (!continues) return;
+  if (!github) throw new ConfigurationError("Input 'resume': 'checkpoint' continues an issue's or pull request's checkpoint; this run has no event to name one.");
+  const { fetchCheckpoint, continuedSettings } = await import("./session/checkpoint.js");
+  const run = github.stage.run;
+  step.checkpoint = await fetchCheckpoint({
+    thread: run.trigger.thread?.number,
+    remoteUrl: run.remoteUrl,
+    token: ctx.settings.github.token,
+    serverUrl: ctx.io.host.serverUrl,
+    gitEnv: ctx.io.host.gitEnv,
+    runDir: ctx.runDir,
+    log: ctx.log,
+  });
+  step.ctx = { ...ctx, settings: continuedSettings(ctx.settings, step.checkpoint, ctx.log) };
+}
+
 async function startSession(step: Step): Promise<void> {
   step.session = await (await import("./session/stage.js")).openSession(step.ctx);
 }
@@ -209,6 +235,7 @@ async function runTheAgent(step: Step): Promise<void> {
     touched: TouchedWorkspaces.forJob(ctx.io.host.runnerTemp, ctx.configFingerprint, ctx.configCheckout),
     install: hostInstallOptions(ctx.io.host),
     ...(step.session ? { session: step.session.hooks } : {}),
+    ...(step.checkpoint ? { checkpoint: step.checkpoint } : {}),
     ...(github ? { onEvent: github.stage.progress.onEvent } : {}),
     ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),
   };

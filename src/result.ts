@@ -14,6 +14,8 @@ export interface CheckpointInfo {
   resumedFrom?: { commit: string; runs: number };
   /** Runs the work has taken, this one included (1 without a checkpoint to continue). */
   runs: number;
+  /** What the work has cost so far, the earlier runs included, when the gateway knew the prices (US dollars). */
+  spentUsd?: number;
 }
 
 /** How `verify-command` ended: the last check passed, still failed, or never ran (no command, or the agent failed first). */

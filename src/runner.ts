@@ -21,7 +21,9 @@ import type { TouchedRepo, TouchedWorkspaces } from "./git/touched.js";
 import { snapshotIgnored, type IgnoredSnapshot } from "./git/clean-copy.js";
 import { collectChanges, takeBaseline, type Baseline, type Collected } from "./git/snapshot.js";
 import type { Logger } from "./logger.js";
-import type { Conclusion, RunResult } from "./result.js";
+import type { CheckpointCause, Conclusion, RunResult } from "./result.js";
+import { restoreCheckpoint, type CheckpointToRestore } from "./git/checkpoint.js";
+import { watchForStall } from "./runner/stall.js";
 import { checkBudget, gatewayBudget } from "./sandbox/budget.js";
 import { buildAgentEnv } from "./sandbox/env.js";
 import { runProcessTree, type ProcessOutcome } from "./sandbox/process.js";
@@ -71,10 +73,24 @@ export interface RunnerDeps {
    * budget covers them all (src/attempts/): used instead of starting one, and left open.
    */
   gateway?: ModelGateway;
+  /** `@agent continue` / `resume: checkpoint`: the earlier runs' work, put into the workspace after the baseline is taken (git/checkpoint.ts). */
+  checkpoint?: CheckpointToRestore;
+}
+
+/**
+ * How long before `timeout-minutes` runs out the agent is stopped: 10 % of the
+ * limit, at most a minute. The rest is for collecting the patch and keeping it
+ * as a checkpoint (artifact, session state, the checkpoint ref) within the limit.
+ */
+export function checkpointMarginMs(timeoutSeconds: number): number {
+  return Math.min(60_000, timeoutSeconds * 100);
 }
 
 /** What the steps shared by the agent's run and a reviewing agent's run need (RunnerDeps has it all). */
-type LaunchDeps = Pick<RunnerDeps, "log" | "redactor" | "resultsDir" | "scratchDir" | "runId" | "searchPath" | "sandboxHost" | "signal" | "onEvent" | "session" | "install">;
+type LaunchDeps = Pick<RunnerDeps, "log" | "redactor" | "resultsDir" | "scratchDir" | "runId" | "searchPath" | "sandboxHost" | "signal" | "onEvent" | "session" | "install"> & {
+  /** Set for the task's own agent (runAgent): the margin before `timeout-minutes` and the stall watchdog apply. */
+  checkpoints?: boolean;
+};
 
 /** What starting a model gateway needs: the log and the runner's cloud environment. */
 type GatewayDeps = Pick<RunnerDeps, "log" | "sandboxHost">;
@@ -94,6 +110,10 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   const choice = chooseProvider(backend, settings.agent);
   await checkOptions(settings, backend, deps.log);
   const { repo, baseline, walk, ignored, earlierAgent } = await measureStart(settings, deps);
+  if (deps.checkpoint) {
+    const restored = await restoreCheckpoint(repo, baseline, deps.checkpoint, deps.scratchDir);
+    deps.log.info(`Checkpoint: restored ${restored.files} changed path(s) from ${deps.checkpoint.commit.slice(0, 12)} on top of ${baseline.commit.slice(0, 12)}; the patch stays relative to that commit.`);
+  }
   const stage = { ...(await layOut(settings, backend, deps)), walk };
   const sandboxBackend = await chooseSandbox(settings.sandbox.choice, deps.log, deps.sandboxHost, { dockerImage: settings.sandbox.dockerImage });
   const checks: CheckSource = { repo, baseline, ignored, sandboxBackend, earlierAgent };
@@ -102,7 +122,7 @@ export async function runAgent(settings: Settings, deps: RunnerDeps): Promise<Ru
   const ownGateway = gateway && gateway !== deps.gateway ? gateway : undefined;
   const launch = await prepareLaunch(settings, deps, backend, stage, sandboxBackend, gateway && choice ? { gateway, choice } : undefined, ownGateway);
   // --- run: from here on, failures become the result instead of exceptions.
-  const ran = await runTraced(settings, deps, backend, launch, gateway, ownGateway, stage, checks);
+  const ran = await runTraced(settings, { ...deps, checkpoints: true }, backend, launch, gateway, ownGateway, stage, checks);
   // --- collect
   const collected = await collect(repo, baseline, deps);
   const result = buildResult({ settings, deps, backend, startedAt, baseline, stage, launch, ran, collected, gateway });
@@ -392,6 +412,8 @@ interface Ran {
   verify: RoundsOutcome;
   /** `timeout-minutes` ran out during a check. */
   verifyTimedOut: boolean;
+  /** The stall watchdog stopped the agent (runner/stall.ts). */
+  stalled: boolean;
 }
 
 /**
@@ -426,7 +448,9 @@ async function runTraced(
   };
 
   const spawnedAt = Date.now();
-  const deadline = spawnedAt + settings.run.timeoutSeconds * 1000;
+  // The task's agent stops a margin early: its work is then kept as a checkpoint within the limit.
+  const deadline = spawnedAt + settings.run.timeoutSeconds * 1000 - (deps.checkpoints ? checkpointMarginMs(settings.run.timeoutSeconds) : 0);
+  let stalled = false;
   let outcome: ProcessOutcome | undefined;
   let leftoversKilled = 0;
   let verifyTimedOut = false;
@@ -436,7 +460,11 @@ async function runTraced(
   const steps: RoundSteps = {
     agent: async (round, prompt) => {
       if (round > 0) summary.newRound();
-      outcome = await agentRound(settings, deps, backend, launch, stage, { round, prompt, deadline, trace, emit, sessionId: summary.summary().sessionId });
+      const watched = await watchedRound(settings, deps, gateway, (d, onActivity) =>
+        agentRound(settings, d, backend, launch, stage, { round, prompt, deadline, trace, emit, sessionId: summary.summary().sessionId, onActivity }),
+      );
+      outcome = watched.outcome;
+      stalled ||= watched.stalled;
       leftoversKilled += outcome.leftoversKilled;
       const budgetStop = gateway?.budgetStopReason();
       return { ok: !budgetStop && conclude(outcome, summary.summary(), trace.lastStderr(), undefined).conclusion === "success" };
@@ -447,7 +475,7 @@ async function runTraced(
       if (deps.signal?.aborted) checkCancelled = true;
       return checked;
     },
-    stopped: () => Date.now() >= deadline || Boolean(deps.signal?.aborted),
+    stopped: () => Date.now() >= deadline || Boolean(deps.signal?.aborted) || stalled,
   };
   let verify: RoundsOutcome;
   try {
@@ -470,7 +498,46 @@ async function runTraced(
     stderrTail: trace.lastStderr(),
     verify,
     verifyTimedOut,
+    stalled,
   };
+}
+
+/**
+ * One agent round under the stall watchdog (`stall-minutes`, runner/stall.ts),
+ * for the task's agent only: a stall aborts the round as a cancel would, and says so.
+ */
+async function watchedRound(
+  settings: Settings,
+  deps: LaunchDeps,
+  gateway: ModelGateway | undefined,
+  round: (deps: LaunchDeps, onActivity: () => void) => Promise<ProcessOutcome>,
+): Promise<{ outcome: ProcessOutcome; stalled: boolean }> {
+  const stallMs = settings.run.stallSeconds * 1000;
+  if (!deps.checkpoints || stallMs <= 0) return { outcome: await round(deps, () => undefined), stalled: false };
+  const stop = new AbortController();
+  const watch = watchForStall({
+    stallMs,
+    workspace: settings.workspace,
+    ...(gateway
+      ? {
+          modelActivity: () => {
+            const s = gateway.stats();
+            return `${s.requests}:${s.bytesIn}:${s.bytesOut}:${s.rejected}`;
+          },
+        }
+      : {}),
+    onStall: (idleMs) => {
+      deps.log.warning(`Stall watchdog: no model request, output or file change for ${(idleMs / 1000).toFixed(0)} s ('stall-minutes'); stopping the agent and keeping its work as a checkpoint.`);
+      stop.abort();
+    },
+  });
+  const signal = deps.signal ? AbortSignal.any([deps.signal, stop.signal]) : stop.signal;
+  try {
+    const outcome = await round({ ...deps, signal }, () => watch.touch());
+    return { outcome, stalled: watch.stalled && !deps.signal?.aborted };
+  } finally {
+    watch.stop();
+  }
 }
 
 /** The name the checks carry in the trace (a tool call of the runner's, not the agent's). */
@@ -547,6 +614,8 @@ interface RoundRequest {
   emit: Emit;
   /** The session the agent reported so far: a fix round resumes it. */
   sessionId: string | undefined;
+  /** Output arrived (the stall watchdog's sign of life). */
+  onActivity?: () => void;
 }
 
 /**
@@ -564,11 +633,17 @@ async function agentRound(settings: Settings, deps: LaunchDeps, backend: AgentBa
       timeoutMs: Math.max(req.deadline - Date.now(), 1),
       runId: launch.runId,
       ...(deps.signal ? { signal: deps.signal } : {}),
-      onStdoutBlock: (text) => req.trace.stdoutBlock(text),
+      onStdoutBlock: (text) => {
+        req.onActivity?.();
+        req.trace.stdoutBlock(text);
+      },
       onStdoutLine: (line) => {
         for (const e of safeParse(() => parser.push(line))) req.emit(e, line);
       },
-      onStderr: (chunk) => req.trace.stderrChunk(chunk),
+      onStderr: (chunk) => {
+        req.onActivity?.();
+        req.trace.stderrChunk(chunk);
+      },
       flowControl: req.trace,
     }),
   );
@@ -656,9 +731,16 @@ function buildResult({ settings, deps, backend, startedAt, baseline, stage, laun
     budgetStop && !outcome.spawnError && !outcome.cancelled
       ? { conclusion: "failure" as const, reason: budgetStop }
       : conclude(outcome, events, ran.stderrTail, collected.error, (code, tail) => backend.describeExit?.(code, tail));
-  const { conclusion, reason } = withVerdict(agentEnd, ran, settings);
+  const cause = budgetStop && !outcome.spawnError && !outcome.cancelled ? undefined : checkpointCause(ran);
+  const { conclusion, reason } = cause ? incomplete(cause, settings) : withVerdict(agentEnd, ran, settings);
+  const runs = (deps.checkpoint?.runs ?? 0) + 1;
+  const usage = gateway ? gateway.usage() : events.usage;
+  const spent = deps.checkpoint?.spentUsd !== undefined || usage.costUsd !== undefined ? { spentUsd: (deps.checkpoint?.spentUsd ?? 0) + (usage.costUsd ?? 0) } : {};
+  const checkpoint =
+    cause || deps.checkpoint ? { checkpoint: { ...(cause ? { cause } : {}), ...(deps.checkpoint ? { resumedFrom: { commit: deps.checkpoint.commit, runs } } : {}), runs, ...spent } } : {};
   return deps.redactor.redactValue({
     conclusion,
+    ...checkpoint,
     ...(reason ? { reason } : {}),
     agentName: settings.agent.name,
     agentBackend: settings.agent.backend,
@@ -801,6 +883,27 @@ function withVerdict(agentEnd: { conclusion: Conclusion; reason?: string }, ran:
     conclusion: "failure",
     reason: `verify-command \`${oneLine(displayCommand(settings.verify?.command ?? []), 120)}\` still fails after ${rounds} (run ${last.run}: ${describeVerifyRun(last)}); the changes are not delivered to a branch.`,
   };
+}
+
+/** Why the agent was stopped before it finished, when its work is to be kept as a checkpoint (conclusion `incomplete`). */
+function checkpointCause(ran: Ran): CheckpointCause | undefined {
+  const o = ran.outcome;
+  if (o.spawnError) return undefined;
+  if (ran.stalled) return "stalled";
+  // Time running out during a check stays a timeout: the check, not the agent, was cut.
+  if (o.timedOut && !ran.verifyTimedOut) return "time-limit";
+  if (o.cancelled) return "cancelled";
+  return undefined;
+}
+
+function incomplete(cause: CheckpointCause, settings: Settings): { conclusion: Conclusion; reason: string } {
+  const stallMinutes = +(settings.run.stallSeconds / 60).toFixed(2);
+  const why = {
+    "time-limit": `The agent was stopped as the 'timeout-minutes' limit (${+(settings.run.timeoutSeconds / 60).toFixed(2)} min) ran out`,
+    cancelled: "The run was cancelled",
+    stalled: `The agent stalled: no model request, output or file change for ${stallMinutes} min ('stall-minutes'), so it was stopped`,
+  }[cause];
+  return { conclusion: "incomplete", reason: `${why}; its work so far is kept as a checkpoint.` };
 }
 
 /** A parser bug must not lose the run: the raw line is already in stdout.jsonl. */

@@ -136,6 +136,17 @@ export class DeliveryRepo {
   }
 }
 
+/**
+ * Replace a ref outside refs/heads (the checkpoint ref, git/checkpoint.ts) with `sha`, or delete it (`sha` null).
+ * Hooks never run (`--no-verify`, core.hooksPath off in Git).
+ */
+export async function pushRef(repo: DeliveryRepo, sha: string | null, ref: string): Promise<PushResult> {
+  const r = await repo.git.exec(["push", "--porcelain", "--no-verify", "--force", "origin", `${sha ?? ""}:${ref}`], { okCodes: [1, 128] });
+  if (r.exitCode === 0) return { ok: true };
+  const detail = `${r.stdout}\n${r.stderr}`.split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("To ") && l !== "Done").join(" ").slice(0, 500);
+  return { ok: false, rejected: false, detail };
+}
+
 /** Whether git accepts `name` as a branch name. */
 export async function validBranchName(git: Git, name: string): Promise<boolean> {
   return (await git.exec(["check-ref-format", "--branch", name], { okCodes: [1, 128] })).exitCode === 0;

@@ -34,6 +34,7 @@ export function deliveryOutputs(outcome: DeliveryOutcome | undefined, commentUrl
   if (outcome.branch && outcome.commitSha) out.branch = outcome.branch;
   if (outcome.commitSha) out["commit-sha"] = outcome.commitSha;
   if (outcome.commitSha && outcome.verified !== undefined) out["commit-verified"] = String(outcome.verified);
+  if (outcome.checkpoint) out.checkpoint = outcome.checkpoint.ref;
   return out;
 }
 

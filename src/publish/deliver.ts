@@ -23,6 +23,7 @@ import { ApiCommitTooLargeError, createApiCommit, type ApiCommit } from "./deliv
 import { BOT_IDENTITY, DeliveryRepo, validBranchName, type Identity } from "./deliver-git.js";
 import type { DeliveryMode, DeliveryPlan } from "../config/deliver-plan.js";
 import { describeProblems } from "./patch-rules.js";
+import { pushCheckpoint, removeCheckpoint } from "./deliver-checkpoint.js";
 import { apiFailure, compareUrl, pullRequestRefusal, pushRefusal, type Refusal } from "./deliver-refusals.js";
 
 export interface DeliveryContext {
@@ -49,6 +50,8 @@ export interface DeliveryContext {
   workDir: string;
   /** `protected-files: review`: protected paths the change touches; the pull request is a draft that names them. */
   reviewFiles?: readonly string[];
+  /** `trigger-phrase`, for the comment's "how to continue" (`@agent continue`). */
+  triggerPhrase?: string;
   log: Logger;
 }
 
@@ -77,6 +80,8 @@ export interface DeliveryOutcome {
   incomplete?: string;
   /** The compare page where a person opens the pull request GitHub refused to open. */
   compareUrl?: string;
+  /** An `incomplete` run's work, kept on its checkpoint ref (deliver-checkpoint.ts). */
+  checkpoint?: { ref: string; sha: string };
 }
 
 const PUSH_ATTEMPTS = 3;
@@ -408,6 +413,35 @@ function pullRequestNotOpened(ctx: DeliveryContext, e: unknown, base: string, br
   };
 }
 
+/** An `incomplete` run: its checked patch onto the thread's checkpoint ref, and the comment says how to go on. */
+async function deliverCheckpoint(ctx: DeliveryContext, result: RunResult, patchPath: string): Promise<DeliveryOutcome> {
+  const pushed = await pushCheckpoint(ctx, result, patchPath);
+  const files = result.diff.changedFiles.length;
+  const done = files ? `The work so far (${files} changed file${files === 1 ? "" : "s"}, patch below)` : "The agent changed no file yet; its session";
+  if (!pushed.ok) {
+    if (pushed.refused)
+      return { mode: "comment", showPatch: true, refusedFiles: pushed.refused.files, note: refusedNote(pushed.refused.problems), error: refusedError("its base commit (no checkpoint was kept)", pushed.refused.problems) };
+    const noThread = !ctx.trigger.thread;
+    return {
+      mode: "comment",
+      showPatch: true,
+      note: `⏸️ **Stopped before finishing.** ${done} is in the run's artifact${noThread ? "" : "; the checkpoint ref could not be written"}.`,
+      ...(noThread ? {} : { error: `The checkpoint could not be kept: ${pushed.detail}.` }),
+    };
+  }
+  const phrase = ctx.triggerPhrase ?? "@agent";
+  return {
+    mode: "comment",
+    showPatch: files > 0,
+    checkpoint: { ref: pushed.ref, sha: pushed.sha },
+    note: [
+      `⏸️ **Stopped before finishing.** ${done} is kept as a checkpoint on ${codeName(pushed.ref)} and in the run's artifact, with the agent's session.`,
+      "",
+      `To go on, comment \`${phrase} continue\` here (or run the workflow with \`resume: checkpoint\`): the next run starts from this work and session, within the budget left, and delivers everything as one change against ${codeName(result.diff.baseCommit.slice(0, 12))}.`,
+    ].join("\n"),
+  };
+}
+
 async function patchIsEmpty(patchPath: string): Promise<boolean> {
   const s = await stat(patchPath).catch(() => undefined);
   return !s || s.size === 0;
@@ -417,6 +451,8 @@ async function patchIsEmpty(patchPath: string): Promise<boolean> {
 export async function deliver(ctx: DeliveryContext, result: RunResult, patchPath: string = result.diff.patchPath): Promise<DeliveryOutcome> {
   const { plan } = ctx;
   if (plan.mode === "none") return { mode: "none", showPatch: false, ...(plan.note ? { note: plan.note } : {}) };
+  // Stopped before finishing: nothing goes to a branch, the work is kept to continue from.
+  if (result.conclusion === "incomplete") return deliverCheckpoint(ctx, result, patchPath);
   if (!result.diff.changedFiles.length || (await patchIsEmpty(patchPath))) return { mode: "comment", showPatch: false, note: "No changes were made." };
   if (plan.mode === "comment") return { mode: "comment", showPatch: true, ...(plan.note ? { note: plan.note } : {}) };
   // A change that never passed the project's check is never committed onto a branch: it is held here.
@@ -433,7 +469,9 @@ export async function deliver(ctx: DeliveryContext, result: RunResult, patchPath
       note: `The agent did not finish (${result.conclusion}), so its changes were not pushed; the patch is below.`,
     };
   try {
-    return plan.mode === "commit" ? await deliverCommit(ctx, result, patchPath) : await deliverPullRequest(ctx, result, patchPath);
+    const outcome = plan.mode === "commit" ? await deliverCommit(ctx, result, patchPath) : await deliverPullRequest(ctx, result, patchPath);
+    if (result.checkpoint?.resumedFrom && outcome.commitSha && !outcome.error) await removeCheckpoint(ctx);
+    return outcome;
   } catch (e) {
     if (e instanceof ConfigurationError) return { mode: plan.mode, showPatch: true, error: e.message };
     return { mode: plan.mode, showPatch: true, error: apiErrorMessage(e) || errorMessage(e) };

@@ -127,6 +127,7 @@ export async function deliverToGitHub(
         ...(io.host.workflowRef ? { workflowRef: io.host.workflowRef } : {}),
         ...(io.host.ref ? { ref: io.host.ref } : {}),
         workDir: ctx.runDir,
+        triggerPhrase: settings.github.triggerPhrase,
         log,
       },
       result,

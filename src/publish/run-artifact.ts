@@ -89,6 +89,7 @@ const RunResultSchema = z.object({
       cause: z.optional(z.enum(["time-limit", "cancelled", "stalled"])),
       resumedFrom: z.optional(z.object({ commit: Sha, runs: z.number().check(z.int(), z.positive(), z.lte(1000)) })),
       runs: z.number().check(z.int(), z.positive(), z.lte(1000)),
+      spentUsd: z.optional(z.number().check(z.nonnegative())),
     }),
   ),
   agentName: z.string(),

@@ -1,0 +1,110 @@
+/**
+ * The stall watchdog (`stall-minutes`): an agent that makes no model request,
+ * writes no output and changes no file for that long is stopped, with its work
+ * kept as a checkpoint (conclusion `incomplete`), instead of hanging until
+ * `timeout-minutes` or the job's own limit.
+ *
+ * Three signs of life, each cheap to read:
+ *   - output: the runner calls `touch()` for every stdout or stderr chunk;
+ *   - model traffic: the gateway's counters (requests, bytes in, bytes out, which
+ *     grow while a response streams, refusals) compared with the last look;
+ *   - files: a bounded walk of the workspace (at most SCAN_LIMIT entries, symlinks
+ *     not followed), its newest mtime and entry count compared with the last look.
+ *     A change past the first SCAN_LIMIT entries is missed; the other two signs
+ *     usually move with it.
+ * The check runs every `periodMs` (a quarter of the limit, at most 10 s), so a
+ * stall is seen within `stall-minutes` plus one period plus one scan.
+ */
+import { lstat, readdir } from "node:fs/promises";
+import path from "node:path";
+
+/** Entries one scan of the workspace looks at, at most. */
+export const SCAN_LIMIT = 20_000;
+/** The longest time between two checks. */
+export const MAX_PERIOD_MS = 10_000;
+
+export interface StallWatchOptions {
+  stallMs: number;
+  workspace: string;
+  /** A fingerprint of the model gateway's counters: a change is a sign of life. */
+  modelActivity?: () => string;
+  /** Called once, when the agent has been idle for `stallMs`. */
+  onStall: (idleMs: number) => void;
+  now?: () => number;
+}
+
+export interface StallWatch {
+  /** The agent wrote output. */
+  touch(): void;
+  stop(): void;
+  readonly stalled: boolean;
+}
+
+export function checkPeriodMs(stallMs: number): number {
+  return Math.max(100, Math.min(MAX_PERIOD_MS, Math.floor(stallMs / 4)));
+}
+
+/** Newest mtime and number of entries of the first SCAN_LIMIT entries under `root` (breadth first, no symlinks followed). */
+export async function workspaceFingerprint(root: string, limit = SCAN_LIMIT): Promise<string> {
+  let newest = 0;
+  let count = 0;
+  const queue = [root];
+  while (queue.length && count < limit) {
+    const dir = queue.shift()!;
+    const st = await lstat(dir).catch(() => undefined);
+    if (st) newest = Math.max(newest, st.mtimeMs);
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      if (++count > limit) break;
+      const full = path.join(dir, e.name);
+      if (e.isDirectory()) queue.push(full);
+      else {
+        const f = await lstat(full).catch(() => undefined);
+        if (f) newest = Math.max(newest, f.mtimeMs);
+      }
+    }
+  }
+  return `${count}:${newest}`;
+}
+
+export function watchForStall(o: StallWatchOptions): StallWatch {
+  const now = o.now ?? Date.now;
+  let lastActive = now();
+  let model = o.modelActivity?.();
+  let files: string | undefined;
+  let stalled = false;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const check = async () => {
+    if (stopped) return;
+    const m = o.modelActivity?.();
+    const f = await workspaceFingerprint(o.workspace);
+    if (stopped) return;
+    if (m !== model || (files !== undefined && f !== files)) lastActive = now();
+    model = m;
+    files = f;
+    const idle = now() - lastActive;
+    if (idle >= o.stallMs) {
+      stalled = true;
+      stopped = true;
+      o.onStall(idle);
+      return;
+    }
+    timer = setTimeout(() => void check(), checkPeriodMs(o.stallMs));
+    timer.unref();
+  };
+  // The first scan is the reference the next ones compare with.
+  void check();
+  return {
+    touch: () => {
+      lastActive = now();
+    },
+    stop: () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    },
+    get stalled() {
+      return stalled;
+    },
+  };
+}
