@@ -129,10 +129,10 @@ describe("the run artifact", () => {
       runtime: { runId: RUN_ID + 2 },
       inputs: { agent: "command", "agent-command": agentScript("echo start\nsleep 600"), prompt: "hang", sandbox: "none", "timeout-minutes": "0.03", "artifact-name": "my-run" },
     });
-    expect(main.outputs.conclusion).toBe("timeout");
+    expect(main.outputs.conclusion).toBe("incomplete");
     const [artifact] = results.artifacts({ runId: RUN_ID + 2 });
     expect(artifact?.name).toBe("my-run");
-    expect(JSON.parse(results.readArtifactFile(artifact!.id, "result.json").toString()).conclusion).toBe("timeout");
+    expect(JSON.parse(results.readArtifactFile(artifact!.id, "result.json").toString()).conclusion).toBe("incomplete");
   });
 
   it("skips the upload with upload-artifacts: false, and without an artifact service says so", async () => {

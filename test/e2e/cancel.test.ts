@@ -8,7 +8,7 @@ import { runStep } from "../support/harness.js";
 import { scenario } from "../github/scenario.js";
 
 describe("job cancellation", () => {
-  it("SIGINT stops the agent and its children; conclusion cancelled, partial patch and stdout kept", async () => {
+  it("SIGINT stops the agent and its children; conclusion incomplete (work kept as a checkpoint), partial patch and stdout kept", async () => {
     const ws = makeRepo({ "a.txt": "a\n" });
     const marker = `cancel-sleeper-${process.pid}-${Date.now()}`;
     const agent = agentScript(["echo partial > partial.txt", "echo started", `setsid bash -c 'exec -a ${marker} sleep 1000' </dev/null >/dev/null 2>&1 &`, "sleep 1000"].join("\n"));
@@ -20,13 +20,13 @@ describe("job cancellation", () => {
     // The step ended by itself on the one SIGINT (the harness sends no follow-up SIGTERM, as the runner
     // would 7.5 s later): an exit code, not a signal. Events, not a wall-clock limit a loaded machine misses.
     expect(step.exitCode).toBe(1);
-    expect(step.outputs.conclusion).toBe("cancelled");
+    expect(step.outputs.conclusion).toBe("incomplete");
     expect(JSON.parse(step.outputs["changed-files"]!)).toEqual(["partial.txt"]);
     expect(readFileSync(path.join(path.dirname(step.outputs["patch-path"]!), "raw/stdout.jsonl"), "utf8")).toContain("started");
     expect(execFileSync("ps", ["-eo", "args"], { encoding: "utf8" }).split("\n").filter((l) => l.includes(marker))).toEqual([]);
   });
 
-  it("a cancelled run on an issue finishes its sticky comment as cancelled", async () => {
+  it("a cancelled run on an issue finishes its sticky comment as cancelled, with a checkpoint to continue from", async () => {
     const s = await scenario({
       fixture: "issue_comment.issue",
       tweaks: { body: "@agent take your time", author: "alice" },
@@ -34,11 +34,13 @@ describe("job cancellation", () => {
     });
     try {
       const step = await s.run({}, {}, { interrupt: { when: "started" } });
-      expect(step.outputs.conclusion).toBe("cancelled");
+      expect(step.outputs.conclusion).toBe("incomplete");
       const comments = s.gh.issueComments(s.ev.payload["issue"].number as number).filter((c) => c.body.includes("agent-runner:sticky"));
       expect(comments).toHaveLength(1);
       expect(comments[0]!.body).not.toMatch(/working/i);
       expect(comments[0]!.body).toMatch(/cancel/i);
+      expect(comments[0]!.body).toContain("continue");
+      expect(step.outputs.checkpoint).toMatch(/^refs\/agent-runner\/checkpoints\/\d+$/);
     } finally {
       await s.close();
     }

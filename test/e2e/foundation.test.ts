@@ -95,7 +95,7 @@ describe("the action run by the runner harness", () => {
       workspace: ws,
       inputs: { agent: "command", "agent-command": agent, prompt: "hang", sandbox: "none", "timeout-minutes": "0.05" },
     });
-    expect(main.outputs.conclusion).toBe("timeout");
+    expect(main.outputs.conclusion).toBe("incomplete");
     expect(main.exitCode).toBe(1);
     expect(JSON.parse(main.outputs["changed-files"]!)).toEqual(["partial.txt"]);
     const resultsDir = path.dirname(main.outputs["patch-path"]!);

@@ -81,15 +81,15 @@ describe("GitHub API robustness", () => {
 });
 
 describe("the comment ends with the reason when the run fails", () => {
-  it("a timeout finalizes the sticky comment with the timeout", async () => {
+  it("a timeout finalizes the sticky comment: stopped before finishing, the work kept as a checkpoint (#36)", async () => {
     s = await scenario({ fixture: "issue_comment.issue", agent: "echo partial > PARTIAL.md\necho working\nsleep 100" });
     const r = await s.run({ "timeout-minutes": "0.03" });
     expect(r.exitCode).toBe(1);
-    expect(r.outputs.conclusion).toBe("timeout");
+    expect(r.outputs.conclusion).toBe("incomplete");
     const [c] = botComments(s, 7);
-    expect(c!.body).toContain("Agent Runner: timeout");
+    expect(c!.body).toContain("Agent Runner: stopped before finishing");
     expect(c!.body).toContain("timeout-minutes");
-    expect(c!.body).toContain("were not pushed");
+    expect(c!.body).toContain("refs/agent-runner/checkpoints/7");
     expect(c!.body).toContain("+partial");
     expect(s.gh.pulls()).toEqual([]);
   });

@@ -112,10 +112,10 @@ describe("checks within the run's limits and phases", () => {
     expect(await listBranches(s.repo.origin)).toEqual(["main"]);
   });
 
-  it("cancelled during a check: the run ends cancelled, no fix round, nothing pushed", async () => {
+  it("cancelled during a check: the run ends incomplete (work kept as a checkpoint), no fix round, nothing pushed", async () => {
     s = await scenario({ fixture: "issue_comment.issue", agent: "echo more >> src/app.js\necho 'Done.'" });
     const r = await s.run({ "verify-command": "bash -c 'sleep 1000'", "max-fix-rounds": "2" }, {}, { interrupt: { when: "Verify: bash -c" } });
-    expect(r.outputs.conclusion).toBe("cancelled");
+    expect(r.outputs.conclusion).toBe("incomplete");
     // The check was stopped by the cancel, not waited out (it sleeps 1000 s).
     expect(r.durationMs).toBeLessThan(120_000);
     expect(s.agentRuns()).toBe(1);
