@@ -55,7 +55,8 @@ export async function workspaceFingerprint(root: string, limit = SCAN_LIMIT): Pr
     if (st) newest = Math.max(newest, st.mtimeMs);
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
     for (const e of entries) {
-      if (++count > limit) break;
+      if (count >= limit) break;
+      count++;
       const full = path.join(dir, e.name);
       if (e.isDirectory()) queue.push(full);
       else {
