@@ -10,7 +10,8 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildEvent, writeEvent } from "../support/events.js";
+import { buildEvent, FIXTURE_REPO, writeEvent } from "../support/events.js";
+import { startFakeActionsResults } from "../support/fake-actions-results.js";
 import { scenario } from "../github/scenario.js";
 
 const git = (dir: string, ...args: string[]) => execFileSync("git", ["-C", dir, ...args], { encoding: "utf8" }).trim();
@@ -109,6 +110,26 @@ describe("checkpoints", () => {
       expect(sticky.at(-1)!.body).toMatch(/stalled/);
     } finally {
       await s.close();
+    }
+  });
+
+  it("two jobs: the read-only run job pushes no checkpoint; the publish job, holding the write token, does", async () => {
+    const results = await startFakeActionsResults({ repository: FIXTURE_REPO });
+    const s = await scenario({ fixture: "issue_comment.issue", tweaks: { body: "@agent start it", author: "alice" }, agent: "echo one > part1.txt\necho working\nsleep 1000" });
+    try {
+      const issue = s.ev.payload["issue"].number as number;
+      const ref = `refs/agent-runner/checkpoints/${issue}`;
+      const env = (job: string) => results.runtimeEnv({ runId: 6300, job, github: s.gh, repository: FIXTURE_REPO });
+      const run = await s.run({ phase: "run", "timeout-minutes": "0.1" }, env("agent"));
+      expect(run.outputs.conclusion).toBe("incomplete");
+      expect(refIn(s.repo.origin, ref)).toBeUndefined();
+      const publish = await s.run({ phase: "publish", "agent-command": "" }, env("publish"));
+      expect(publish.outputs.conclusion).toBe("incomplete");
+      expect(publish.outputs.checkpoint).toBe(ref);
+      expect(git(s.repo.origin, "show", `${ref}:part1.txt`)).toBe("one");
+    } finally {
+      await s.close();
+      await results.close();
     }
   });
 });
