@@ -35,18 +35,6 @@ const CASES: Array<{ cli: CliName & AgentBackendName; cut: Record<string, string
     cause: "stalled",
     inputs: (url) => ({ agent: "codex", model: "gpt-5.5", "base-url": `${url}/v1`, secrets: "OPENAI_API_KEY=sk-openai-test-key-checkpoint-0123" }),
   },
-  {
-    cli: "gemini",
-    cut: { "timeout-minutes": "3", "stall-minutes": "0.15" },
-    cause: "stalled",
-    inputs: (url) => ({ agent: "gemini", model: "gemini-2.5-flash", "base-url": url, secrets: "GEMINI_API_KEY=gemini-test-key-checkpoint-0123" }),
-  },
-  {
-    cli: "opencode",
-    cut: { "timeout-minutes": "0.4", "stall-minutes": "0" },
-    cause: "time-limit",
-    inputs: (url) => ({ agent: "opencode", model: "gpt-5.5", "base-url": `${url}/v1`, secrets: "OPENAI_API_KEY=sk-openai-test-key-checkpoint-0123" }),
-  },
 ];
 
 describe.each(CASES)("checkpoint with $cli", ({ cli, cut, cause, inputs }) => {
