@@ -1,0 +1,12 @@
+import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
+import{d}from"./chunk-LIYZYQOF.js";import{a as n,b as s}from"./chunk-2XUDOEPT.js";import{open as f,stat as p}from"node:fs/promises";var h=256*1024;async function m(e){let i=await p(e).catch(()=>{});if(!i||i.size===0)return;let r=await f(e,"r");try{let t=Buffer.alloc(Math.min(i.size,h));return await r.read(t,0,t.length,0),{text:t.toString("utf8"),bytes:i.size,path:e}}finally{await r.close()}}function v(e,i){let r={};return i&&(r["comment-url"]=i),e&&(e.pullRequest&&(r["pull-request-url"]=e.pullRequest.url,r["pull-request-number"]=String(e.pullRequest.number)),e.branch&&e.commitSha&&(r.branch=e.branch),e.commitSha&&(r["commit-sha"]=e.commitSha),e.commitSha&&e.verified!==void 0&&(r["commit-verified"]=String(e.verified))),r}function c(e,i){let r=[e?.note,e?.error?`\u274C **Delivery failed:** ${e.error}`:void 0,i].filter(t=>!!t);return r.length?r.join(`
+
+`):void 0}async function R(e){let{result:i,outcome:r}=e,t=e.showPatch?await m(i.diff.patchPath):void 0,l=i.artifacts.find(a=>a.url&&!a.name.startsWith("agent-session-"))?.url,u=c(r,e.note);return d({marker:e.marker,result:i,verdict:e.verdict,links:{...e.runUrl?{runUrl:e.runUrl}:{},...l?{artifactUrl:l}:{},...r?.pullRequest?{pullRequest:r.pullRequest}:{},...r?.commitSha?{commit:{sha:r.commitSha,...r.commitUrl?{url:r.commitUrl}:{}}}:{}},...u?{deliveryNote:u}:{},...t?{patch:t}:{}})}function b(e,i){let r=["### Delivery",""];return e.pullRequest&&r.push(`- Pull request [#${e.pullRequest.number}](${e.pullRequest.url}) (${e.pullRequest.created?"opened":"updated"})`),e.commitSha&&r.push(`- Commit ${n(e.commitSha.slice(0,12))}${e.branch?` on ${n(e.branch)}`:""}${e.verified===!1?" \u2014 \u26A0\uFE0F not signed by GitHub":e.verified?" (verified)":""}`),i&&r.push(`- [Comment](${i})`),e.incomplete&&e.compareUrl&&r.push(`- \u26A0\uFE0F Not done: ${e.incomplete}. [Open the pull request](${e.compareUrl}) (the comment says which setting refused it)`),e.refusedFiles?.length&&r.push(`- Refused: changes to ${e.refusedFiles.map(t=>n(t)).join(", ")}`),e.note&&!e.pullRequest&&!e.commitSha&&r.push(`- ${e.note.split(`
+`)[0]}`),e.error&&r.push("- \u274C Delivery failed:","",s(e.error,"text")),r.length===2&&r.push(`- ${e.mode==="none"?"Nothing delivered (deliver: none).":"Result posted as a comment."}`),r.join(`
+`)+`
+`}function q(e){return`### Delivery
+
+- \u274C Not delivered: the patch was refused.
+
+${s(e,"text")}
+`}export{v as a,c as b,R as c,b as d,q as e};
