@@ -36,6 +36,7 @@ import type { RunResult } from "./result.js";
 import type { SessionCarry } from "./session/carry.js";
 import type { ActionIO, StageContext } from "./stage-context.js";
 import { Redactor } from "./shared/redact.js";
+import { shardKey } from "./review/record.js";
 import type { GitHubEvent } from "./trigger/event.js";
 import { eventMayProvidePrompt, readEvent } from "./trigger/event.js";
 import { inputsNameThread, repositoryOfRemote } from "./shared/item-ref.js";
@@ -165,8 +166,16 @@ async function openGitHubStep(ctx: StageContext, event: GitHubEvent, reparse: Pa
   const stages = await loadGitHubStages();
   const trigger = await stages.prepareTrigger({ event, settings: ctx.settings, raw: io.inputs, host: io.host, log, reparse, runDir: ctx.runDir });
   if (trigger.kind === "skip") return skipped(ctx, trigger.reason);
-  const triggered = { ...ctx, settings: trigger.settings, ...(trigger.run.trigger.item ? { item: trigger.run.trigger.item } : {}) };
+  const item = reviewShardItem(trigger.run.trigger.item, trigger.settings, trigger.run.trigger.repo.fullName);
+  const triggered = { ...ctx, settings: trigger.settings, ...(item ? { item } : {}) };
   return { ctx: triggered, github: { stage: await stages.startProgress(triggered, trigger.run), stages } };
+}
+
+/** A review shard's job is an item of its own: its artifact's key ends in `-shard-<n>`, which gather reads. */
+function reviewShardItem(item: StageContext["item"], settings: Settings, repo: string): StageContext["item"] {
+  const shard = settings.review?.shard;
+  if (!shard) return item;
+  return { ref: item?.ref ?? repo, key: shardKey(item?.key, shard.index) };
 }
 
 // --- The stages, in the order the phases run them.
