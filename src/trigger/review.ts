@@ -4,7 +4,7 @@
  * and its diff from local git. A shard job records which shard it reviewed
  * (review/record.ts) for gather.
  */
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { HostContext } from "../config/host.js";
 import type { Settings } from "../config/schema.js";
@@ -54,6 +54,7 @@ export async function prepareReview(run: GitHubRun, settings: Settings, host: Ho
   const prFiles = prBase === from ? plan.files : await changedPaths(git, prBase, head);
   if (review.shard) {
     const record: ShardRecord = { version: 1, shard: index, shards: shards.length, from, head };
+    await mkdir(resultsDir, { recursive: true });
     await writeFile(path.join(resultsDir, SHARD_RECORD_FILE), JSON.stringify(record) + "\n");
   }
   log.info(`Review: ${shards.length > 1 ? `shard ${index} of ${shards.length}, ` : ""}${shard.files.length} file(s), ${shard.lines} changed line(s) of ${from.slice(0, 12)}..${head.slice(0, 12)}. ${note}`);
