@@ -70,7 +70,7 @@ const PHASES: Record<Settings["delivery"]["phase"], readonly Stage[]> = {
   run: [prepareWorkspace, startSession, runTheAgent, judgeOutput, uploadArtifact, endSession, applySafeOutputs, deliver, report, exportTrace, conclude],
   publish: [downloadArtifact, checkThePatch, detectThreats, applySafeOutputs, deliver, report, recordForGather, conclude],
   // Nothing the agent wrote leaves (artifact, session state, comment) before threat detection has passed.
-  all: [prepareWorkspace, startSession, runTheAgent, checkThePatch, judgeOutput, detectThreats, uploadArtifact, endSession, applySafeOutputs, deliver, report, exportTrace, recordForGather, conclude],
+  all: [prepareWorkspace, startSession, runTheAgent, checkThePatch, judgeOutput, detectThreats, uploadArtifact, endSession, applySafeOutputs, deliver, report, postReview, exportTrace, recordForGather, conclude],
 };
 
 async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<RunResult | undefined> {
@@ -326,9 +326,24 @@ async function detectThreats(step: Step): Promise<void> {
 /** The agent's GitHub requests, checked again and applied here with the host's token (before the final comment, which lists them). */
 async function applySafeOutputs(step: Step): Promise<void> {
   if (step.threats?.held || (!step.github && !step.ctx.settings.agent.safeOutputs)) return;
-  step.safeOutputs = await (await import("./publish/safe-outputs/stage.js")).safeOutputsStage(step.ctx, step.github?.stage.run, resultOf(step), () =>
-    safeOutputRequests(step),
-  );
+  // task: review: the review request is posted by postReview (or gather), merged and marked, not applied on its own.
+  const requests = step.ctx.settings.review
+    ? () => safeOutputRequests(step).then((f) => ({ ...f, requests: f.requests.filter((r) => !("value" in r) || r.value["type"] !== "create_pull_request_review") }))
+    : () => safeOutputRequests(step);
+  step.safeOutputs = await (await import("./publish/safe-outputs/stage.js")).safeOutputsStage(step.ctx, step.github?.stage.run, resultOf(step), requests);
+}
+
+/**
+ * `task: review` in one job (phase all): the agent's review request, merged and posted as gather posts
+ * a sharded one (fanout/review.ts): checked against the local diff, marked with the head it covered.
+ */
+async function postReview(step: Step): Promise<void> {
+  const { ctx, github } = step;
+  const review = ctx.settings.review;
+  const pr = github?.stage.run.trigger.pullRequest;
+  if (!review || review.shard || !github || !pr || step.threats?.held) return;
+  const { reviewInOneJob } = await import("./fanout/review.js");
+  await reviewInOneJob({ io: ctx.io, log: ctx.log, redactor: ctx.redactor, review, pr: pr.number, workspace: ctx.settings.workspace, resultsDir: ctx.resultsDir, api: github.stage.run.api });
 }
 
 /** Commit, pull request or comment, and the final comment (events only). */

@@ -24,7 +24,7 @@ import { createPullRequestReview, SEVERITIES } from "../safe-outputs/create-pull
 import { DiffLines } from "../safe-outputs/diff-lines.js";
 import { filePatches, hunksOf, mergeBase } from "../review/diff.js";
 import { ownReviewComments, ownReviews } from "../review/github.js";
-import { mergeReviews, type Leg, type LegReview } from "../review/merge.js";
+import { mergeReviews, type Leg, type LegReview, type MergedReview } from "../review/merge.js";
 import { reviewRange, scopeNote, shardPlan, type RangeKind } from "../review/range.js";
 import { SHARD_RECORD_FILE, ShardRecord, shardKey } from "../review/record.js";
 import type { Shard } from "../review/shards.js";
@@ -156,6 +156,18 @@ async function readLeg(service: ArtifactService, a: { id: number; name: string }
   const dir = path.join(workDir, `artifact-${a.id}`);
   try {
     await service.downloadThisRun(a, dir);
+    return await legFromDir(dir, a.name, shard, range);
+  } catch (e) {
+    return { shard, status: "refused", reason: `the artifact '${a.name}' was not used: ${errorMessage(e).slice(0, 200)}` };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A shard's results folder (downloaded, or a single review job's own) → what it reviewed. */
+export async function legFromDir(dir: string, name: string, shard: Shard, range: { from: string; head: string }): Promise<Leg> {
+  const a = { name };
+  {
     const record = ShardRecord.safeParse(await readJson(path.join(dir, SHARD_RECORD_FILE), 4096).catch(() => undefined));
     if (!record.success) return { shard, status: "refused", reason: `the artifact '${a.name}' has no valid ${SHARD_RECORD_FILE}` };
     const r = record.data;
@@ -170,10 +182,6 @@ async function readLeg(service: ArtifactService, a: { id: number; name: string }
     const review = await legReview(path.join(dir, RESULTS_FILES.outputs, "safe-outputs.jsonl"));
     if (typeof review === "string") return { shard, status: "failed", reason: review, ...costs };
     return { shard, status: "reviewed", review, ...costs };
-  } catch (e) {
-    return { shard, status: "refused", reason: `the artifact '${a.name}' was not used: ${errorMessage(e).slice(0, 200)}` };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
   }
 }
 
@@ -219,7 +227,7 @@ async function diffLinesFor(git: Git, from: string, head: string, files: string[
 }
 
 export async function reviewGatherStage(c: ReviewPhaseContext): Promise<void> {
-  const { io, log } = c;
+  const { io } = c;
   if (!io.host.artifactService) throw new ConfigurationError("Input 'phase': 'gather' reads this workflow run's artifacts from the Actions artifact service, which exists only inside a GitHub Actions job.");
   const started = Date.now();
   const range = await chooseRange(c, plannedRange(io.inputs.items));
@@ -243,6 +251,31 @@ export async function reviewGatherStage(c: ReviewPhaseContext): Promise<void> {
     const a = runs.get(shardKey(key, shard.index));
     legs.push(a ? await readLeg(service, a, shard, range, workDir) : { shard, status: "missing", reason: "its job left no result (it failed before uploading, or was cancelled)" });
   }
+  const merged = await postMergedReview({ c, api, range, legs, started });
+  concludeReview(c, legs, merged.conclusion);
+}
+
+/** A review that covered nothing fails the step; one that left shards out warns (its conclusion output is `partial`). */
+function concludeReview(c: Pick<ReviewPhaseContext, "io" | "log">, legs: Leg[], conclusion: MergedReview["conclusion"]): void {
+  const { io, log } = c;
+  const notReviewed = legs.filter((l) => l.status !== "reviewed");
+  if (conclusion === "failure") io.setFailed(`The review covered nothing: ${legs.length ? `none of the ${legs.length} shard(s) was reviewed` : "the pull request's diff is empty"}. The posted review says why.`);
+  else if (notReviewed.length) log.warning(`Review: ${notReviewed.length} shard(s) not reviewed (${notReviewed.map((l) => `${l.shard.index}: ${l.status}`).join(", ")}); the review names their files. Conclusion: partial.`);
+}
+
+interface PostInput {
+  c: Pick<ReviewPhaseContext, "io" | "log" | "redactor" | "review" | "pr" | "git">;
+  api: GitHubApi;
+  range: { from: string; head: string; prBase: string; kind: RangeKind };
+  legs: Leg[];
+  started: number;
+}
+
+/** Merge the legs into one review, post it (pinned to the reviewed head) and set the outputs. */
+export async function postMergedReview({ c, api, range, legs, started }: PostInput): Promise<MergedReview> {
+  const { io, log } = c;
+  const policy = { serverUrl: io.host.serverUrl, allowedDomains: [] };
+  const post = (md: string) => toSafeMarkdown(c.redactor.redact(md), policy);
   const commented = [...new Set(legs.flatMap((l) => l.review?.comments.map((x) => x.path) ?? []))].sort();
   const [prDiff, rangeDiff, earlier] = await Promise.all([
     diffLinesFor(c.git, range.prBase, range.head, commented),
@@ -257,7 +290,27 @@ export async function reviewGatherStage(c: ReviewPhaseContext): Promise<void> {
   io.setOutput("report", c.redactor.redact(JSON.stringify(report)));
   io.setOutput("conclusion", merged.conclusion);
   await io.appendSummary(post(`${merged.body}\n\n[The review](${posted.url}) · total cost $${merged.costUsd.toFixed(4)}\n`));
-  const notReviewed = legs.filter((l) => l.status !== "reviewed");
-  if (merged.conclusion === "failure") io.setFailed(`The review covered nothing: ${legs.length ? `none of the ${legs.length} shard(s) was reviewed` : "the pull request's diff is empty"}. The posted review says why.`);
-  else if (notReviewed.length) log.warning(`Review: ${notReviewed.length} shard(s) not reviewed (${notReviewed.map((l) => `${l.shard.index}: ${l.status}`).join(", ")}); the review names their files. Conclusion: partial.`);
+  return merged;
+}
+
+/**
+ * `task: review` in one job (`phase: all`, no shard): the run's own results
+ * are the one leg; the same merge and post as gather's.
+ */
+export async function reviewInOneJob(o: { io: ActionIO; log: Logger; redactor: Redactor; review: ReviewSettings; pr: number; workspace: string; resultsDir: string; api: GitHubApi }): Promise<MergedReview["conclusion"] | undefined> {
+  const started = Date.now();
+  const record = ShardRecord.safeParse(await readJson(path.join(o.resultsDir, SHARD_RECORD_FILE), 4096).catch(() => undefined));
+  if (!record.success) return undefined;
+  const git = new Git(o.workspace, o.io.host.gitEnv);
+  const { from, head } = record.data;
+  const info = (await o.api.pullRequest(o.pr)).info;
+  const prBase = await mergeBase(git, info.baseSha, head);
+  const plan = await shardPlan(git, { from, head }, { lines: o.review.shardLines, files: o.review.shardFiles });
+  const shard: Shard = { index: 1, files: plan.files.map((f) => f.path).sort(), lines: plan.lines };
+  const leg = await legFromDir(o.resultsDir, "this run", shard, { from, head });
+  const kind: RangeKind = from === prBase ? "full" : "since-last-review";
+  const c = { io: o.io, log: o.log, redactor: o.redactor, review: o.review, pr: o.pr, git };
+  const merged = await postMergedReview({ c, api: o.api, range: { from, head, prBase, kind }, legs: [leg], started });
+  concludeReview(c, [leg], merged.conclusion);
+  return merged.conclusion;
 }

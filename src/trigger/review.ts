@@ -52,11 +52,11 @@ export async function prepareReview(run: GitHubRun, settings: Settings, host: Ho
   const patches = await filePatches(git, from, head, shard.files);
   const diff = shard.files.map((f) => patches.get(f) ?? "").join("");
   const prFiles = prBase === from ? plan.files : await changedPaths(git, prBase, head);
-  if (review.shard) {
-    const record: ShardRecord = { version: 1, shard: index, shards: shards.length, from, head };
-    await mkdir(resultsDir, { recursive: true });
-    await writeFile(path.join(resultsDir, SHARD_RECORD_FILE), JSON.stringify(record) + "\n");
-  }
+  if (!shard.files.length) throw new ConfigurationError(`Nothing to review: ${from.slice(0, 12)}..${head.slice(0, 12)} changes no file. ${note}`);
+  // What was reviewed, for gather (a shard job's artifact) or this job's own review (phase all).
+  const record: ShardRecord = { version: 1, shard: index, shards: shards.length, from, head };
+  await mkdir(resultsDir, { recursive: true });
+  await writeFile(path.join(resultsDir, SHARD_RECORD_FILE), JSON.stringify(record) + "\n");
   log.info(`Review: ${shards.length > 1 ? `shard ${index} of ${shards.length}, ` : ""}${shard.files.length} file(s), ${shard.lines} changed line(s) of ${from.slice(0, 12)}..${head.slice(0, 12)}. ${note}`);
   return {
     instructions: reviewInstructions({ prFiles, shard, shardCount: shards.length, diff, scopeNote: note, maxComments: review.maxComments }),

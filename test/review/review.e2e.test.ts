@@ -48,7 +48,7 @@ beforeAll(async () => {
   results = await startFakeActionsResults({ repository: REPO });
   gh = await startFakeGitHub({ token: TOKEN, results, repo: { fullName: REPO, gitDir: repo.origin, collaborators: { alice: "write" } } });
   // Its file list seeded (the fake would otherwise run git per file on every read of the pull request); the review reads local git.
-  const files = Object.keys(tree).map((filename) => ({ filename, status: "added", additions: LINES, deletions: 0 }));
+  const files = Object.keys(tree).map((filename) => ({ filename, status: "added" as const, additions: LINES, deletions: 0 }));
   gh.addPull({ files, number: PR, title: "A big change", body: "PR-DESCRIPTION-MARK: please review carefully", user: "alice", head: { ref: "feature" }, base: { ref: "main" } });
   ({ env: eventEnv } = await writeEvent(mkdtempSync(path.join(os.tmpdir(), "review-event-")), buildEvent("schedule")));
   // The agent (outside any checkout: the sandbox hides checkouts under /tmp): records its task, fails on FAIL_SHARD,
@@ -66,7 +66,8 @@ beforeAll(async () => {
       `printf "%s" "$task" > "${recordDir}/task-$shard-$(date +%s%N).txt"`,
       'if [ "$shard" = "$FAIL_SHARD" ]; then echo "boom" >&2; exit 3; fi',
       "file=$(printf '%s' \"$task\" | grep -m1 '^+++ b/' | cut -c7-)",
-      "other=$(printf '%s' \"$task\" | grep -m1 '^  +' | cut -f2)",
+      "other=$(printf '%s' \"$task\" | grep -m1 '^  +' | cut -f2 || true)",
+      'other=${other:-not/in/this/pr.ts}',
       'printf \'{"type":"create_pull_request_review","body":"Shard %s summary","event":"COMMENT","comments":[{"path":"%s","line":2,"body":"Check this in shard %s","severity":"major"},{"path":"%s","line":1,"body":"forged","severity":"critical"},{"path":"%s","line":999,"body":"outside the diff","severity":"critical"}]}\\n\' "$shard" "$file" "$shard" "$other" "$file" >> "$AGENT_SAFE_OUTPUTS"',
       'echo "reviewed shard $shard"',
       "",
@@ -184,4 +185,22 @@ describe("task: review, sharded on the matrix", () => {
     expect(gh.reviews(PR)[1]!.body).toContain("Only the commits since the last review");
     expect(gh.unhandled).toEqual([]);
   }, 300_000);
+
+  it("in one job (phase all): the agent's review is posted as one marked review on diff lines, never applied twice", async () => {
+    const head = (await git(repo.dir, ["rev-parse", "feature"])).trim();
+    const before = gh.reviews(PR).length;
+    runId += 1;
+    const step = await runJob("review", { phase: "all", sandbox: "none", "review-max-comments": "5" });
+    expect(errors(step), gh.reviews(PR).at(-1)?.body).toEqual([]);
+    expect(step.outputs["conclusion"]).toBe("success");
+    const reviews = gh.reviews(PR).slice(before);
+    expect(reviews).toHaveLength(1);
+    expect(reviews[0]!.body).toContain(`<!-- agent-runner-review head=${head} -->`);
+    expect(reviews[0]!.body).toContain("Shard 1 summary");
+    const comments = gh.reviewComments(PR).filter((c) => c.reviewId === reviews[0]!.id);
+    expect(comments).toHaveLength(1);
+    const hunks = await diffHunks("main", "feature", comments[0]!.path);
+    expect(hunks.some((h) => h.RIGHT.has(comments[0]!.line!))).toBe(true);
+  }, 120_000);
 });
+
