@@ -4,7 +4,10 @@
  * range is `merge-base(base, head)..head` as GitHub shows it, or, reviewing
  * only what is new, `last reviewed head..head`.
  */
-import type { Git } from "../git/git.js";
+import type { Git as GitClass } from "../git/git.js";
+
+/** What the review reads git with: the host's Git (or any runner of the same two calls). */
+export type Git = Pick<GitClass, "exec" | "text">;
 import { ConfigurationError } from "../errors.js";
 import type { ShardFile } from "./shards.js";
 

@@ -2,7 +2,7 @@
  * Which commits a review covers, and its shards: computed the same way by
  * plan, by every shard job and by gather, from the same commits.
  */
-import type { Git } from "../git/git.js";
+import type { Git } from "./diff.js";
 /** Input `review-scope` (config/review.ts). */
 type ReviewScope = "full" | "since-last-review";
 import { changedPaths, filePatches, isAncestor, mergeBase, resolveCommit, type ChangedPath } from "./diff.js";
