@@ -166,23 +166,20 @@ async function readLeg(service: ArtifactService, a: { id: number; name: string }
 
 /** A shard's results folder (downloaded, or a single review job's own) → what it reviewed. */
 export async function legFromDir(dir: string, name: string, shard: Shard, range: { from: string; head: string }): Promise<Leg> {
-  const a = { name };
-  {
-    const record = ShardRecord.safeParse(await readJson(path.join(dir, SHARD_RECORD_FILE), 4096).catch(() => undefined));
-    if (!record.success) return { shard, status: "refused", reason: `the artifact '${a.name}' has no valid ${SHARD_RECORD_FILE}` };
-    const r = record.data;
-    // An artifact speaks only for the shard its name says, of the plan's commits.
-    if (r.shard !== shard.index || r.from !== range.from || r.head !== range.head)
-      return { shard, status: "refused", reason: `the artifact '${a.name}' claims shard ${r.shard} of ${r.from.slice(0, 12)}..${r.head.slice(0, 12)}, not shard ${shard.index} of this plan` };
-    const result = ResultFields.safeParse(await readJson(path.join(dir, RESULTS_FILES.result), 16 * 1024 * 1024));
-    if (!result.success) return { shard, status: "refused", reason: `the artifact '${a.name}' has no valid ${RESULTS_FILES.result}` };
-    const { conclusion, usage, durationMs } = result.data;
-    const costs = { ...(usage.costUsd !== undefined ? { costUsd: usage.costUsd } : {}), durationMs };
-    if (conclusion !== "success") return { shard, status: "failed", reason: `the shard's agent run ended '${conclusion}'${result.data.reason ? `: ${result.data.reason.slice(0, 200)}` : ""}`, ...costs };
-    const review = await legReview(path.join(dir, RESULTS_FILES.outputs, "safe-outputs.jsonl"));
-    if (typeof review === "string") return { shard, status: "failed", reason: review, ...costs };
-    return { shard, status: "reviewed", review, ...costs };
-  }
+  const record = ShardRecord.safeParse(await readJson(path.join(dir, SHARD_RECORD_FILE), 4096).catch(() => undefined));
+  if (!record.success) return { shard, status: "refused", reason: `the artifact '${name}' has no valid ${SHARD_RECORD_FILE}` };
+  const r = record.data;
+  // An artifact speaks only for the shard its name says, of the plan's commits.
+  if (r.shard !== shard.index || r.from !== range.from || r.head !== range.head)
+    return { shard, status: "refused", reason: `the artifact '${name}' claims shard ${r.shard} of ${r.from.slice(0, 12)}..${r.head.slice(0, 12)}, not shard ${shard.index} of this plan` };
+  const result = ResultFields.safeParse(await readJson(path.join(dir, RESULTS_FILES.result), 16 * 1024 * 1024));
+  if (!result.success) return { shard, status: "refused", reason: `the artifact '${name}' has no valid ${RESULTS_FILES.result}` };
+  const { conclusion, usage, durationMs } = result.data;
+  const costs = { ...(usage.costUsd !== undefined ? { costUsd: usage.costUsd } : {}), durationMs };
+  if (conclusion !== "success") return { shard, status: "failed", reason: `the shard's agent run ended '${conclusion}'${result.data.reason ? `: ${result.data.reason.slice(0, 200)}` : ""}`, ...costs };
+  const review = await legReview(path.join(dir, RESULTS_FILES.outputs, "safe-outputs.jsonl"));
+  if (typeof review === "string") return { shard, status: "failed", reason: review, ...costs };
+  return { shard, status: "reviewed", review, ...costs };
 }
 
 /** The shard's one review request, checked as the safe output checks it; a string says why there is none. */
