@@ -156,11 +156,4 @@ if (SECTIONS.has("attempts")) await import("./bench/attempts.ts");
 
 // --- The secret scanner's MB/s on a 50 MB patch (issue #32).
 if (SECTIONS.has("secrets")) await import("./bench/secret-scan.ts");
-if (SECTIONS.has("review")) {
-  // Bundled first: the review's modules use TypeScript that plain type stripping does not run (parameter properties).
-  const { build } = await import("esbuild");
-  const out = path.join(mkdtempSync(path.join(os.tmpdir(), "bench-review-build-")), "review.mjs");
-  await build({ entryPoints: [path.join(root, "scripts/bench/review.ts")], bundle: true, platform: "node", format: "esm", outfile: out, logLevel: "error" });
-  await import(out);
-  rmSync(path.dirname(out), { recursive: true, force: true });
-}
+if (SECTIONS.has("review")) await import("./bench/review.ts");

@@ -6,11 +6,12 @@
  * commented file on both ranges, dedupe and cap) with a review of 10
  * comments from every shard. Median of BENCH_REVIEW_RUNS runs.
  */
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { filePatches, hunksOf, mergeBase, type Git } from "../../src/review/diff.js";
+import { Git } from "../../src/git/git.js";
+import { filePatches, hunksOf, mergeBase } from "../../src/review/diff.js";
 import { mergeReviews, type Leg } from "../../src/review/merge.js";
 import { shardPlan } from "../../src/review/range.js";
 import { DiffLines } from "../../src/safe-outputs/diff-lines.js";
@@ -36,16 +37,7 @@ for (let i = 0; i < FILES; i++) {
 sh("add", "-A");
 sh("commit", "-qm", "big change");
 
-// The two calls the review makes, without the host's Git class (its TypeScript is not plain type-stripped syntax).
-const exec: Git["exec"] = (args, opts = {}) =>
-  new Promise((resolve, reject) =>
-    execFile("git", args, { cwd: dir, maxBuffer: 1 << 30 }, (e, stdout, stderr) => {
-      const code = e ? Number((e as { code?: number }).code ?? 1) : 0;
-      if (code === 0 || opts.okCodes?.includes(code)) resolve({ stdout, stderr, exitCode: code });
-      else reject(e);
-    }),
-  );
-const git: Git = { exec, text: async (args, opts) => (await exec(args, opts)).stdout.trim() };
+const git = new Git(dir, { PATH: process.env.PATH ?? "" });
 const limits = { lines: 3000, files: 100 };
 const plans: number[] = [];
 const shardDiffs: number[] = [];
