@@ -4,18 +4,24 @@
  * shard or other commits, a missing record, a failed run and an APPROVE are
  * each a shard not reviewed, with the reason.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { legFromDir } from "../../src/fanout/review.js";
 
 const FROM = "1".repeat(40);
 const HEAD = "2".repeat(40);
 const shard = { index: 2, files: ["src/a.ts"], lines: 10 };
 
+const made: string[] = [];
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
 function resultsDir(o: { record?: unknown; conclusion?: string; request?: unknown }): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "review-leg-"));
+  made.push(dir);
   if (o.record !== undefined) writeFileSync(path.join(dir, "review-shard.json"), JSON.stringify(o.record));
   writeFileSync(path.join(dir, "result.json"), JSON.stringify({ conclusion: o.conclusion ?? "success", durationMs: 5, usage: { costUsd: 0.01 } }));
   mkdirSync(path.join(dir, "outputs"));

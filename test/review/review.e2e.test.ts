@@ -10,7 +10,7 @@
  * The 400-file pull request is made once for the file (one commit of
  * generated files), not per test.
  */
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -79,6 +79,7 @@ afterAll(async () => {
   await gh?.close();
   await results?.close();
   await repo?.cleanup();
+  for (const d of [recordDir, script && path.dirname(script)]) if (d) rmSync(d, { recursive: true, force: true });
 });
 
 async function runJob(job: string, inputs: Record<string, string>, attempt = 1): Promise<StepResult> {
