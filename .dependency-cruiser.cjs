@@ -14,6 +14,8 @@ const LAYERS = [
   { name: "github", level: 1, path: "^src/github/" },
   // What each safe-output kind is (input limits, the MCP tool's arguments, the GitHub write).
   { name: "safe-outputs", level: 2, path: "^src/safe-outputs/" },
+  // Pull request review: the diff from local git, shards, merging shard reviews (task: review).
+  { name: "review", level: 2.5, path: "^src/review/" },
   // Inputs → settings, file inputs, attachments, the delivery plan.
   { name: "config", level: 3, path: "^src/config/" },
   // What every stage receives (settings, host, redactor, logger) and what the trigger stage hands on.

@@ -37,6 +37,7 @@ import type { SessionCarry } from "./session/carry.js";
 import type { CheckpointToRestore } from "./git/checkpoint.js";
 import type { ActionIO, StageContext } from "./stage-context.js";
 import { Redactor } from "./shared/redact.js";
+import { shardKey } from "./review/record.js";
 import type { GitHubEvent } from "./trigger/event.js";
 import { eventMayProvidePrompt, readEvent } from "./trigger/event.js";
 import { inputsNameThread, repositoryOfRemote } from "./shared/item-ref.js";
@@ -70,7 +71,7 @@ const PHASES: Record<Settings["delivery"]["phase"], readonly Stage[]> = {
   run: [prepareWorkspace, resumeCheckpoint, startSession, runTheAgent, judgeOutput, uploadArtifact, endSession, applySafeOutputs, deliver, report, exportTrace, conclude],
   publish: [downloadArtifact, checkThePatch, detectThreats, applySafeOutputs, deliver, report, recordForGather, conclude],
   // Nothing the agent wrote leaves (artifact, session state, comment) before threat detection has passed.
-  all: [prepareWorkspace, resumeCheckpoint, startSession, runTheAgent, checkThePatch, judgeOutput, detectThreats, uploadArtifact, endSession, applySafeOutputs, deliver, report, exportTrace, recordForGather, conclude],
+  all: [prepareWorkspace, resumeCheckpoint, startSession, runTheAgent, checkThePatch, judgeOutput, detectThreats, uploadArtifact, endSession, applySafeOutputs, deliver, report, postReview, exportTrace, recordForGather, conclude],
 };
 
 async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<RunResult | undefined> {
@@ -168,8 +169,16 @@ async function openGitHubStep(ctx: StageContext, event: GitHubEvent, reparse: Pa
   const stages = await loadGitHubStages();
   const trigger = await stages.prepareTrigger({ event, settings: ctx.settings, raw: io.inputs, host: io.host, log, reparse, runDir: ctx.runDir });
   if (trigger.kind === "skip") return skipped(ctx, trigger.reason);
-  const triggered = { ...ctx, settings: trigger.settings, ...(trigger.run.trigger.item ? { item: trigger.run.trigger.item } : {}) };
+  const item = reviewShardItem(trigger.run.trigger.item, trigger.settings, trigger.run.trigger.repo.fullName);
+  const triggered = { ...ctx, settings: trigger.settings, ...(item ? { item } : {}) };
   return { ctx: triggered, github: { stage: await stages.startProgress(triggered, trigger.run), stages } };
+}
+
+/** A review shard's job is an item of its own: its artifact's key ends in `-shard-<n>`, which gather reads. */
+function reviewShardItem(item: StageContext["item"], settings: Settings, repo: string): StageContext["item"] {
+  const shard = settings.review?.shard;
+  if (!shard) return item;
+  return { ref: item?.ref ?? repo, key: shardKey(item?.key, shard.index) };
 }
 
 // --- The stages, in the order the phases run them.
@@ -344,9 +353,24 @@ async function detectThreats(step: Step): Promise<void> {
 /** The agent's GitHub requests, checked again and applied here with the host's token (before the final comment, which lists them). */
 async function applySafeOutputs(step: Step): Promise<void> {
   if (step.threats?.held || (!step.github && !step.ctx.settings.agent.safeOutputs)) return;
-  step.safeOutputs = await (await import("./publish/safe-outputs/stage.js")).safeOutputsStage(step.ctx, step.github?.stage.run, resultOf(step), () =>
-    safeOutputRequests(step),
-  );
+  // task: review: the review request is posted by postReview (or gather), merged and marked, not applied on its own.
+  const requests = step.ctx.settings.review
+    ? () => safeOutputRequests(step).then((f) => ({ ...f, requests: f.requests.filter((r) => !("value" in r) || r.value["type"] !== "create_pull_request_review") }))
+    : () => safeOutputRequests(step);
+  step.safeOutputs = await (await import("./publish/safe-outputs/stage.js")).safeOutputsStage(step.ctx, step.github?.stage.run, resultOf(step), requests);
+}
+
+/**
+ * `task: review` in one job (phase all): the agent's review request, merged and posted as gather posts
+ * a sharded one (fanout/review.ts): checked against the local diff, marked with the head it covered.
+ */
+async function postReview(step: Step): Promise<void> {
+  const { ctx, github } = step;
+  const review = ctx.settings.review;
+  const pr = github?.stage.run.trigger.pullRequest;
+  if (!review || review.shard || !github || !pr || step.threats?.held) return;
+  const { reviewInOneJob } = await import("./fanout/review.js");
+  await reviewInOneJob({ io: ctx.io, log: ctx.log, redactor: ctx.redactor, review, pr: pr.number, workspace: ctx.settings.workspace, resultsDir: ctx.resultsDir, api: github.stage.run.api });
 }
 
 /** Commit, pull request or comment, and the final comment (events only). */

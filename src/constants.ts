@@ -243,6 +243,29 @@ export const INPUTS = {
       "Fan-out items from repositories of other owners than this workflow's (user or organization). By default `phase: plan` drops them (the warning and the plan's summary name each), and a step whose `repository` has another owner is refused. Read from the step only.",
     default: "false",
   },
+  task: {
+    description:
+      "What the run is for: `change` (the agent works on the request; its patch is delivered) or `review` (a pull request review: the agent gets the PR's description, its full file list and the diff of its part, computed from local git, and answers through `create-pull-request-review`; one review is posted, never an empty green run). See docs/review.md.",
+    default: "change",
+  },
+  "review-shard-lines": {
+    description: "`task: review`, `phase: plan`: above this many changed lines the review is split into shards (by directory, balanced by changed lines, a file never split), one matrix job each.",
+    default: "3000",
+  },
+  "review-shard-files": { description: "`task: review`, `phase: plan`: above this many changed files the review is split into shards too.", default: "100" },
+  "review-max-lines": {
+    description: "`task: review`: a pull request with more changed lines than this is not reviewed: the run ends with an explicit \"too large to review\" result naming the limit.",
+    default: "200000",
+  },
+  "review-can-block": { description: "`task: review`: post the review as REQUEST_CHANGES when the agent asks for changes; otherwise every review is a COMMENT.", default: "false" },
+  "review-scope": {
+    description:
+      "`task: review`: `full` (the whole pull request) or `since-last-review` (only the commits since the head the last Agent Runner review covered, recorded in its hidden marker; after a force-push that dropped that commit, a full review that says so).",
+    default: "full",
+  },
+  "review-max-comments": { description: "`task: review`: at most this many inline comments in the posted review, the highest severity first.", default: "30" },
+  "review-shard": { description: "`task: review`, a shard's job: the shard this job reviews (the plan's `matrix` entry `shard`)." },
+  "review-range": { description: "`task: review`, a shard's job: the commits the plan reviewed, `from..head` (the plan's `matrix` entry `range`); the job recomputes its shard from them." },
   "report-issue": {
     description: "`phase: gather`: an issue number, or `new`, whose one tracking comment holds the report table (updated, not duplicated, on later runs of the workflow).",
   },
@@ -275,7 +298,8 @@ export const OUTPUTS = {
   "commit-verified": "`true` when GitHub verified (signed) the delivered commit, read back after `commit-method: api`; `false` when it did not.",
   "safe-outputs": "JSON array, one entry per agent request: `{type, status: applied|refused, url?, reason?}`.",
   threats: "JSON array of what threat detection found before publishing: `{kind: secret|run-secret|protected-file|threat-verdict|detection-failed|scan-incomplete, where, file?, detail}`; never the value. Empty when nothing was found.",
-  matrix: "`phase: plan`: JSON for `strategy.matrix`: `{\"include\": [{item, key, repository, repository-owner, repository-name, issue-number}]}`.",
+  matrix:
+    "`phase: plan`: JSON for `strategy.matrix`: `{\"include\": [{item, key, repository, repository-owner, repository-name, issue-number}]}`; with `task: review`, one entry per shard: `{shard, shards, range, scope, issue-number}`.",
   count: "`phase: plan`: how many items `matrix` holds.",
   report: "`phase: gather`: JSON array, one entry per item: item, conclusion, duration, cost, changed files, pull request and comment links.",
 } as const;

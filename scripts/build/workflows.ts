@@ -136,6 +136,16 @@ export const WORKFLOW_INPUTS = {
     type: "boolean",
   },
   "report-issue": { to: ["gather"], not: FAN_OUT_ONLY },
+  // task: review — plan splits, each run job reviews its shard, gather posts the one review.
+  task: { to: ["plan", "run", "gather"] },
+  "review-shard-lines": { to: ["plan", "run", "gather"] },
+  "review-shard-files": { to: ["plan", "run", "gather"] },
+  "review-max-lines": { to: ["plan", "run", "gather"] },
+  "review-can-block": { to: ["run", "gather"] },
+  "review-scope": { to: ["plan", "run", "gather"] },
+  "review-max-comments": { to: ["run", "gather"] },
+  "review-shard": { not: "A shard job sets it from its matrix entry (fan-out.yml with task: review); agent.yml reviews in one job." },
+  "review-range": { not: "A shard job sets it from its matrix entry (fan-out.yml with task: review); agent.yml reviews in one job." },
 } as const satisfies Record<InputName, Route>;
 
 /** Why `file` does not take `name`, or undefined when it does. */

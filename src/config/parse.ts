@@ -14,6 +14,7 @@ import { artifactNameProblem } from "../shared/artifact-name.js";
 import { didYouMean } from "../shared/did-you-mean.js";
 import { CLOUD_CREDENTIAL_PREFIXES, isCloudCredentialName } from "../shared/cloud.js";
 import { MODEL_KEY_NAMES, PROVIDERS, type CloudSettings } from "../shared/agents.js";
+import { parseReviewInputs } from "./review.js";
 import { parseSafeOutputs, SAFE_OUTPUTS_SERVER, type SafeOutputsConfig } from "../safe-outputs/config.js";
 import { attachmentPatterns } from "./attachments.js";
 import { inside, outputSchemaDocument, resolveInsideWorkspace } from "./input-files.js";
@@ -367,6 +368,11 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   const select = oneOf("select", SelectMode.options);
   const attempts = Number.isInteger(attemptCount) && attemptCount > 1 && attemptCount <= MAX_ATTEMPTS ? { count: attemptCount, select } : undefined;
 
+  const review = parseReviewInputs(str, (name, message) => problems.add(name, message));
+  // A review answers through the review safe output: enabled for it when the workflow did not list it.
+  if (review && !agentCandidate.safeOutputs?.["create-pull-request-review"])
+    agentCandidate.safeOutputs = { ...agentCandidate.safeOutputs, "create-pull-request-review": { max: 1, "max-comments": Math.min(100, Math.max(review.maxComments, 1)) } };
+
   if (problems.list.length) throw new ConfigurationError(problems.list);
 
   // Shapes were checked field by field above; zod fills defaults and guards the types.
@@ -391,6 +397,7 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     ...(budget ? { budget } : {}),
     ...(attempts ? { attempts } : {}),
     ...(verify ? { verify } : {}),
+    ...(review ? { review } : {}),
   };
 }
 

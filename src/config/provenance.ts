@@ -46,6 +46,9 @@ export const SETTING_SOURCES: Record<InputName, SettingSource> = {
   "max-items": "step",
   "report-issue": "step",
   "allow-foreign-items": "step",
+  // A shard job's part of the plan: from its matrix entry.
+  "review-shard": "step",
+  "review-range": "step",
   // Standing instructions: text for the agent, as the repository's own AGENTS.md is.
   instructions: "any-file",
   // The agent and where its model requests (with the workflow's key) go, and what they cost.
@@ -69,6 +72,14 @@ export const SETTING_SOURCES: Record<InputName, SettingSource> = {
   "max-tokens": "workflow",
   "max-model-requests": "workflow",
   "model-prices": "workflow",
+  // What the run is for, and how a review is split, posted and scoped (cost and what is published).
+  task: "workflow",
+  "review-shard-lines": "workflow",
+  "review-shard-files": "workflow",
+  "review-max-lines": "workflow",
+  "review-can-block": "workflow",
+  "review-scope": "workflow",
+  "review-max-comments": "workflow",
   // More attempts multiply what a run costs.
   attempts: "workflow",
   select: "workflow",

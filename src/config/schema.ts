@@ -4,6 +4,7 @@
  */
 import * as z from "../shared/zod.js";
 import { AGENT_BACKENDS, PROVIDERS, type AgentBackendName } from "../shared/agents.js";
+import type { ReviewSettings } from "./review.js";
 
 export { AGENT_BACKENDS, type AgentBackendName };
 
@@ -236,4 +237,6 @@ export interface Settings {
   verify?: VerifySettings;
   /** `otel-endpoint`, checked: where the run's trace is exported (absent: the runner's OTEL_* variables decide). */
   otel?: { endpoint: string };
+  /** `task: review` and its inputs (config/review.ts); absent for `task: change`. */
+  review?: ReviewSettings;
 }

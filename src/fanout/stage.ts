@@ -21,9 +21,18 @@ import { parseFanOutSettings, type FanOutPhase, type FanOutSettings } from "./in
 import { expectedItems } from "./items.js";
 import { droppedLine, matrixJson, planItems, planLine, planSummary } from "./plan.js";
 import { postTrackingComment } from "./tracking.js";
+import { reviewGatherStage, reviewPhaseContext, reviewPlanStage, reviewTask } from "./review.js";
 import { SUMMARY_LIMIT, toSafeMarkdown } from "../publish/safe-markdown.js";
 
 export async function runFanOutPhase(io: ActionIO, log: Logger, redactor: Redactor, phase: FanOutPhase): Promise<void> {
+  if (reviewTask(io.inputs)) {
+    const token = io.inputs["github-token"]?.trim() ?? "";
+    const c = await reviewPhaseContext(io, log, redactor, (repo) => {
+      let own: GitHubApi | undefined;
+      return async () => (own ??= new GitHubApi(await createOctokit({ token, apiUrl: io.host.apiUrl, log }), repo));
+    });
+    return phase === "plan" ? reviewPlanStage(c) : reviewGatherStage(c);
+  }
   const settings = parseFanOutSettings(io.inputs, io.host, phase);
   let api: GitHubApi | undefined;
   const github = async () =>

@@ -253,6 +253,24 @@ export class GitHubApi {
     return { id: data.id, url: data.html_url };
   }
 
+  /** A pull request's reviews: body, author and the commit each was made on (task: review finds its last one). */
+  async pullRequestReviews(number: number): Promise<{ id: number; body: string; author?: string; authorType?: string; commitId?: string }[]> {
+    const all = await this.octokit.paginate(this.octokit.rest.pulls.listReviews, { ...this.r, pull_number: number, per_page: 100 });
+    return all.map((v) => ({
+      id: v.id,
+      body: v.body ?? "",
+      ...(v.user?.login ? { author: v.user.login } : {}),
+      ...(v.user?.type ? { authorType: v.user.type } : {}),
+      ...(v.commit_id ? { commitId: v.commit_id } : {}),
+    }));
+  }
+
+  /** A pull request's inline review comments: where each sits and what it says (task: review does not repeat them). */
+  async pullRequestReviewComments(number: number): Promise<{ path: string; line: number | null; body: string; author?: string }[]> {
+    const all = await this.octokit.paginate(this.octokit.rest.pulls.listReviewComments, { ...this.r, pull_number: number, per_page: 100 });
+    return all.map((c) => ({ path: c.path, line: c.line ?? null, body: c.body, ...(c.user?.login ? { author: c.user.login } : {}) }));
+  }
+
   async updatePullRequest(number: number, p: { title: string; body: SafeMarkdown }): Promise<PullRequestRef> {
     const { data } = await this.octokit.rest.pulls.update({ ...this.r, pull_number: number, ...p });
     return { number: data.number, url: data.html_url };

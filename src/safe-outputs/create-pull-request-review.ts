@@ -9,6 +9,8 @@ import { DiffLines } from "./diff-lines.js";
 
 const Side = z.enum(["LEFT", "RIGHT"]);
 const Line = z.number().check(z.int(), z.gte(1));
+/** How much a comment matters: a capped review keeps the highest first (review/merge.ts). */
+export const SEVERITIES = ["critical", "major", "minor", "nit"] as const;
 
 export const createPullRequestReview = defineKind({
   key: "create-pull-request-review",
@@ -34,6 +36,7 @@ export const createPullRequestReview = defineKind({
                 side: z.optional(Side).check(z.describe("RIGHT (default): the new version; LEFT: the old one.")),
                 start_line: z.optional(Line).check(z.describe("First line of a multi-line comment.")),
                 body: Body.check(z.describe("The comment, in GitHub Markdown.")),
+                severity: z.optional(z.enum(SEVERITIES)).check(z.describe("critical, major, minor or nit: when comments are capped, the most severe are kept.")),
               }),
             )
             .check(z.maxLength(o["max-comments"], `at most ${o["max-comments"]} comments`)),

@@ -255,6 +255,11 @@ export async function prepareWorkspace(run: GitHubRun, settings: Settings, resul
     });
     if (guard.replaced.length) replacedConfig = { paths: guard.replaced, asideDir };
   }
+  if (settings.review) {
+    const { prepareReview } = await import("./review.js");
+    const review = await prepareReview(run, settings, host, resultsDir, log);
+    return buildTask({ trigger: t, review, ...(replacedConfig ? { replacedConfig } : {}), ...(workspaceHead ? { workspaceHead } : {}) });
+  }
   let changedFiles: ChangedFile[] | undefined;
   let truncated = false;
   if (t.thread?.kind === "pull_request") {

@@ -24,6 +24,8 @@ export interface TaskContext {
   replacedConfig?: { paths: string[]; asideDir: string };
   /** On PR threads: which commit the workspace is (pr-checkout), so the agent knows what it is looking at. */
   workspaceHead?: WorkspaceHead;
+  /** `task: review`: what to review, the PR's whole file list and this run's diff (from local git; src/review). */
+  review?: { instructions: string; fileList: string; fileCount: number; diff: string };
 }
 
 /** The PR's head checked out by pr-checkout, or the workflow's own checkout left alone (`pr-checkout: none`). */
@@ -50,18 +52,22 @@ function attr(v: string): string {
   return v.replace(/["<>&\n]/g, " ");
 }
 
-function block(kind: string, text: string, attrs: Record<string, string | number | undefined> = {}): string {
+/** A review's file list and diff are its subject: far more room than a comment's block, still a bound. */
+const MAX_REVIEW_BLOCK = 4_000_000;
+
+function block(kind: string, text: string, attrs: Record<string, string | number | undefined> = {}, max = MAX_BLOCK): string {
   const a = Object.entries(attrs)
     .filter(([, v]) => v !== undefined && v !== "")
     .map(([k, v]) => ` ${k}="${attr(String(v))}"`)
     .join("");
-  const body = text.length > MAX_BLOCK ? `${text.slice(0, MAX_BLOCK)}\n[… truncated: ${text.length - MAX_BLOCK} more characters]` : text;
+  const body = text.length > max ? `${text.slice(0, max)}\n[… truncated: ${text.length - max} more characters]` : text;
   return `<${TAG} kind="${kind}"${a}>\n${defuse(body)}\n</${TAG}>`;
 }
 
 export function buildTask(ctx: TaskContext): string {
   const t = ctx.trigger;
   const parts: string[] = [t.request.trim()];
+  if (ctx.review) parts.push("", ctx.review.instructions.trimEnd());
   const ctxLines: string[] = [];
   if (t.thread || t.comment) {
     ctxLines.push(
@@ -88,7 +94,16 @@ export function buildTask(ctx: TaskContext): string {
     ctxLines.push(`The ${label} that asked for this run, by @${c.author}:`, block(c.kind, c.body), "");
     if (c.diffHunk) ctxLines.push(`The diff hunk the review comment is attached to${c.path ? ` (${c.path})` : ""}:`, block("diff-hunk", c.diffHunk, { path: c.path }), "");
   }
-  if (ctx.changedFiles?.length) {
+  if (ctx.review) {
+    ctxLines.push(
+      `Every file the pull request changes (${ctx.review.fileCount}; \`*\` marks the files of your part):`,
+      block("pull-request-files", ctx.review.fileList, {}, MAX_REVIEW_BLOCK),
+      "",
+      "The diff of your part (from local git):",
+      block("pull-request-diff", ctx.review.diff || "(empty: nothing changed in your part)", {}, MAX_REVIEW_BLOCK),
+      "",
+    );
+  } else if (ctx.changedFiles?.length) {
     const files = ctx.changedFiles.slice(0, MAX_FILES);
     const lines = files.map(
       (f) => `${f.status ?? "modified"}\t${f.filename}${f.additions !== undefined ? `\t+${f.additions} -${f.deletions ?? 0}` : ""}`,

@@ -1,0 +1,186 @@
+/**
+ * Gather's half of a sharded review: every shard job's review request
+ * (hostile input, from its artifact) merged into ONE review. A comment is
+ * kept only on a file of the shard that asked for it, on a line the pull
+ * request's diff shows and the reviewed range changed; duplicates (within
+ * this review and of earlier reviews' comments) go; the rest is capped,
+ * the most severe first. The summary names every shard, and any shard not
+ * reviewed with its files: the review never claims what it did not cover.
+ */
+import { SEVERITIES } from "../safe-outputs/create-pull-request-review.js";
+import type { DiffLines, Side } from "../safe-outputs/diff-lines.js";
+import { shardDirs, type Shard } from "./shards.js";
+
+export type Severity = (typeof SEVERITIES)[number];
+
+export interface LegComment {
+  path: string;
+  line: number;
+  side?: Side;
+  start_line?: number;
+  body: string;
+  severity?: Severity;
+}
+
+export interface LegReview {
+  body: string;
+  event: "COMMENT" | "REQUEST_CHANGES";
+  comments: LegComment[];
+}
+
+/** What gather learned of one shard's job. */
+export interface Leg {
+  shard: Shard;
+  /** `reviewed`: the job succeeded and asked for a review; anything else: not reviewed, `reason` says why. */
+  status: "reviewed" | "failed" | "missing" | "refused";
+  reason?: string;
+  costUsd?: number;
+  durationMs?: number;
+  review?: LegReview;
+}
+
+export interface MergeInput {
+  legs: Leg[];
+  /** Lines of the pull request's diff (where GitHub accepts comments). */
+  prDiff: DiffLines;
+  /** Lines of the reviewed range (all of the PR, or since the last review). */
+  rangeDiff: DiffLines;
+  /** Comments of earlier reviews (path, line, body): not repeated. */
+  earlier: { path: string; line: number | null; body: string }[];
+  maxComments: number;
+  canBlock: boolean;
+  head: string;
+  /** A line on what was reviewed (the scope), shown under the headline. */
+  scopeNote: string;
+}
+
+export interface MergedReview {
+  event: "COMMENT" | "REQUEST_CHANGES";
+  /** Markdown with agent text in it: posted through the safe-markdown renderer. */
+  body: string;
+  comments: { path: string; line: number; side: Side; start_line?: number; start_side?: Side; body: string }[];
+  /** `success` every shard reviewed; `partial` some; `failure` none (the review covered nothing). */
+  conclusion: "success" | "partial" | "failure";
+  dropped: { outside: number; duplicate: number; overCap: number; otherShard: number };
+  costUsd: number;
+}
+
+export const REVIEW_MARKER = "agent-runner-review";
+
+/** The hidden marker: the head this review covered (what `since-last-review` starts from next time). */
+export function reviewMarker(head: string): string {
+  return `<!-- ${REVIEW_MARKER} head=${head} -->`;
+}
+
+/** The head a review's marker records; undefined when it has none. Only the first marker counts (ours is first). */
+export function markedHead(body: string): string | undefined {
+  return new RegExp(`<!-- ${REVIEW_MARKER} head=([0-9a-f]{40}(?:[0-9a-f]{24})?) -->`).exec(body)?.[1];
+}
+
+/** Agent text cannot plant a marker (nor any HTML comment) in the summary. */
+function defang(text: string): string {
+  return text.replace(/<!--/g, "&lt;!--");
+}
+
+const rank = (s: Severity | undefined) => (s ? SEVERITIES.indexOf(s) : SEVERITIES.indexOf("minor"));
+const norm = (s: string) => s.replace(/\s+/g, " ").trim();
+const FILES_NAMED = 50;
+const LEG_BODY_MAX = 6000;
+
+function listFiles(files: string[]): string {
+  const shown = files.slice(0, FILES_NAMED).map((f) => `\`${f.replace(/`/g, "'")}\``);
+  return `${shown.join(", ")}${files.length > FILES_NAMED ? ` and ${files.length - FILES_NAMED} more` : ""}`;
+}
+
+export function mergeReviews(m: MergeInput): MergedReview {
+  const dropped = { outside: 0, duplicate: 0, overCap: 0, otherShard: 0 };
+  const seen = new Set(m.earlier.map((c) => `${c.path}|${c.line ?? ""}|${norm(c.body)}`));
+  const kept: (LegComment & { side: Side; order: number })[] = [];
+  let order = 0;
+  for (const leg of m.legs) {
+    if (leg.status !== "reviewed" || !leg.review) continue;
+    const own = new Set(leg.shard.files);
+    for (const c of leg.review.comments) {
+      const side = c.side ?? "RIGHT";
+      // A shard job speaks only for its own files: a comment elsewhere is another shard's (or a forged) claim.
+      if (!own.has(c.path)) {
+        dropped.otherShard++;
+        continue;
+      }
+      const where = { path: c.path, line: c.line, side, ...(c.start_line !== undefined ? { startLine: c.start_line } : {}) };
+      if (m.prDiff.problem(where) || m.rangeDiff.problem(where)) {
+        dropped.outside++;
+        continue;
+      }
+      const key = `${c.path}|${c.line}|${norm(c.body)}`;
+      if (seen.has(key)) {
+        dropped.duplicate++;
+        continue;
+      }
+      seen.add(key);
+      kept.push({ ...c, side, order: order++ });
+    }
+  }
+  kept.sort((a, b) => rank(a.severity) - rank(b.severity) || a.order - b.order);
+  const capped = kept.slice(0, m.maxComments);
+  dropped.overCap = kept.length - capped.length;
+  const reviewed = m.legs.filter((l) => l.status === "reviewed");
+  const conclusion = !m.legs.length || !reviewed.length ? "failure" : reviewed.length === m.legs.length ? "success" : "partial";
+  const wantsChanges = reviewed.some((l) => l.review?.event === "REQUEST_CHANGES");
+  const costUsd = m.legs.reduce((n, l) => n + (l.costUsd ?? 0), 0);
+  return {
+    event: m.canBlock && wantsChanges ? "REQUEST_CHANGES" : "COMMENT",
+    body: summary(m, capped.length, dropped, conclusion, costUsd),
+    comments: capped.map((c) => ({
+      path: c.path,
+      line: c.line,
+      side: c.side,
+      ...(c.start_line !== undefined && c.start_line !== c.line ? { start_line: c.start_line, start_side: c.side } : {}),
+      body: `${c.severity ? `**${c.severity}:** ` : ""}${defang(c.body)}`,
+    })),
+    conclusion,
+    dropped,
+    costUsd,
+  };
+}
+
+function summary(m: MergeInput, posted: number, dropped: MergedReview["dropped"], conclusion: MergedReview["conclusion"], costUsd: number): string {
+  const shards = m.legs.length;
+  const reviewed = m.legs.filter((l) => l.status === "reviewed");
+  const lines = [
+    reviewMarker(m.head),
+    `## Agent Runner review`,
+    "",
+    conclusion === "failure"
+      ? `**This review covered nothing:** ${shards ? `none of the ${shards} shard${shards === 1 ? "" : "s"} was reviewed` : "no shard was planned"}. No line of this pull request was reviewed.`
+      : `Reviewed ${reviewed.length} of ${shards} shard${shards === 1 ? "" : "s"} at ${m.head.slice(0, 12)}. ${m.scopeNote}`,
+    "",
+    "| shard | files | changed lines | directories | result |",
+    "|---|---|---|---|---|",
+    ...m.legs.map(
+      (l) =>
+        `| ${l.shard.index} | ${l.shard.files.length} | ${l.shard.lines} | ${shardDirs(l.shard).replace(/\|/g, "\\|")} | ${l.status === "reviewed" ? "✅ reviewed" : `❌ not reviewed (${l.status})`} |`,
+    ),
+    "",
+  ];
+  const missing = m.legs.filter((l) => l.status !== "reviewed");
+  if (missing.length) {
+    lines.push("### Not reviewed", "");
+    for (const l of missing) lines.push(`- **Shard ${l.shard.index}** (${l.status}${l.reason ? `: ${defang(l.reason).replace(/\s+/g, " ").slice(0, 300)}` : ""}): ${listFiles(l.shard.files)}`);
+    lines.push("");
+  }
+  for (const l of reviewed) {
+    const text = defang((l.review?.body ?? "").trim());
+    lines.push(`### Shard ${l.shard.index}`, "", text.length > LEG_BODY_MAX ? `${text.slice(0, LEG_BODY_MAX)}\n\n[… cut]` : text || "_No summary._", "");
+  }
+  const notes = [
+    `${posted} inline comment${posted === 1 ? "" : "s"}`,
+    dropped.overCap ? `${dropped.overCap} more over the cap of ${m.maxComments} (the least severe)` : "",
+    dropped.duplicate ? `${dropped.duplicate} duplicate${dropped.duplicate === 1 ? "" : "s"} left out` : "",
+    dropped.outside ? `${dropped.outside} outside the reviewed diff left out` : "",
+    dropped.otherShard ? `${dropped.otherShard} on files of another shard left out` : "",
+    costUsd ? `$${costUsd.toFixed(4)} across the shards` : "",
+  ].filter(Boolean);
+  lines.push(`_${notes.join("; ")}._`);
+  return lines.join("\n");
+}

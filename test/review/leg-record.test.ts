@@ -1,0 +1,58 @@
+/**
+ * Gather reads each shard job's results folder as hostile input (any job of
+ * the workflow run can upload an artifact): a record that claims another
+ * shard or other commits, a missing record, a failed run and an APPROVE are
+ * each a shard not reviewed, with the reason.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { legFromDir } from "../../src/fanout/review.js";
+
+const FROM = "1".repeat(40);
+const HEAD = "2".repeat(40);
+const shard = { index: 2, files: ["src/a.ts"], lines: 10 };
+
+const made: string[] = [];
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
+function resultsDir(o: { record?: unknown; conclusion?: string; request?: unknown }): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "review-leg-"));
+  made.push(dir);
+  if (o.record !== undefined) writeFileSync(path.join(dir, "review-shard.json"), JSON.stringify(o.record));
+  writeFileSync(path.join(dir, "result.json"), JSON.stringify({ conclusion: o.conclusion ?? "success", durationMs: 5, usage: { costUsd: 0.01 } }));
+  mkdirSync(path.join(dir, "outputs"));
+  if (o.request) writeFileSync(path.join(dir, "outputs", "safe-outputs.jsonl"), JSON.stringify(o.request) + "\n");
+  return dir;
+}
+
+const review = { type: "create_pull_request_review", body: "ok", event: "COMMENT", comments: [{ path: "src/a.ts", line: 1, body: "x", severity: "nit" }] };
+
+describe("a shard job's results, as gather reads them", () => {
+  it("takes a record of this shard and these commits with a valid review", async () => {
+    const leg = await legFromDir(resultsDir({ record: { version: 1, shard: 2, shards: 3, from: FROM, head: HEAD }, request: review }), "a", shard, { from: FROM, head: HEAD });
+    expect(leg.status).toBe("reviewed");
+    expect(leg.review?.comments).toHaveLength(1);
+    expect(leg.costUsd).toBe(0.01);
+  });
+
+  it("refuses an artifact whose record claims another shard or other commits, or has none", async () => {
+    for (const record of [{ version: 1, shard: 1, shards: 3, from: FROM, head: HEAD }, { version: 1, shard: 2, shards: 3, from: HEAD, head: HEAD }, undefined]) {
+      const leg = await legFromDir(resultsDir({ ...(record ? { record } : {}), request: review }), "forged", shard, { from: FROM, head: HEAD });
+      expect(leg.status).toBe("refused");
+      expect(leg.review).toBeUndefined();
+    }
+  });
+
+  it("refuses an APPROVE, and counts a failed run or no review request as not reviewed", async () => {
+    const record = { version: 1, shard: 2, shards: 3, from: FROM, head: HEAD };
+    const approve = await legFromDir(resultsDir({ record, request: { ...review, event: "APPROVE" } }), "a", shard, { from: FROM, head: HEAD });
+    expect(approve).toMatchObject({ status: "failed" });
+    expect(approve.reason).toMatch(/never approves|COMMENT or REQUEST_CHANGES/);
+    expect(await legFromDir(resultsDir({ record, conclusion: "failure", request: review }), "a", shard, { from: FROM, head: HEAD })).toMatchObject({ status: "failed" });
+    expect((await legFromDir(resultsDir({ record }), "a", shard, { from: FROM, head: HEAD })).reason).toMatch(/asked for no review/);
+  });
+});

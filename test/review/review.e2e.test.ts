@@ -1,0 +1,207 @@
+/**
+ * Issue #35 end to end, through dist/ against the fake GitHub and the fake
+ * Actions results service: a pull request of 400 files and 30,000 changed
+ * lines is planned into shards (`phase: plan`, `task: review`), each shard's
+ * job runs a `command` agent that records the task it got and asks for a
+ * review, and gather posts ONE review. One shard's agent fails: the review
+ * names its files and the conclusion is `partial`. Then a new commit: the
+ * `since-last-review` plan covers only that commit.
+ *
+ * The 400-file pull request is made once for the file (one commit of
+ * generated files), not per test.
+ */
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errors } from "../artifacts/helpers.js";
+import { buildEvent, FIXTURE_REPO, writeEvent } from "../support/events.js";
+import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
+import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
+import { cloneRepo, createRepo, git, type GitRepoFixture } from "../support/git-fixtures.js";
+import { runStep, type StepResult } from "../support/harness.js";
+import { patchHunks } from "../../src/safe-outputs/diff-lines.js";
+
+const TOKEN = "ghs_reviewE2eToken0123456789abcdefABCDEFGH";
+const REPO = FIXTURE_REPO;
+/** This workflow run's id: the incremental review is a later run. */
+let runId = 3535;
+const PR = 7;
+const FILES = 400;
+const LINES = 75; // 400 × 75 = 30,000 added lines
+const SHARD_LINES = "7500";
+const FAIL_SHARD = 3;
+
+let repo: GitRepoFixture;
+let results: FakeActionsResults;
+let gh: FakeGitHub;
+let eventEnv: Record<string, string>;
+let script: string;
+let recordDir: string;
+
+beforeAll(async () => {
+  repo = await createRepo({ files: { "README.md": "# Demo\n" } });
+  // The pull request's 400 files, in one commit on `feature`.
+  const tree: Record<string, string> = {};
+  for (let i = 0; i < FILES; i++) tree[`pkg${String(i % 8)}/mod${String(Math.floor(i / 8) % 5)}/file${String(i).padStart(3, "0")}.ts`] = Array.from({ length: LINES }, (_, l) => `export const v${l} = ${i * 1000 + l};`).join("\n") + "\n";
+  await repo.commit(tree, "A big change", { branch: "feature", push: true });
+  results = await startFakeActionsResults({ repository: REPO });
+  gh = await startFakeGitHub({ token: TOKEN, results, repo: { fullName: REPO, gitDir: repo.origin, collaborators: { alice: "write" } } });
+  // Its file list seeded (the fake would otherwise run git per file on every read of the pull request); the review reads local git.
+  const files = Object.keys(tree).map((filename) => ({ filename, status: "added" as const, additions: LINES, deletions: 0 }));
+  gh.addPull({ files, number: PR, title: "A big change", body: "PR-DESCRIPTION-MARK: please review carefully", user: "alice", head: { ref: "feature" }, base: { ref: "main" } });
+  ({ env: eventEnv } = await writeEvent(mkdtempSync(path.join(os.tmpdir(), "review-event-")), buildEvent("schedule")));
+  // The agent (outside any checkout: the sandbox hides checkouts under /tmp): records its task, fails on FAIL_SHARD,
+  // else asks for a review with one comment on its first diff file and one (forged) on another shard's file.
+  const dir = mkdtempSync(path.join(os.tmpdir(), "review-agent-"));
+  recordDir = mkdtempSync(path.join(os.tmpdir(), "review-record-"));
+  script = path.join(dir, "agent.sh");
+  writeFileSync(
+    script,
+    [
+      "#!/bin/bash",
+      "set -e",
+      "task=$(cat)",
+      'shard=$(printf "%s" "$task" | grep -o "shard [0-9]* of" | head -1 | grep -o "[0-9]*" || echo 1)',
+      `printf "%s" "$task" > "${recordDir}/task-$shard-$(date +%s%N).txt"`,
+      'if [ "$shard" = "$FAIL_SHARD" ]; then echo "boom" >&2; exit 3; fi',
+      "file=$(printf '%s' \"$task\" | grep -m1 '^+++ b/' | cut -c7-)",
+      "other=$(printf '%s' \"$task\" | grep -m1 '^  +' | cut -f2 || true)",
+      'other=${other:-not/in/this/pr.ts}',
+      'printf \'{"type":"create_pull_request_review","body":"Shard %s summary","event":"COMMENT","comments":[{"path":"%s","line":2,"body":"Check this in shard %s","severity":"major"},{"path":"%s","line":1,"body":"forged","severity":"critical"},{"path":"%s","line":999,"body":"outside the diff","severity":"critical"}]}\\n\' "$shard" "$file" "$shard" "$other" "$file" >> "$AGENT_SAFE_OUTPUTS"',
+      'echo "reviewed shard $shard"',
+      "",
+    ].join("\n"),
+  );
+  chmodSync(script, 0o755);
+}, 120_000);
+afterAll(async () => {
+  await gh?.close();
+  await results?.close();
+  await repo?.cleanup();
+  for (const d of [recordDir, script && path.dirname(script)]) if (d) rmSync(d, { recursive: true, force: true });
+});
+
+async function runJob(job: string, inputs: Record<string, string>, attempt = 1): Promise<StepResult> {
+  const ws = await cloneRepo(repo.origin);
+  const r = await runStep("main", {
+    workspace: ws,
+    inputs: { agent: "command", "agent-command": script, task: "review", "issue-number": String(PR), "review-shard-lines": SHARD_LINES, ...inputs },
+    githubToken: TOKEN,
+    env: { ...eventEnv, ...results.runtimeEnv({ runId, runAttempt: attempt, job, repository: REPO, github: { url: gh.url, serverUrl: gh.serverUrl }, workspace: ws }), GITHUB_WORKFLOW: "review" },
+  });
+  return r;
+}
+
+/** The tasks the agent was given, by shard, newest last. */
+function tasks(): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const f of readdirSync(recordDir).sort()) out.set(Number(/^task-(\d+)-/.exec(f)![1]), readFileSync(path.join(recordDir, f), "utf8"));
+  return out;
+}
+
+async function diffHunks(from: string, to: string, file: string) {
+  const text = await git(repo.dir, ["diff", `${from}...${to}`, "--", file]);
+  return patchHunks(text.slice(text.indexOf("@@")));
+}
+
+type Matrix = { include: { shard: number; shards: number; range: string; key: string; "issue-number": number }[] };
+
+async function planAndRun(extra: Record<string, string> = {}): Promise<{ matrix: Matrix; legs: StepResult[] }> {
+  const plan = await runJob("plan", { phase: "plan", ...extra });
+  expect(errors(plan), plan.log + plan.stderr).toEqual([]);
+  const matrix = JSON.parse(plan.outputs["matrix"]!) as Matrix;
+  expect(plan.outputs["count"]).toBe(String(matrix.include.length));
+  const legs: StepResult[] = [];
+  for (const m of matrix.include)
+    legs.push(await runJob(`run shard ${m.shard}`, { phase: "run", "review-shard": String(m.shard), "review-range": m.range, sandbox: "none", comment: "none", deliver: "none", env: `FAIL_SHARD=${FAIL_SHARD}`, ...extra }));
+  return { matrix, legs };
+}
+
+describe("task: review, sharded on the matrix", () => {
+  it("400 files / 30,000 lines: ≥4 shards, each agent sees only its shard's diff and the whole file list, gather posts one review naming every shard and the failed one's files", async () => {
+    const { matrix, legs } = await planAndRun();
+    expect(matrix.include.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(matrix.include.map((m) => m.key)).size).toBe(matrix.include.length);
+    expect(gh.writes()).toEqual([]);
+    legs.forEach((leg, i) => expect(leg.outputs.conclusion, leg.log).toBe(matrix.include[i]!.shard === FAIL_SHARD ? "failure" : "success"));
+
+    // Each agent: its own shard's diff only, every file of the PR listed, the PR's description as data.
+    const seen = tasks();
+    expect([...seen.keys()].sort()).toEqual(matrix.include.map((m) => m.shard).sort());
+    const union: string[] = [];
+    for (const [, task] of seen) {
+      const listed = task.split("\n").filter((l) => /^[* ] (\+\d+ -\d+|binary)\t/.test(l));
+      expect(listed).toHaveLength(FILES);
+      const mine = listed.filter((l) => l.startsWith("*")).map((l) => l.split("\t")[1]!);
+      const diffed = [...task.matchAll(/^diff --git a\/(\S+) b\//gm)].map((m) => m[1]!);
+      expect(diffed.sort()).toEqual([...mine].sort());
+      expect(task).toContain("PR-DESCRIPTION-MARK");
+      expect(task).toMatch(/<untrusted-github-data kind="pull-request-diff">/);
+      union.push(...mine);
+    }
+    expect(union.sort()).toEqual([...new Set(union)].sort());
+    expect(union).toHaveLength(FILES);
+
+    const gather = await runJob("gather", { phase: "gather", items: JSON.stringify(matrix) });
+    expect(errors(gather), gather.log + gather.stderr).toEqual([]);
+    expect(gather.outputs["conclusion"]).toBe("partial");
+    const reviews = gh.reviews(PR);
+    expect(reviews).toHaveLength(1);
+    const body = reviews[0]!.body;
+    for (const m of matrix.include) expect(body).toMatch(new RegExp(`^\\| ${m.shard} \\|`, "m"));
+    expect(body).toContain("### Not reviewed");
+    const failedFiles = seen.get(FAIL_SHARD)!.split("\n").filter((l) => l.startsWith("* ")).map((l) => l.split("\t")[1]!);
+    for (const f of failedFiles.slice(0, 50)) expect(body).toContain(`\`${f}\``);
+    // Attacks: a comment on another shard's file, and one on a line outside the diff, are left out (and counted).
+    expect(body).toContain("on files of another shard left out");
+    expect(body).toContain("outside the reviewed diff left out");
+    // Inline comments: one per reviewed shard, each on a line the PR's diff shows.
+    const comments = gh.reviewComments(PR);
+    expect(comments).toHaveLength(matrix.include.length - 1);
+    for (const c of comments) {
+      const hunks = await diffHunks("main", "feature", c.path);
+      expect(hunks.some((h) => h.RIGHT.has(c.line!)), `${c.path}:${c.line}`).toBe(true);
+      expect(c.body).not.toMatch(/forged|outside the diff/);
+    }
+    const report = JSON.parse(gather.outputs["report"]!) as { shard: number; status: string }[];
+    expect(report.find((r) => r.shard === FAIL_SHARD)?.status).toBe("failed");
+
+    // A new commit: since-last-review plans only it, and its agent sees only its diff.
+    const changed = "pkg0/mod0/file000.ts";
+    await repo.commit({ [changed]: "export const changed = 1;\n" + "x\n".repeat(3) }, "Follow-up", { branch: "feature", push: true });
+    const before = new Set(readdirSync(recordDir));
+    runId += 1;
+    const next = await planAndRun({ "review-scope": "since-last-review" });
+    expect(next.matrix.include).toHaveLength(1);
+    const fresh = readdirSync(recordDir).filter((f) => !before.has(f));
+    expect(fresh).toHaveLength(1);
+    const task = readFileSync(path.join(recordDir, fresh[0]!), "utf8");
+    expect([...task.matchAll(/^diff --git a\/(\S+) b\//gm)].map((m) => m[1])).toEqual([changed]);
+    expect(task).toContain("Only the commits since the last review");
+    const again = await runJob("gather", { phase: "gather", items: JSON.stringify(next.matrix), "review-scope": "since-last-review" });
+    expect(errors(again), again.log).toEqual([]);
+    expect(again.outputs["conclusion"]).toBe("success");
+    expect(gh.reviews(PR)).toHaveLength(2);
+    expect(gh.reviews(PR)[1]!.body).toContain("Only the commits since the last review");
+    expect(gh.unhandled).toEqual([]);
+  }, 300_000);
+
+  it("in one job (phase all): the agent's review is posted as one marked review on diff lines, never applied twice", async () => {
+    const head = (await git(repo.dir, ["rev-parse", "feature"])).trim();
+    const before = gh.reviews(PR).length;
+    runId += 1;
+    const step = await runJob("review", { phase: "all", sandbox: "none", "review-max-comments": "5" });
+    expect(errors(step), gh.reviews(PR).at(-1)?.body).toEqual([]);
+    expect(step.outputs["conclusion"]).toBe("success");
+    const reviews = gh.reviews(PR).slice(before);
+    expect(reviews).toHaveLength(1);
+    expect(reviews[0]!.body).toContain(`<!-- agent-runner-review head=${head} -->`);
+    expect(reviews[0]!.body).toContain("Shard 1 summary");
+    const comments = gh.reviewComments(PR).filter((c) => c.reviewId === reviews[0]!.id);
+    expect(comments).toHaveLength(1);
+    const hunks = await diffHunks("main", "feature", comments[0]!.path);
+    expect(hunks.some((h) => h.RIGHT.has(comments[0]!.line!))).toBe(true);
+  }, 120_000);
+});
+
