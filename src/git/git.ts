@@ -74,8 +74,9 @@ export class Git {
     answers.set(key, asked);
     const oldest = answers.keys().next();
     if (answers.size > MAX_ANSWERS && !oldest.done) answers.delete(oldest.value);
-    // A failure is not an answer about the objects (one may be fetched later): asked again next time.
-    asked.catch(() => answers.delete(key));
+    // A failure, or an exit code okCodes let through (an object missing), is no lasting answer: one may be fetched later.
+    const forget = () => answers.delete(key);
+    asked.then((r) => r.exitCode !== 0 && forget(), forget);
     return asked;
   }
 
