@@ -13,6 +13,13 @@ export interface GitExecOptions {
   stdoutFile?: string;
   /** Exit codes that are not failures (e.g. 1 for `diff --quiet`). */
   okCodes?: number[];
+  /**
+   * The answer depends only on the objects the arguments name by full id (objects never
+   * change): the same call on the same repository in this process is answered from the
+   * first one's result. Ignored unless every argument after the subcommand is an option or a
+   * full object id (optionally `^{tree}`), so a ref, whose target can move, is always asked.
+   */
+  byObjectIds?: boolean;
 }
 
 export interface GitResult {
@@ -24,6 +31,22 @@ export interface GitResult {
 
 const STDERR_TAIL = 2000;
 const HARDENING = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "protocol.ext.allow=never"];
+
+/** A full object id (SHA-1 or SHA-256), or its tree. */
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})(?:\^\{tree\})?$/;
+/**
+ * Answers of `byObjectIds` calls, by repository and command. A spawn costs more than the
+ * work of most of these calls, and one step asks the same (e.g. `diff-tree` of the checked
+ * trees in the patch check, then in threat detection); bounded, oldest dropped first.
+ */
+const answers = new Map<string, Promise<GitResult>>();
+const MAX_ANSWERS = 64;
+
+function cacheKey(git: Git, args: string[], opts: GitExecOptions): string | undefined {
+  if (!opts.byObjectIds || opts.input !== undefined || opts.stdoutFile !== undefined) return undefined;
+  if (!args.slice(1).every((a) => a.startsWith("-") || OBJECT_ID.test(a))) return undefined;
+  return JSON.stringify([git.cwd, git.identity, args, opts.env ?? {}, opts.okCodes ?? []]);
+}
 
 export class Git {
   constructor(
@@ -37,7 +60,27 @@ export class Git {
     private readonly configArgs: string[] = [],
   ) {}
 
+  /** The environment and `-c` settings, for telling repositories apart in the answers of byObjectIds calls. */
+  get identity(): string {
+    return JSON.stringify([this.baseEnv, this.configArgs]);
+  }
+
   exec(args: string[], opts: GitExecOptions = {}): Promise<GitResult> {
+    const key = cacheKey(this, args, opts);
+    if (key === undefined) return this.spawn(args, opts);
+    const known = answers.get(key);
+    if (known) return known;
+    const asked = this.spawn(args, opts);
+    answers.set(key, asked);
+    const oldest = answers.keys().next();
+    if (answers.size > MAX_ANSWERS && !oldest.done) answers.delete(oldest.value);
+    // A failure, or an exit code okCodes let through (an object missing), is no lasting answer: one may be fetched later.
+    const forget = () => answers.delete(key);
+    asked.then((r) => r.exitCode !== 0 && forget(), forget);
+    return asked;
+  }
+
+  private spawn(args: string[], opts: GitExecOptions): Promise<GitResult> {
     return new Promise((resolve, reject) => {
       // The agent could have planted hooks or an fsmonitor command in the repository;
       // host-side git must never run them.

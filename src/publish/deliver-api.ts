@@ -7,10 +7,9 @@
  * the tree it builds must have exactly the id of the checked tree: anything
  * else is refused before a ref moves.
  */
-import { readFile, rm } from "node:fs/promises";
-import path from "node:path";
 import type { GitHubApi, GitTreeEntry } from "../github/api.js";
 import type { DeliveryRepo } from "./deliver-git.js";
+import { readBlobs, TREE_CHANGES } from "./patch-rules.js";
 
 /** GitHub refuses larger blobs through the API (its documented limit is 100 MB; base64 and JSON add a third). */
 export const MAX_API_BLOB_BYTES = 50 * 1024 * 1024;
@@ -37,7 +36,7 @@ export interface ApiCommit {
 
 /** The entries `tree` changes on top of `parent`'s tree (no renames: a rename is a deletion and an addition). */
 async function changes(repo: DeliveryRepo, parentTree: string, tree: string): Promise<Change[]> {
-  const raw = await repo.git.exec(["diff-tree", "-r", "-z", "--no-renames", "--raw", parentTree, tree]);
+  const raw = await repo.git.exec(TREE_CHANGES(parentTree, tree), { byObjectIds: true });
   const fields = raw.stdout.split("\0");
   const out: Change[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
@@ -54,39 +53,56 @@ async function changes(repo: DeliveryRepo, parentTree: string, tree: string): Pr
   return out;
 }
 
-async function blobBytes(repo: DeliveryRepo, sha: string, scratch: string): Promise<Buffer> {
-  const file = path.join(scratch, `blob-${sha}`);
-  try {
-    await repo.git.exec(["cat-file", "blob", sha], { stdoutFile: file });
-    return await readFile(file);
-  } finally {
-    await rm(file, { force: true });
-  }
+/** Blob bytes read with one git call at most: bounds what is held in memory while uploading. */
+const BATCH_BYTES = 32 * 1024 * 1024;
+
+/** The blobs in groups of at most BATCH_BYTES (a larger blob is a group of its own), each read with one `cat-file --batch`. */
+function batches(blobs: readonly string[], sizes: readonly number[]): string[][] {
+  const out: string[][] = [];
+  let current: string[] = [];
+  let bytes = 0;
+  blobs.forEach((sha, i) => {
+    const size = sizes[i] ?? 0;
+    if (current.length && bytes + size > BATCH_BYTES) {
+      out.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(sha);
+    bytes += size;
+  });
+  if (current.length) out.push(current);
+  return out;
 }
 
-/** Every limit is checked before the first upload: a refused change leaves nothing on GitHub. */
-async function checkSizes(repo: DeliveryRepo, blobs: readonly string[]): Promise<void> {
-  if (!blobs.length) return;
+/** Every limit is checked before the first upload: a refused change leaves nothing on GitHub. Returns each blob's size. */
+async function checkSizes(repo: DeliveryRepo, blobs: readonly string[]): Promise<number[]> {
+  if (!blobs.length) return [];
   const out = await repo.git.exec(["cat-file", "--batch-check=%(objectsize)"], { input: blobs.join("\n") + "\n" });
   const sizes = out.stdout.split("\n").filter(Boolean).map(Number);
   const largest = sizes.reduce((a, b) => Math.max(a, b), 0);
   if (largest > MAX_API_BLOB_BYTES) throw new ApiCommitTooLargeError(`a file of ${largest} bytes is larger than the API takes (${MAX_API_BLOB_BYTES})`);
   const total = sizes.reduce((a, b) => a + b, 0);
   if (total > MAX_API_BYTES) throw new ApiCommitTooLargeError(`the change holds more than ${MAX_API_BYTES} bytes`);
+  return sizes;
 }
 
 /** Uploads each blob once, at most BLOB_PARALLELISM at a time; GitHub's id must match git's. */
 async function uploadBlobs(api: GitHubApi, repo: DeliveryRepo, list: Change[], scratch: string): Promise<void> {
   const pending = [...new Set(list.map((c) => c.blob).filter((b): b is string => b !== null))];
-  await checkSizes(repo, pending);
-  const worker = async () => {
-    for (let sha = pending.shift(); sha; sha = pending.shift()) {
-      const bytes = await blobBytes(repo, sha, scratch);
-      const created = await api.createBlob(bytes);
-      if (created !== sha) throw new Error(`GitHub stored blob ${created} for ${sha}: the content changed on the way.`);
-    }
-  };
-  await Promise.all(Array.from({ length: BLOB_PARALLELISM }, worker));
+  const sizes = await checkSizes(repo, pending);
+  for (const batch of batches(pending, sizes)) {
+    const contents = await readBlobs(repo.git, batch, scratch);
+    const worker = async () => {
+      for (let sha = batch.shift(); sha; sha = batch.shift()) {
+        const bytes = contents.get(sha);
+        if (!bytes) throw new Error(`blob ${sha} was not read`);
+        const created = await api.createBlob(bytes);
+        if (created !== sha) throw new Error(`GitHub stored blob ${created} for ${sha}: the content changed on the way.`);
+      }
+    };
+    await Promise.all(Array.from({ length: BLOB_PARALLELISM }, worker));
+  }
 }
 
 /**

@@ -102,7 +102,7 @@ export class DeliveryRepo {
   }
 
   async treeOf(commit: string): Promise<string> {
-    return this.git.text(["rev-parse", `${commit}^{tree}`]);
+    return this.git.text(["rev-parse", `${commit}^{tree}`], { byObjectIds: true });
   }
 
   /** What `tree` changes on top of `parent`, and what the patch rules refuse in it. */

@@ -209,8 +209,11 @@ function aliasesOf(p: string, linkDirs: ReadonlyArray<[link: string, real: strin
   return [...seen];
 }
 
+/** The raw diff of two trees (deliver-api.ts asks the same: one answer per step, git.ts byObjectIds). */
+export const TREE_CHANGES = (fromTree: string, toTree: string) => ["diff-tree", "-r", "-z", "--no-renames", "--raw", "--abbrev=40", fromTree, toTree];
+
 export async function treeChanges(git: Git, fromTree: string, toTree: string): Promise<Change[]> {
-  const out = await git.exec(["diff-tree", "-r", "-z", "--no-renames", "--raw", "--abbrev=40", fromTree, toTree]);
+  const out = await git.exec(TREE_CHANGES(fromTree, toTree), { byObjectIds: true });
   // Records: ":oldmode newmode oldsha newsha status\0path\0".
   const fields = out.stdout.split("\0");
   const changes: Change[] = [];
@@ -224,7 +227,7 @@ export async function treeChanges(git: Git, fromTree: string, toTree: string): P
 
 /** Symlinks of a tree (path → blob), and its plain `.gitattributes` files (path → blob). */
 async function treeBlobs(git: Git, tree: string): Promise<{ links: Map<string, string>; attributes: Map<string, string> }> {
-  const out = await git.exec(["ls-tree", "-r", "-z", "--full-tree", tree]);
+  const out = await git.exec(["ls-tree", "-r", "-z", "--full-tree", tree], { byObjectIds: true });
   const links = new Map<string, string>();
   const attributes = new Map<string, string>();
   for (const rec of out.stdout.split("\0")) {
@@ -239,7 +242,7 @@ async function treeBlobs(git: Git, tree: string): Promise<{ links: Map<string, s
 const linkBlobs = async (git: Git, tree: string) => (await treeBlobs(git, tree)).links;
 
 /** Blob contents, byte-exact (read through a file: a pipe decoded as text would garble non-UTF-8 bytes). */
-async function readBlobs(git: Git, shas: Iterable<string>, scratchDir: string): Promise<Map<string, Buffer>> {
+export async function readBlobs(git: Git, shas: Iterable<string>, scratchDir: string): Promise<Map<string, Buffer>> {
   const wanted = [...new Set(shas)];
   const blobs = new Map<string, Buffer>();
   if (!wanted.length) return blobs;

@@ -21,9 +21,11 @@ export async function checkPatch(ctx: StageContext, result: RunResult, artifact:
   if (settings.delivery.deliver === "none") return {};
   const fromArtifact = settings.delivery.phase === "publish";
   const source = fromArtifact && artifact ? `artifact '${artifact.name}'` : "this run";
+  // One repository object for the check and threat detection after it, which asks git the same about the same trees.
+  const git = patchRepository(ctx);
   try {
     const validated = await validatePatch(
-      patchRepository(ctx),
+      git,
       result.diff.patchPath,
       result.diff.baseCommit,
       { allowWorkflowChanges: settings.delivery.allowWorkflowChanges },
@@ -31,11 +33,11 @@ export async function checkPatch(ctx: StageContext, result: RunResult, artifact:
     );
     if (fromArtifact) result.diff.changedFiles = validated.changedFiles;
     if (validated.bytes) ctx.log.info(`Patch: ${validated.changedFiles.length} file(s), ${validated.bytes} bytes, applies cleanly to ${result.diff.baseCommit.slice(0, 12)}.`);
-    return validated.postImage ? { postImage: { ...validated.postImage, git: patchRepository(ctx) } } : {};
+    return validated.postImage ? { postImage: { ...validated.postImage, git } } : {};
   } catch (e) {
     if (!(e instanceof PatchRefusedError)) throw e;
     if (fromArtifact) result.diff.changedFiles = e.namedFiles;
-    return { refusal: e.message, ...(e.postImage ? { postImage: { ...e.postImage, git: patchRepository(ctx) } } : {}) };
+    return { refusal: e.message, ...(e.postImage ? { postImage: { ...e.postImage, git } } : {}) };
   }
 }
 

@@ -140,7 +140,7 @@ export async function validatePatch(
       throw refuse([`it does not apply cleanly to the base commit ${baseCommit.slice(0, 12)} (${errorMessage(e).split("\n").pop()?.trim()}).`]);
     }
     const tree = await git.text(["write-tree"], { env });
-    const baseTree = await git.text(["rev-parse", `${baseCommit}^{tree}`]);
+    const baseTree = await git.text(["rev-parse", `${baseCommit}^{tree}`], { byObjectIds: true });
     const checked = await checkTree(git, baseTree, tree, policy, tmp);
     const binaryFiles = await binaryChanges(git, baseTree, tree);
     const postImage = { baseTree, tree, binaryFiles };

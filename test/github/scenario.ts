@@ -67,7 +67,8 @@ export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
     files: opts.files ?? { "README.md": "# Demo\n\nTeh demo project.\n", "src/app.js": "console.log('hello');\n" },
     ...(opts.branches ? { branches: opts.branches } : {}),
   });
-  const main = (await repo.git(["rev-parse", "main"])).trim();
+  // Branches are made off main and leave it where it was: its tip is the initial commit unless one of them is main.
+  const main = opts.branches?.["main"] ? (await repo.git(["rev-parse", "main"])).trim() : repo.initialSha;
   let ev = buildEvent(opts.fixture, opts.tweaks ?? {});
   const pr = ev.payload["pull_request"] as Record<string, any> | undefined;
   const prNumber: number | undefined = pr?.number ?? (ev.payload["issue"]?.pull_request ? ev.payload["issue"].number : undefined);

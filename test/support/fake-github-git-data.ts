@@ -49,22 +49,44 @@ async function git(gitDir: string, args: string[], opts: { input?: Buffer | stri
   });
 }
 
-async function objectType(gitDir: string, sha: string): Promise<string | undefined> {
-  if (!SHA.test(sha)) return undefined;
-  return run("git", ["--git-dir", gitDir, "cat-file", "-t", sha]).then(
-    (r) => r.stdout.trim(),
-    () => undefined,
-  );
+/**
+ * Object types by id, asked of git in one `cat-file --batch-check` for all the ids not known
+ * yet (a type never changes once the object exists; a missing one is asked again next time).
+ */
+class ObjectTypes {
+  private readonly known = new Map<string, string>();
+
+  constructor(private readonly gitDir: string) {}
+
+  async of(shas: readonly string[]): Promise<Map<string, string>> {
+    const ask = [...new Set(shas.filter((s) => SHA.test(s) && !this.known.has(s)))];
+    if (ask.length) {
+      const out = (await git(this.gitDir, ["cat-file", "--batch-check=%(objectname) %(objecttype)"], { input: ask.join("\n") + "\n" })).toString();
+      for (const line of out.split("\n")) {
+        const [sha, type] = line.split(" ");
+        if (sha && type && SHA.test(sha) && type !== "missing") this.known.set(sha, type);
+      }
+    }
+    return this.known;
+  }
+
+  async type(sha: string): Promise<string | undefined> {
+    return (await this.of([sha])).get(sha);
+  }
 }
 
 export class GitData {
   /** Commit id → what GitHub says of its signature. */
   private readonly verifications = new Map<string, Verification>();
 
+  private readonly types: ObjectTypes;
+
   constructor(
     private readonly gitDir: string,
     private readonly api: string,
-  ) {}
+  ) {
+    this.types = new ObjectTypes(gitDir);
+  }
 
   async createBlob(body: Record<string, unknown>): Promise<ShortBlob> {
     const { content, encoding } = body as { content?: unknown; encoding?: unknown };
@@ -84,9 +106,11 @@ export class GitData {
     const env = { GIT_INDEX_FILE: path.join(dir, "index") };
     try {
       if (typeof base === "string") {
-        if ((await objectType(this.gitDir, base)) !== "tree") throw new GitDataError(422, "base_tree is not a valid tree oid");
+        if ((await this.types.type(base)) !== "tree") throw new GitDataError(422, "base_tree is not a valid tree oid");
         await git(this.gitDir, ["read-tree", base], { env });
       } else await git(this.gitDir, ["read-tree", "--empty"], { env });
+      // Every entry's type asked of git at once.
+      await this.types.of((entries as Record<string, unknown>[]).map((e) => e["sha"]).filter((s): s is string => typeof s === "string"));
       const info: string[] = [];
       for (const raw of entries as Record<string, unknown>[]) info.push(await this.indexLine(raw));
       await git(this.gitDir, ["update-index", "--index-info"], { env, input: info.join("\n") + "\n" });
@@ -106,7 +130,7 @@ export class GitData {
     if ("content" in e) throw new GitDataError(422, "the fake takes blobs by sha only");
     // A deletion: mode 0 removes the path from the index.
     if (sha === null) return `0 ${"0".repeat(40)}\t${p}`;
-    if (typeof sha !== "string" || (await objectType(this.gitDir, sha)) !== type) throw new GitDataError(422, `tree.sha ${String(sha)} is not a valid ${type}`);
+    if (typeof sha !== "string" || (await this.types.type(sha)) !== type) throw new GitDataError(422, `tree.sha ${String(sha)} is not a valid ${type}`);
     return `${mode} ${sha}\t${p}`;
   }
 
@@ -127,9 +151,9 @@ export class GitData {
   async createCommit(body: Record<string, unknown>, login: string, userId: number): Promise<GitCommit> {
     const { message, tree, parents, author, committer, signature } = body as Record<string, unknown>;
     if (typeof message !== "string") throw new GitDataError(422, "Invalid request.\n\n\"message\" wasn't supplied.");
-    if (typeof tree !== "string" || (await objectType(this.gitDir, tree)) !== "tree") throw new GitDataError(422, "Tree SHA does not exist");
+    if (typeof tree !== "string" || (await this.types.type(tree)) !== "tree") throw new GitDataError(422, "Tree SHA does not exist");
     const parentList = Array.isArray(parents) ? (parents as unknown[]) : [];
-    for (const p of parentList) if (typeof p !== "string" || (await objectType(this.gitDir, p)) !== "commit") throw new GitDataError(422, "Parent SHA does not exist or is not a commit object");
+    for (const p of parentList) if (typeof p !== "string" || (await this.types.type(p)) !== "commit") throw new GitDataError(422, "Parent SHA does not exist or is not a commit object");
     const who = { name: login, email: `${userId}+${login}@users.noreply.github.com` };
     const named = (v: unknown) => (typeof v === "object" && v !== null ? (v as { name?: string; email?: string }) : undefined);
     const a = named(author) ?? who;
@@ -143,7 +167,7 @@ export class GitData {
   }
 
   async getCommit(sha: string): Promise<GitCommit> {
-    if ((await objectType(this.gitDir, sha)) !== "commit") throw new GitDataError(404, "Not Found");
+    if ((await this.types.type(sha)) !== "commit") throw new GitDataError(404, "Not Found");
     const raw = (await git(this.gitDir, ["cat-file", "commit", sha])).toString();
     const head = raw.slice(0, raw.indexOf("\n\n"));
     const field = (k: string) => head.split("\n").filter((l) => l.startsWith(`${k} `)).map((l) => l.slice(k.length + 1));
@@ -183,7 +207,7 @@ export class GitData {
   async createRef(body: Record<string, unknown>): Promise<GitRef> {
     const { ref, sha } = body as { ref?: unknown; sha?: unknown };
     if (typeof ref !== "string" || !/^refs\/heads\/.+/.test(ref) || ref.split("/").length < 3) throw new GitDataError(422, "Reference name is invalid");
-    if (typeof sha !== "string" || (await objectType(this.gitDir, sha)) !== "commit") throw new GitDataError(422, "Object does not exist");
+    if (typeof sha !== "string" || (await this.types.type(sha)) !== "commit") throw new GitDataError(422, "Object does not exist");
     if (await this.refSha(ref)) throw new GitDataError(422, "Reference already exists");
     await git(this.gitDir, ["update-ref", ref, sha, ""]);
     return this.renderRef(ref, sha);
@@ -195,7 +219,7 @@ export class GitData {
     const { sha, force } = body as { sha?: unknown; force?: unknown };
     const current = await this.refSha(ref);
     if (!current) throw new GitDataError(422, "Reference does not exist");
-    if (typeof sha !== "string" || (await objectType(this.gitDir, sha)) !== "commit") throw new GitDataError(422, "Object does not exist");
+    if (typeof sha !== "string" || (await this.types.type(sha)) !== "commit") throw new GitDataError(422, "Object does not exist");
     if (force !== true) {
       const ff = await run("git", ["--git-dir", this.gitDir, "merge-base", "--is-ancestor", current, sha]).then(
         () => true,
