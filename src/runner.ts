@@ -23,6 +23,7 @@ import { collectChanges, takeBaseline, type Baseline, type Collected } from "./g
 import type { Logger } from "./logger.js";
 import type { Conclusion, RunResult } from "./result.js";
 import { checkBudget, gatewayBudget } from "./sandbox/budget.js";
+import { retryPolicy } from "./sandbox/gateway-retry.js";
 import { buildAgentEnv } from "./sandbox/env.js";
 import { runProcessTree, type ProcessOutcome } from "./sandbox/process.js";
 import { chooseSandbox } from "./sandbox/registry.js";
@@ -753,6 +754,7 @@ async function startGatewayFor({ provider, wire }: ProviderChoice, backend: Agen
     // Provider-side fetching would get around the network policy; only `open` has none to get around.
     allowProviderFetch: settings.run.network.mode === "open",
     ...(budget ? { budget, modelPrices: budget.modelPrices } : {}),
+    ...(settings.modelRetry ? { retry: retryPolicy(settings.modelRetry) } : {}),
     log,
   };
   if (isCloud(provider)) {

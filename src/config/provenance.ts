@@ -68,6 +68,10 @@ export const SETTING_SOURCES: Record<InputName, SettingSource> = {
   "max-tokens": "workflow",
   "max-model-requests": "workflow",
   "model-prices": "workflow",
+  // Retries and other models change what a run costs.
+  "model-retries": "workflow",
+  "model-retry-max-wait-seconds": "workflow",
+  "fallback-models": "workflow",
   // More attempts multiply what a run costs.
   attempts: "workflow",
   select: "workflow",
