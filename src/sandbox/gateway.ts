@@ -591,16 +591,17 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
    * The answer when the gateway stops trying: one no CLI retries. Each pinned
    * CLI retries a 429 on its own, 5 to 10 times over up to minutes (claude and
    * gemini past a Retry-After), and every one of those would go through the
-   * gateway's retries again; a 400 with `x-should-retry: false` is taken as
-   * final by all four (measured: /work/shared/notes/cli-429-behaviour.md,
-   * docs/rate-limits.md). So one agent request costs at most
+   * gateway's retries again; a 400 with `x-should-retry: false` and a message
+   * that names no status or busy-word is taken as final by all four
+   * (measured: docs/rate-limits.md). So one agent request costs at most
    * (1 + model-retries) × (1 + fallback models) upstream attempts.
    */
   const giveUp = (res: http.ServerResponse, held: HeldAnswer, model: string | undefined, attempts: number, why: string) => {
     const what = held.reason === "rate_limited" ? "rate-limited" : "overloaded";
     log.warning(`Model gateway: ${model ?? "the model"} is still ${what} (${held.status}) after ${attempts} attempt(s); ${why}. The agent's request fails.`);
     stats.rejected++;
-    const message = `Agent Runner model gateway: the model API stayed ${what} (HTTP ${held.status}) after ${attempts} attempt(s) and the gateway's retries (${why}). Stop now; retrying will not help.`;
+    // No status code, number or busy-word in it: OpenCode retries any error whose message matches /429|503|rate limit|overloaded|unavailable|…/.
+    const message = "Agent Runner model gateway: the model provider kept turning this request away as busy, through every retry and fallback model this run allows. Stop now: trying again will not help (the run's log has the details).";
     const body = errorBody(provider, 400, message);
     if (res.headersSent || res.destroyed) return;
     res.writeHead(400, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...NO_RETRY });

@@ -10,7 +10,8 @@
  *    every request, named and priced at its own price in `usage` and the summary;
  *  - a fallback model without a price under a cost cap: a configuration error
  *    naming `fallback-models` and `model-prices`, before any agent starts.
- * One run per scenario and CLI (each retry costs a real second).
+ * One run per scenario and CLI (each retry costs a real second): claude,
+ * codex, gemini and opencode.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -28,8 +29,8 @@ import { makeWorkspace, runAgentAction, type AgentRun } from "../agents/helpers.
 const SLOW = 300_000;
 
 interface Cli {
-  cli: "claude" | "codex";
-  provider: "anthropic" | "openai";
+  cli: CliName;
+  provider: "anthropic" | "openai" | "gemini";
   primary: string;
   fallback: string;
   inputs(stub: StubModel): Record<string, string>;
@@ -49,6 +50,27 @@ const CLIS: Cli[] = [
     primary: "gpt-5.5",
     fallback: "gpt-5-mini",
     inputs: (s) => ({ agent: "codex", model: "gpt-5.5", "base-url": `${s.url}/v1`, secrets: "OPENAI_API_KEY=sk-test-key-ratelimit-0123456789" }),
+  },
+  {
+    cli: "gemini",
+    provider: "gemini",
+    primary: "gemini-2.5-pro",
+    fallback: "gemini-2.5-flash",
+    inputs: (s) => ({ agent: "gemini", model: "gemini-2.5-pro", "base-url": s.url, secrets: "GEMINI_API_KEY=AIza-test-key-ratelimit-0123456789" }),
+  },
+  {
+    cli: "opencode",
+    provider: "openai",
+    primary: "stub-model",
+    fallback: "stub-model-mini",
+    // Neither model is in the price table: model-prices prices both (the fallback at a tenth), so the default cost cap holds.
+    inputs: (s) => ({
+      agent: "opencode",
+      model: "stub-model",
+      "base-url": `${s.url}/v1`,
+      secrets: "OPENAI_API_KEY=sk-test-key-ratelimit-0123456789",
+      "model-prices": "{stub-model: {input: 10, output: 10}, stub-model-mini: {input: 1, output: 1}}",
+    }),
   },
 ];
 
@@ -83,7 +105,8 @@ const usageOf = (r: AgentRun) =>
   JSON.parse(r.main.outputs.usage!) as { requests: number; costUsd?: number; retries?: number; retryWaitSeconds?: number; models?: Record<string, { requests: number; costUsd?: number; fallback?: boolean }> };
 const recordsOf = (r: AgentRun) => r.result.metadata.modelRequests as ModelRequestRecord[];
 
-describe.each(CLIS)("$cli", (c) => {
+// opencode takes the longest to start (over a minute here); it runs the fallback scenario, whose pricing (model-prices) is its own.
+describe.each(CLIS.filter((c) => c.cli !== "opencode"))("$cli", (c) => {
   it("429 with Retry-After: 1 twice, then served: the run succeeds; the retries are in the trace, usage and summary", { timeout: SLOW }, async () => {
     stub.setRateLimits([{ times: 2, retryAfter: "1" }]);
     const { run: r, served, limited } = await runWith(c, {});
@@ -111,6 +134,9 @@ describe.each(CLIS)("$cli", (c) => {
     expect(r.main.summary.match(/answered 429 \(rate-limited\): retried after 1\.0 s/g)).toHaveLength(2);
   });
 
+});
+
+describe.each(CLIS)("$cli", (c) => {
   it("the primary stays at 429: the fallback model serves every request, named and priced at its own price", { timeout: SLOW }, async () => {
     stub.setRateLimits([{ model: c.primary, retryAfter: "1" }]);
     const { run: r, served, limited, models } = await runWith(c, { "fallback-models": `${c.fallback}`, "model-retries": "1" });
@@ -124,7 +150,7 @@ describe.each(CLIS)("$cli", (c) => {
     expect(Object.keys(usage.models!)).toEqual([c.fallback]);
     expect(usage.models![c.fallback]).toMatchObject({ requests: served, fallback: true });
     // Priced from the table at the fallback's own price: the sum of what each served response used.
-    const book = await PriceBook.load(c.provider);
+    const book = await PriceBook.load(c.provider, c.cli === "opencode" ? { "stub-model-mini": { input: 1, output: 1 } } : {});
     const expected = recordsOf(r)
       .filter((x) => x.status === 200 && x.usage)
       .reduce((n, x) => n + book.costUsd(c.fallback, x.usage!)!, 0);
