@@ -101,6 +101,19 @@ export const INPUTS = {
       "Stall watchdog: an agent that makes no model request, writes no output and changes no file for this many minutes (fractions allowed) is stopped with a checkpoint (conclusion `incomplete`); `0` turns it off.",
     default: "10",
   },
+  "model-retries": {
+    description:
+      "Retries of a model request the provider answered rate-limited (429) or overloaded (529, or 503 saying so), made by the model gateway before the agent sees the answer: `Retry-After` is honoured, else jittered exponential backoff. Each retry is admitted under the budget again; an answer already streaming to the agent is never retried. `0` passes such answers through as they come (see docs/rate-limits.md).",
+    default: "3",
+  },
+  "model-retry-max-wait-seconds": {
+    description: "The longest the model gateway waits in total for one model request's retries (a `Retry-After` beyond what is left is not waited for: the gateway moves to a fallback model or gives up).",
+    default: "120",
+  },
+  "fallback-models": {
+    description:
+      "Models to send a request to, in order, when the model asked for stays rate-limited or overloaded after `model-retries`: newline- or comma-separated ids on the same provider and wire API. Priced at their own price under the same budget (a model the price table does not know needs `model-prices` when a cost cap is set); output `usage` says which model served how many requests.",
+  },
   attempts: {
     description:
       "Independent agent runs (1–5) from the same start state, each in its own copy of the workspace, sharing one model gateway and its budget; each is verified, one is chosen (`select`) and delivered. Output `attempts` lists them.",
@@ -279,7 +292,8 @@ export const OUTPUTS = {
   "final-message": "The agent's final message.",
   "session-id": "The agent's session id (pass to `session` to resume).",
   "structured-output": "JSON result matching `output-schema`.",
-  usage: "JSON, as the model gateway counted it (the same for every agent): `inputTokens`, `outputTokens`, `cachedTokens`, `costUsd` when known, `requests`.",
+  usage:
+    "JSON, as the model gateway counted it (the same for every agent): `inputTokens`, `outputTokens`, `cachedTokens`, `costUsd` when known, `requests`; when the gateway retried a rate-limited or overloaded answer or a fallback model served, also `retries`, `retryWaitSeconds` and `models` (model id → `{requests, costUsd, fallback}`).",
   "budget-exceeded": "`true` when a budget (`max-cost-usd`, `max-tokens`, `max-model-requests`) stopped the run, else `false`.",
   attempts: "JSON array, one entry per attempt (`attempts` > 1): `{attempt, conclusion, verified: passed|failed|not-run, changedLines, changedFiles, exitCode, durationMs, chosen}`; `[]` with one attempt.",
   verified: "`passed` (the last `verify-command` run passed), `failed` (it still failed after the fix rounds, or the agent failed during one) or `not-run` (no `verify-command`, or the agent failed before the first check).",

@@ -25,6 +25,7 @@ import type { CheckpointCause, Conclusion, RunResult } from "./result.js";
 import { restoreCheckpoint, type CheckpointToRestore } from "./git/checkpoint.js";
 import { watchForStall } from "./runner/stall.js";
 import { checkBudget, gatewayBudget } from "./sandbox/budget.js";
+import { retryPolicy } from "./sandbox/gateway-retry.js";
 import { buildAgentEnv } from "./sandbox/env.js";
 import { runProcessTree, type ProcessOutcome } from "./sandbox/process.js";
 import { chooseSandbox } from "./sandbox/registry.js";
@@ -835,6 +836,7 @@ async function startGatewayFor({ provider, wire }: ProviderChoice, backend: Agen
     // Provider-side fetching would get around the network policy; only `open` has none to get around.
     allowProviderFetch: settings.run.network.mode === "open",
     ...(budget ? { budget, modelPrices: budget.modelPrices } : {}),
+    ...(settings.modelRetry ? { retry: retryPolicy(settings.modelRetry) } : {}),
     log,
   };
   if (isCloud(provider)) {

@@ -39,6 +39,7 @@ import {
   NetworkMode,
   type PermissionRule,
   type BudgetSettings,
+  type ModelRetrySettings,
   type InputFiles,
   type Settings,
   type VerifySettings,
@@ -360,6 +361,7 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   const costSource = isDefaulted("max-cost-usd") ? defaultCostCap(runsAgent && backend !== "command", agentCandidate.baseUrl, ctx.notice) : "given";
   const budget = parseBudget(str, value("model-prices"), costSource, problems);
   const verify = parseVerify(str, problems);
+  const modelRetry = parseModelRetry(str, list("fallback-models"), problems);
 
   const attemptsRaw = (str("attempts") ?? "1").trim() || "1";
   const attemptCount = Number(attemptsRaw);
@@ -398,7 +400,24 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     ...(attempts ? { attempts } : {}),
     ...(verify ? { verify } : {}),
     ...(review ? { review } : {}),
+    modelRetry,
   };
+}
+
+/** `model-retries` (0–10), `model-retry-max-wait-seconds` (0–3600) and `fallback-models`. */
+function parseModelRetry(str: (name: InputName) => string | undefined, fallbackModels: string[], problems: Problems): ModelRetrySettings {
+  const whole = (name: "model-retries" | "model-retry-max-wait-seconds", max: number): number => {
+    const fallback = Number(INPUTS[name].default);
+    const raw = (str(name) ?? "").trim();
+    if (!raw) return fallback;
+    const n = Number(raw);
+    if (Number.isInteger(n) && n >= 0 && n <= max) return n;
+    problems.add(name, `'${raw}' must be a whole number from 0 to ${max}.`);
+    return fallback;
+  };
+  const bad = fallbackModels.find((m) => !/^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/.test(m));
+  if (bad !== undefined) problems.add("fallback-models", `'${bad}' is not a model id; list model ids separated by commas or newlines, e.g. 'claude-haiku-4-5'.`);
+  return { retries: whole("model-retries", 10), maxWaitSeconds: whole("model-retry-max-wait-seconds", 3600), fallbackModels: [...new Set(fallbackModels)] };
 }
 
 /** `verify-command` (shell words, like agent-command), `max-fix-rounds` and `verify-timeout-minutes`; undefined without a command. */

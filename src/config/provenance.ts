@@ -80,6 +80,10 @@ export const SETTING_SOURCES: Record<InputName, SettingSource> = {
   "review-can-block": "workflow",
   "review-scope": "workflow",
   "review-max-comments": "workflow",
+  // Retries and other models change what a run costs.
+  "model-retries": "workflow",
+  "model-retry-max-wait-seconds": "workflow",
+  "fallback-models": "workflow",
   // More attempts multiply what a run costs.
   attempts: "workflow",
   select: "workflow",

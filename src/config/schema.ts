@@ -125,6 +125,13 @@ export interface BudgetSettings {
   modelPrices: Record<string, ModelPriceSpec>;
 }
 
+/** `model-retries`, `model-retry-max-wait-seconds`, `fallback-models`: rate limits absorbed at the model gateway (sandbox/gateway-retry.ts). */
+export interface ModelRetrySettings {
+  retries: number;
+  maxWaitSeconds: number;
+  fallbackModels: string[];
+}
+
 /** `verify-command` and its fix rounds (runner/verify.ts). */
 export interface VerifySettings {
   /** argv of the check, run in the agent's sandbox. */
@@ -233,6 +240,8 @@ export interface Settings {
   budget?: BudgetSettings;
   /** `attempts`, `select` (absent: one attempt). */
   attempts?: AttemptSettings;
+  /** `model-retries`, `model-retry-max-wait-seconds`, `fallback-models` (absent: the defaults, no fallback). */
+  modelRetry?: ModelRetrySettings;
   /** `verify-command`, `max-fix-rounds`, `verify-timeout-minutes` (absent: no check, output `verified` is `not-run`). */
   verify?: VerifySettings;
   /** `otel-endpoint`, checked: where the run's trace is exported (absent: the runner's OTEL_* variables decide). */

@@ -44,6 +44,7 @@ export function summaryMarkdown(result: RunResult, verdict: Verdict = runVerdict
     ["Cost", u.costUsd !== undefined ? `$${u.costUsd.toFixed(4)}` : "unknown"],
   ];
   if (u.requests !== undefined) rows.push(["Model requests", String(u.requests)]);
+  if (u.retries) rows.push(["Rate limits", `${u.retries} ${u.retries === 1 ? "answer" : "answers"} retried by the model gateway, ${u.retryWaitSeconds ?? 0} s waited (see Rate limits below)`]);
   if (result.costCap) rows.push(["Cost cap", costCapLine(result.costCap, u.costUsd)]);
   if (result.budgetExceeded) rows.push(["Budget", "⛔ exceeded: the model gateway stopped the agent's model requests (see Conclusion)"]);
   if (result.verify) rows.push(["Verify", verifyLine(result, "table-cell")]);
@@ -60,6 +61,7 @@ export function summaryMarkdown(result: RunResult, verdict: Verdict = runVerdict
     ...rows.map(([k, v]) => `| ${k} | ${v} |`),
     "",
     ...usageTable(result),
+    ...rateLimitSection(result),
     ...verifySection(result),
     ...attemptsSection(result),
     ...artifactList(result),
@@ -141,6 +143,46 @@ function usageTable(result: RunResult): string[] {
     `| ${int(u.inputTokens)} | ${int(u.outputTokens)} | ${int(u.cachedTokens)} | ${u.costUsd !== undefined ? `$${u.costUsd.toFixed(4)}` : "unknown"} |${requests} ${int(result.numTurns)} | ${int(result.toolCalls)} | ${int(result.eventCount)} |`,
     "",
     ...(u.requests !== undefined ? ["_Counted by the model gateway from every response (the agent CLI's own figure is in `result.json`, `metadata.cliUsage`)._", ""] : []),
+  ];
+}
+
+/** A model gateway request record, as far as the rate-limit lines read it (trace/model-requests.ts). */
+interface RetriedRecord {
+  status?: number;
+  requestModel?: string;
+  fallbackFor?: string;
+  retry?: { reason: string; next: string; waitMs?: number };
+}
+
+const MAX_RETRY_LINES = 30;
+
+/**
+ * One line per rate-limited or overloaded answer the gateway held back, and
+ * what it did (retry after a wait, a fallback model, give up); then which
+ * model served how many requests. Model names are the agent's: code.
+ */
+function rateLimitSection(result: RunResult): string[] {
+  const u = result.usage;
+  if (!u.retries && !u.models) return [];
+  const records = (Array.isArray(result.metadata.modelRequests) ? (result.metadata.modelRequests as RetriedRecord[]) : []).filter((r) => r.retry);
+  const what = (r: RetriedRecord): string => {
+    const model = r.requestModel ? codeName(r.requestModel) : "the model";
+    const answer = `${model} answered ${r.status ?? "?"} (${r.retry!.reason.replace("_", "-")})`;
+    if (r.retry!.next === "retry") return `${answer}: retried after ${((r.retry!.waitMs ?? 0) / 1000).toFixed(1)} s`;
+    if (r.retry!.next === "fallback") return `${answer}: sent to the next fallback model`;
+    return `${answer}: the gateway gave up; the agent's request failed`;
+  };
+  const lines = records.slice(0, MAX_RETRY_LINES).map((r) => `- ${what(r)}`);
+  if (records.length > MAX_RETRY_LINES) lines.push(`- … and ${records.length - MAX_RETRY_LINES} more (all in the trace)`);
+  const models = Object.entries(u.models ?? {}).map(
+    ([m, s]) => `| ${codeName(m, "table-cell")}${s.fallback ? " (fallback)" : ""} | ${int(s.requests)} | ${s.costUsd !== undefined ? `$${s.costUsd.toFixed(4)}` : "unknown"} |`,
+  );
+  return [
+    "### Rate limits",
+    "",
+    ...lines,
+    ...(lines.length ? [""] : []),
+    ...(models.length ? ["| Model | Requests served | Cost |", "|---|---:|---:|", ...models, ""] : []),
   ];
 }
 

@@ -13,9 +13,10 @@ import { CLOUD_PRICE_TABLES, PriceBook } from "./prices.js";
 
 const cloudTable = (provider: ProviderName | undefined) => (provider && isCloud(provider) ? CLOUD_PRICE_TABLES[provider] : undefined);
 
-export async function checkBudget(settings: Pick<Settings, "budget" | "agent">, backend: { provider?: ModelProvider }): Promise<void> {
+export async function checkBudget(settings: Pick<Settings, "budget" | "agent" | "modelRetry">, backend: { provider?: ModelProvider }): Promise<void> {
   const b = settings.budget;
   if (!b) return;
+  await checkFallbackPrices(settings, b, backend);
   // The default cost cap is never a reason to refuse a run: where the model has no price it is skipped at start (gatewayBudget).
   const given: [string, number | undefined][] = [
     ["max-cost-usd", b.costCapIsDefault ? undefined : b.maxCostUsd],
@@ -35,6 +36,26 @@ export async function checkBudget(settings: Pick<Settings, "budget" | "agent">, 
   if (b.maxCostUsd !== undefined && !b.costCapIsDefault && model && !(await PriceBook.load(backend.provider, b.modelPrices, cloudTable(settings.agent.provider))).knows(model))
     throw new ConfigurationError(
       `Input 'max-cost-usd': no price is known for model '${model}' (it is not in the pinned @pydantic/genai-prices table), so its cost cannot be counted. Add it to 'model-prices', e.g. model-prices: '${model}: {input: 3, output: 15, cached: 0.3}' (US dollars per million tokens), or use max-tokens instead.`,
+    );
+}
+
+/**
+ * Under a cost cap every fallback model needs a price, like the model itself:
+ * the gateway would otherwise refuse the very request the fallback is for.
+ * The default cap counts too when it will hold (the primary model is priced).
+ */
+async function checkFallbackPrices(settings: Pick<Settings, "agent" | "modelRetry">, b: BudgetSettings, backend: { provider?: ModelProvider }): Promise<void> {
+  const fallbacks = settings.modelRetry?.fallbackModels ?? [];
+  if (b.maxCostUsd === undefined || !fallbacks.length || !backend.provider) return;
+  const book = await PriceBook.load(backend.provider, b.modelPrices, cloudTable(settings.agent.provider));
+  const backendName = settings.agent.backend;
+  const primary = settings.agent.model ?? (backendName !== "command" ? DEFAULT_MODELS[backendName].model : undefined);
+  // The default cap is skipped where the primary model has no price (gatewayBudget): nothing to hold the fallbacks to.
+  if (b.costCapIsDefault && !(primary !== undefined && book.knows(primary))) return;
+  const unknown = fallbacks.filter((m) => !book.knows(m));
+  if (unknown.length)
+    throw new ConfigurationError(
+      `Input 'fallback-models': no price is known for ${unknown.map((m) => `'${m}'`).join(", ")} (not in the pinned @pydantic/genai-prices table), and 'max-cost-usd'${b.costCapIsDefault ? ` (its default, ${DEFAULT_MAX_COST_USD})` : ""} is set, so a request it serves could not be counted. Add ${unknown.length === 1 ? "it" : "them"} to 'model-prices', e.g. model-prices: '${unknown[0]}: {input: 3, output: 15, cached: 0.3}' (US dollars per million tokens), or remove ${unknown.length === 1 ? "it" : "them"} from 'fallback-models'.`,
     );
 }
 

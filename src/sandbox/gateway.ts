@@ -40,6 +40,7 @@ import {
   streamOmitsUsage,
 } from "./gateway-policy.js";
 import { budgetedRequest, clampedBody } from "./budget-admission.js";
+import { MAX_ERROR_BODY_BYTES, mayRetry, nextStep, retryAfterMs, retryableReason, withModel, type RetryPolicy } from "./gateway-retry.js";
 import { PriceBook } from "./prices.js";
 import { UsageMeter, type BudgetLimits, type BudgetStop, type CostCap, type GatewayUsage, type Reservation } from "./usage-meter.js";
 import type { CloudRoute, CloudUpstream } from "./cloud/types.js";
@@ -69,6 +70,12 @@ export interface ModelGatewayOptions {
    * for `network: open`; otherwise such requests are refused.
    */
   allowProviderFetch?: boolean;
+  /**
+   * `model-retries`, `model-retry-max-wait-seconds`, `fallback-models`: how
+   * rate-limited and overloaded answers are retried before the agent sees
+   * them (gateway-retry.ts). Absent: passed through as they come.
+   */
+  retry?: RetryPolicy;
 }
 
 /** One kind of refused request, for the trace (as network_blocked). */
@@ -134,6 +141,12 @@ export function baseUrlFor(provider: ModelProvider, url: string): string {
 
 /** Claude Code honours this header; the 400 status alone keeps codex, gemini and opencode from retrying. */
 const NO_RETRY: http.OutgoingHttpHeaders = { "x-should-retry": "false" };
+
+/** An upstream error body as text (decoded per its Content-Encoding), or "" when it cannot be decoded. */
+function decodedText(body: Buffer, encoding: string | string[] | undefined): string {
+  const d = decodeBody(body, headerValue(encoding));
+  return "text" in d ? d.text : "";
+}
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade", "host"]);
 const MAX_RECORDED_REFUSALS = 200;
 /** Upstream errors that mean the request never reached the provider (so nothing was billed). */
@@ -143,6 +156,28 @@ const CONNECT_ERRORS = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOST
 interface Admitted {
   reservation: Reservation | undefined;
   body: Buffer | undefined;
+}
+
+/** One upstream attempt of a request: its route and body as the agent sent them (or as rewritten for a fallback model), and its admission. */
+interface Attempt {
+  route: AdmittedRoute;
+  /** The body admission read (the agent's, or the fallback rewrite), and its Content-Encoding. */
+  body: Buffer;
+  encoding: string | undefined;
+  admitted: Admitted;
+  /** The model the agent asked for, when this attempt goes to a fallback model. */
+  fallbackFor?: string;
+}
+
+/** A rate-limited or overloaded answer held back from the agent: nothing of it was sent downstream. */
+interface HeldAnswer {
+  status: number;
+  statusMessage: string | undefined;
+  headers: http.OutgoingHttpHeaders;
+  body: Buffer;
+  reason: "rate_limited" | "overloaded";
+  retryAfter: number | undefined;
+  record: ModelRequestRecord | undefined;
 }
 
 /**
@@ -408,23 +443,10 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
           );
           return;
         }
-        // Checked right before forwarding, with no await in between: concurrent requests cannot both take the last slot.
-        const limit = billed ? meter.refuseForLimit() : undefined;
-        if (limit) {
-          if (limit.first) log.warning(`Model gateway: budget reached (${limit.figure}); refusing further model requests.`);
-          // 400 and x-should-retry: false: a status and body no CLI retries (429 and 5xx are retried, some for minutes).
-          reject(res, 400, `${method} ${route.pathname}: ${limit.limit} reached`, limit.message, NO_RETRY, false);
-          return;
-        }
-        const uncounted = uncountedProblem(billed, route, decode);
-        if (uncounted) {
-          log.warning(`Model gateway: refused ${method} ${route.pathname}: ${uncounted}`);
-          reject(res, 400, `${method} ${route.pathname}: not countable against the budget`, uncounted, NO_RETRY, false);
-          return;
-        }
-        const admitted = billed && meter.reserves() ? admitUnderBudget(res, method, route, decode) : { body: undefined, reservation: undefined };
+        const admitted = admitBilled(res, method, route, billed, decode);
         if (!admitted) return;
-        forward(req, res, method, route, admitted.body ?? body, billed, admitted).catch((e: unknown) => {
+        const attempt: Attempt = { route, body, encoding: headerValue(req.headers["content-encoding"]), admitted };
+        forwardWithRetries(req, res, method, attempt, billed, decode).catch((e: unknown) => {
           log.warning(`gateway: could not sign ${method} ${route.pathname} for ${cloud?.provider ?? provider}: ${errorMessage(e)}`);
           if (!res.headersSent) {
             const errBody = errorBody(provider, 502, `Agent Runner model gateway: the request could not be signed for ${cloud?.provider ?? provider}: ${errorMessage(e)}`);
@@ -435,6 +457,32 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
       () => res.destroy(),
     );
   });
+
+  /**
+   * A billed request's admission: no budget limit reached, countable, and
+   * under a token or cost budget reserved (admitUnderBudget). Asked before
+   * the first attempt and again before every retry. A refusal answers.
+   * Checked right before forwarding, with no await in between: concurrent
+   * requests cannot both take the last slot.
+   */
+  const admitBilled = (res: http.ServerResponse, method: string, route: AdmittedRoute, billed: boolean, decode: () => DecodedBody): Admitted | undefined => {
+    const none = { body: undefined, reservation: undefined };
+    if (!billed) return none;
+    const limit = meter.refuseForLimit();
+    if (limit) {
+      if (limit.first) log.warning(`Model gateway: budget reached (${limit.figure}); refusing further model requests.`);
+      // 400 and x-should-retry: false: a status and body no CLI retries (429 and 5xx are retried, some for minutes).
+      reject(res, 400, `${method} ${route.pathname}: ${limit.limit} reached`, limit.message, NO_RETRY, false);
+      return undefined;
+    }
+    const uncounted = uncountedProblem(billed, route, decode);
+    if (uncounted) {
+      log.warning(`Model gateway: refused ${method} ${route.pathname}: ${uncounted}`);
+      reject(res, 400, `${method} ${route.pathname}: not countable against the budget`, uncounted, NO_RETRY, false);
+      return undefined;
+    }
+    return meter.reserves() ? admitUnderBudget(res, method, route, decode) : none;
+  };
 
   /**
    * Under max-tokens / max-cost-usd: reserve the request's input estimate and
@@ -461,7 +509,114 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
     return { reservation: admission.reservation, body: clamped && Buffer.from(JSON.stringify(clamped)) };
   };
 
-  const forward = async (req: http.IncomingMessage, res: http.ServerResponse, method: string, parsed: AdmittedRoute, body: Buffer, billed: boolean, admitted: Admitted) => {
+  const policy = opts.retry;
+  /** Whether rate-limited answers are held back at all: with no retries and no fallback they pass through as they come. */
+  const holdsAnswers = policy !== undefined && (policy.retries > 0 || policy.fallbackModels.length > 0);
+
+  /**
+   * Sends the request upstream, retrying rate-limited and overloaded answers
+   * (gateway-retry.ts) as long as none of the answer has reached the agent:
+   * each retry is admitted under the budget again, and after the model's
+   * retries the next fallback model is tried. When it gives up, the agent
+   * gets an answer its CLI does not retry (giveUp).
+   */
+  const forwardWithRetries = async (req: http.IncomingMessage, res: http.ServerResponse, method: string, first: Attempt, billed: boolean, decodeFirst: () => DecodedBody) => {
+    let attempt = first;
+    const hold = billed && holdsAnswers;
+    const firstText = () => {
+      const d = decodeFirst();
+      return "text" in d ? d.text : "";
+    };
+    const asked = hold ? modelOf(first.route, firstText()) : undefined;
+    // A cloud names the model in its own routes and signs for them: fallbacks are for the providers' own APIs.
+    const fallbacks = hold && !cloud && asked !== undefined ? policy!.fallbackModels.filter((m) => m !== asked) : [];
+    let retriesOnModel = 0;
+    let waitedMs = 0;
+    let attempts = 0;
+    let model = asked;
+    for (;;) {
+      const held = await sendOnce(req, res, method, attempt, billed, hold);
+      attempts++;
+      if (!held) return;
+      const step = nextStep(policy!, { retriesOnModel, waitedMs, retryAfter: held.retryAfter, hasFallback: fallbacks.length > 0 });
+      if (held.record) held.record.retry = { reason: held.reason, next: step.kind, ...(step.kind === "retry" ? { waitMs: step.waitMs } : {}) };
+      if (step.kind === "give-up") {
+        giveUp(res, held, model, attempts, step.why);
+        return;
+      }
+      let next: Attempt;
+      if (step.kind === "retry") {
+        meter.retried(step.waitMs);
+        log.info(`Model gateway: ${model ?? "the model"} answered ${held.status} (${held.reason.replace("_", "-")}); retry ${retriesOnModel + 1} of ${policy!.retries} in ${(step.waitMs / 1000).toFixed(1)} s${held.retryAfter !== undefined ? " (Retry-After)" : ""}.`);
+        if (!(await waitUnlessClosed(step.waitMs, res))) return;
+        waitedMs += step.waitMs;
+        retriesOnModel++;
+        next = { ...attempt };
+      } else {
+        const to = fallbacks.shift()!;
+        const rewritten = withModel(provider, attempt.route.policyPath, firstText(), to);
+        if (!rewritten) {
+          giveUp(res, held, model, attempts, "the request names no model to replace with a fallback");
+          return;
+        }
+        meter.retried(0);
+        log.warning(`Model gateway: ${model ?? "the model"} stayed ${held.reason.replace("_", "-")} (${held.status}); sending the request to fallback model ${to}.`);
+        retriesOnModel = 0;
+        model = to;
+        const route = { ...first.route, pathname: rewritten.pathname, policyPath: rewritten.pathname };
+        next = { route, body: rewritten.body, encoding: undefined, admitted: first.admitted, fallbackFor: asked! };
+      }
+      let decoded: DecodedBody | undefined;
+      const decode = () => (decoded ??= decodeBody(next.body, next.encoding));
+      const admitted = admitBilled(res, method, next.route, billed, decode);
+      if (!admitted) return;
+      attempt = { ...next, admitted };
+    }
+  };
+
+  /** Waits `ms` unless the agent hangs up first; whether the agent is still there. */
+  const waitUnlessClosed = (ms: number, res: http.ServerResponse) =>
+    new Promise<boolean>((resolve) => {
+      const done = (open: boolean) => {
+        clearTimeout(timer);
+        res.off("close", onClose);
+        resolve(open);
+      };
+      const onClose = () => done(false);
+      const timer = setTimeout(() => done(!res.destroyed), ms);
+      res.on("close", onClose);
+    });
+
+  /**
+   * The answer when the gateway stops trying: one no CLI retries. Each pinned
+   * CLI retries a 429 on its own, 5 to 10 times over up to minutes (claude and
+   * gemini past a Retry-After), and every one of those would go through the
+   * gateway's retries again; a 400 with `x-should-retry: false` and a message
+   * that names no status or busy-word is taken as final by all four
+   * (measured: docs/rate-limits.md). So one agent request costs at most
+   * (1 + model-retries) × (1 + fallback models) upstream attempts.
+   */
+  const giveUp = (res: http.ServerResponse, held: HeldAnswer, model: string | undefined, attempts: number, why: string) => {
+    const what = held.reason === "rate_limited" ? "rate-limited" : "overloaded";
+    log.warning(`Model gateway: ${model ?? "the model"} is still ${what} (${held.status}) after ${attempts} attempt(s); ${why}. The agent's request fails.`);
+    stats.rejected++;
+    // No status code, number or busy-word in it: OpenCode retries any error whose message matches /429|503|rate limit|overloaded|unavailable|…/.
+    const message = "Agent Runner model gateway: the model provider kept turning this request away as busy, through every retry and fallback model this run allows. Stop now: trying again will not help (the run's log has the details).";
+    const body = errorBody(provider, 400, message);
+    if (res.headersSent || res.destroyed) return;
+    res.writeHead(400, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...NO_RETRY });
+    res.end(body);
+  };
+
+  /**
+   * One upstream attempt. The answer streams through to the agent as it
+   * comes, except, with `hold`, a rate-limited or overloaded one: that is
+   * read whole (it is a short error body) and handed back for a retry,
+   * nothing of it sent downstream. Resolves once that is decided.
+   */
+  const sendOnce = async (req: http.IncomingMessage, res: http.ServerResponse, method: string, attempt: Attempt, billed: boolean, hold: boolean): Promise<HeldAnswer | undefined> => {
+    const { route: parsed, admitted } = attempt;
+    const body = admitted.body ?? attempt.body;
     const { reservation } = admitted;
     stats.requests++;
     if (billed) meter.started();
@@ -473,8 +628,8 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
       const key = k.toLowerCase();
       if (v !== undefined && !HOP_BY_HOP.has(key) && (forwardedHeader(provider, key) || cloudPrefixes.some((p) => key.startsWith(p)))) headers[key] = Array.isArray(v) ? v.join(", ") : v;
     }
-    // A clamped body is re-serialised JSON, no longer in the agent's encoding.
-    if (admitted.body) delete headers["content-encoding"];
+    // A clamped or rewritten body is re-serialised JSON, no longer in the agent's encoding.
+    if (admitted.body || attempt.fallbackFor) delete headers["content-encoding"];
     headers.host = target.host;
     if (method !== "GET" || body.length) headers["content-length"] = String(body.length);
     if (cloud) {
@@ -488,58 +643,109 @@ export async function startModelGateway(opts: ModelGatewayOptions): Promise<Mode
     if (res.destroyed) {
       // The agent hung up while the request was signed.
       if (reservation) meter.abandoned(reservation, false);
-      return;
+      return undefined;
     }
 
-    const started = Date.now();
-    let answered = false;
-    let unreachable = false;
-    const upReq = client.request(target, { method, headers, agent }, (upRes) => {
-      answered = true;
-      recorder.observe(
-        {
-          method,
-          path: parsed.policyPath,
-          body,
-          startedAt: started,
-          tag: reservation,
-          ...(parsed.pathModel ? { requestModel: parsed.pathModel } : {}),
-          ...(parsed.cloudRoute?.stream ? { stream: true } : {}),
-          ...(cloud?.frameReader ? { frames: cloud.frameReader(String(upRes.headers["content-type"] ?? "")) } : {}),
-        },
-        upRes,
-      );
-      const out: http.OutgoingHttpHeaders = {};
-      for (const [k, v] of Object.entries(upRes.headers)) {
-        if (v !== undefined && !HOP_BY_HOP.has(k.toLowerCase())) out[k] = v;
-      }
-      if (upRes.statusMessage) res.writeHead(upRes.statusCode ?? 502, upRes.statusMessage, out);
-      else res.writeHead(upRes.statusCode ?? 502, out);
-      res.flushHeaders();
-      upRes.on("data", (chunk: Buffer) => {
-        stats.bytesOut += chunk.length;
+    return new Promise<HeldAnswer | undefined>((resolve) => {
+      const started = Date.now();
+      let answered = false;
+      let unreachable = false;
+      const upReq = client.request(target, { method, headers, agent }, (upRes) => {
+        answered = true;
+        const record = recorder.observe(
+          {
+            method,
+            path: parsed.policyPath,
+            body,
+            startedAt: started,
+            tag: reservation,
+            ...(parsed.pathModel ? { requestModel: parsed.pathModel } : {}),
+            ...(parsed.cloudRoute?.stream ? { stream: true } : {}),
+            ...(cloud?.frameReader ? { frames: cloud.frameReader(String(upRes.headers["content-type"] ?? "")) } : {}),
+            ...(attempt.fallbackFor ? { fallbackFor: attempt.fallbackFor } : {}),
+          },
+          upRes,
+        );
+        const out: http.OutgoingHttpHeaders = {};
+        for (const [k, v] of Object.entries(upRes.headers)) {
+          if (v !== undefined && !HOP_BY_HOP.has(k.toLowerCase())) out[k] = v;
+        }
+        const status = upRes.statusCode ?? 502;
+        const sendHead = () => {
+          if (upRes.statusMessage) res.writeHead(status, upRes.statusMessage, out);
+          else res.writeHead(status, out);
+          res.flushHeaders();
+        };
+        upRes.on("data", (chunk: Buffer) => {
+          stats.bytesOut += chunk.length;
+        });
+        upRes.on("end", () => log.debug(`gateway: ${method} ${parsed.pathname} → ${upRes.statusCode} in ${Date.now() - started} ms`));
+        upRes.on("error", () => res.destroy());
+        if (!hold || !mayRetry(status)) {
+          sendHead();
+          upRes.pipe(res);
+          resolve(undefined);
+          return;
+        }
+        // Held until its body says whether it is retried: nothing reaches the agent before that.
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const passOn = () => {
+          upRes.removeListener("data", collect);
+          sendHead();
+          for (const c of chunks) res.write(c);
+          upRes.pipe(res);
+          resolve(undefined);
+        };
+        const collect = (c: Buffer) => {
+          chunks.push(c);
+          size += c.length;
+          if (size > MAX_ERROR_BODY_BYTES) passOn();
+        };
+        upRes.on("data", collect);
+        upRes.on("end", () => {
+          if (size > MAX_ERROR_BODY_BYTES) return;
+          const whole = Buffer.concat(chunks);
+          const reason = retryableReason(status, decodedText(whole, upRes.headers["content-encoding"]));
+          // The bytes counted on the way in are not sent unless the agent gets them (giveUp).
+          stats.bytesOut -= whole.length;
+          if (!reason) {
+            stats.bytesOut += whole.length;
+            upRes.removeListener("data", collect);
+            sendHead();
+            res.end(whole);
+            resolve(undefined);
+            return;
+          }
+          resolve({ status, statusMessage: upRes.statusMessage, headers: out, body: whole, reason, retryAfter: retryAfterMs(upRes.headers["retry-after"]), record });
+        });
       });
-      upRes.pipe(res);
-      upRes.on("end", () => log.debug(`gateway: ${method} ${parsed.pathname} → ${upRes.statusCode} in ${Date.now() - started} ms`));
-      upRes.on("error", () => res.destroy());
+      upReq.on("error", (e) => {
+        unreachable = CONNECT_ERRORS.has((e as NodeJS.ErrnoException).code ?? "");
+        log.warning(`gateway: upstream ${target.origin} failed for ${method} ${parsed.pathname}: ${errorMessage(e)}`);
+        if (!res.headersSent) {
+          const errBody = errorBody(provider, 502, `Agent Runner model gateway: the model API at ${target.origin} could not be reached: ${errorMessage(e)}`);
+          res.writeHead(502, { "content-type": "application/json", "content-length": Buffer.byteLength(errBody) }).end(errBody);
+        } else res.destroy();
+        resolve(undefined);
+      });
+      // No response: a request that reached the provider may be billed, so it counts as its whole reservation.
+      upReq.on("close", () => {
+        if (!answered && reservation) meter.abandoned(reservation, !unreachable);
+        if (!answered) resolve(undefined);
+      });
+      // The agent hung up: stop the upstream request too.
+      const onClose = () => {
+        if (!res.writableFinished) upReq.destroy();
+      };
+      // A held answer's request is over; the next attempt listens for itself.
+      upReq.on("close", () => {
+        if (res.headersSent) return;
+        res.off("close", onClose);
+      });
+      res.on("close", onClose);
+      upReq.end(body);
     });
-    upReq.on("error", (e) => {
-      unreachable = CONNECT_ERRORS.has((e as NodeJS.ErrnoException).code ?? "");
-      log.warning(`gateway: upstream ${target.origin} failed for ${method} ${parsed.pathname}: ${errorMessage(e)}`);
-      if (!res.headersSent) {
-        const errBody = errorBody(provider, 502, `Agent Runner model gateway: the model API at ${target.origin} could not be reached: ${errorMessage(e)}`);
-        res.writeHead(502, { "content-type": "application/json", "content-length": Buffer.byteLength(errBody) }).end(errBody);
-      } else res.destroy();
-    });
-    // No response: a request that reached the provider may be billed, so it counts as its whole reservation.
-    upReq.on("close", () => {
-      if (!answered && reservation) meter.abandoned(reservation, !unreachable);
-    });
-    // The agent hung up: stop the upstream request too.
-    res.on("close", () => {
-      if (!res.writableFinished) upReq.destroy();
-    });
-    upReq.end(body);
   };
   server.on("connection", (s: Socket) => {
     sockets.add(s);

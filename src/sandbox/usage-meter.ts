@@ -99,6 +99,11 @@ export class UsageMeter {
   /** Responses counted at their whole reservation because their usage could not be read. */
   private chargedReservations = 0;
   private readonly inflight = new Set<Reservation>();
+  /** Answers held back and retried (or moved past to a fallback), and the time waited before them. */
+  private retries = 0;
+  private retryWaitMs = 0;
+  /** Successful answers per model, and which of them were fallback models. */
+  private readonly served = new Map<string, { requests: number; costUsd?: number; fallback?: boolean }>();
   private stop: BudgetStop | undefined;
   private readonly limits: BudgetLimits;
   private readonly cap: CostCap | undefined;
@@ -139,8 +144,24 @@ export class UsageMeter {
       if (record.operation && record.status !== undefined && record.status < 300) this.unread++;
       return;
     }
-    const cost = this.add(charged, record.requestModel ?? record.responseModel);
+    const model = record.requestModel ?? record.responseModel;
+    const cost = this.add(charged, model);
     if (cost !== undefined && charged === record.usage) record.costUsd = cost;
+    if (record.operation && model !== undefined && record.status !== undefined && record.status < 300) this.countServed(model, cost, record.fallbackFor !== undefined);
+  }
+
+  private countServed(model: string, cost: number | undefined, fallback: boolean): void {
+    const s = this.served.get(model) ?? { requests: 0, costUsd: 0 };
+    s.requests++;
+    s.costUsd = s.costUsd !== undefined && cost !== undefined ? roundUsd(s.costUsd + cost) : undefined;
+    if (fallback) s.fallback = true;
+    this.served.set(model, s);
+  }
+
+  /** The gateway held back a rate-limited or overloaded answer and waited `waitMs` before trying again (0: straight to a fallback model). */
+  retried(waitMs: number): void {
+    this.retries++;
+    this.retryWaitMs += waitMs;
   }
 
   /**
@@ -328,7 +349,18 @@ export class UsageMeter {
       cachedTokens: this.cachedTokens,
       ...(this.unpriced === 0 ? { costUsd: roundUsd(this.cost) } : {}),
       requests: this.requests,
+      ...(this.retries || [...this.served.values()].some((s) => s.fallback) ? this.retryFigures() : {}),
     };
+  }
+
+  /** Retries, the time waited, and which model answered how many requests (at what cost). */
+  private retryFigures(): Pick<GatewayUsage, "retries" | "retryWaitSeconds" | "models"> {
+    const models: NonNullable<GatewayUsage["models"]> = {};
+    for (const [model, s] of this.served) {
+      const { costUsd, ...rest } = s;
+      models[model] = { ...rest, ...(costUsd !== undefined ? { costUsd } : {}) };
+    }
+    return { retries: this.retries, retryWaitSeconds: Math.round(this.retryWaitMs / 100) / 10, models };
   }
 
   private reached(): { limit: BudgetLimitName; max: number } | undefined {

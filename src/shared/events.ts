@@ -10,6 +10,12 @@ export interface Usage {
   costUsd?: number;
   /** Billed model requests: only in the model gateway's figure (sandbox/usage-meter.ts). */
   requests?: number;
+  /** Rate-limited or overloaded answers the gateway retried or moved past (sandbox/gateway-retry.ts); set only when there were any. */
+  retries?: number;
+  /** Seconds the gateway waited before retries, in total; with `retries`. */
+  retryWaitSeconds?: number;
+  /** Model → the requests it answered and their cost; set when the gateway retried or a fallback model served. */
+  models?: Record<string, { requests: number; costUsd?: number; fallback?: boolean }>;
 }
 
 export type AgentEvent =

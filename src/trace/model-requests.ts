@@ -46,6 +46,14 @@ export interface ModelRequestRecord {
   costUsd?: number;
   /** Provider error type (`rate_limit_error`, `RESOURCE_EXHAUSTED`, …) or `aborted`. */
   errorType?: string;
+  /**
+   * A rate-limited or overloaded answer the gateway held back from the agent
+   * (sandbox/gateway-retry.ts): what it did next (`retry` after `waitMs`, a
+   * fallback model, or give up and answer the agent).
+   */
+  retry?: { reason: "rate_limited" | "overloaded"; next: "retry" | "fallback" | "give-up"; waitMs?: number };
+  /** Sent to a fallback model (`fallback-models`) in place of this model, which the request asked for. */
+  fallbackFor?: string;
 }
 
 /** Requests recorded per run; a run making more keeps the first ones and counts the rest. */
@@ -75,6 +83,8 @@ export interface ObservedRequest<Tag> {
   stream?: boolean;
   /** For a binary streamed response: its decoder (AWS event stream). */
   frames?: ResponseFrames;
+  /** The model the agent asked for, when the gateway sent the request to a fallback model instead. */
+  fallbackFor?: string;
 }
 
 /** `Tag`: what the gateway hands along with a request to its completion (the budget reservation). */
@@ -97,13 +107,14 @@ export class ModelRequestRecorder<Tag = undefined> {
    * Called by the gateway when the upstream answered. Never throws and never
    * consumes the stream on its own: it listens next to the pipe to the agent.
    */
-  observe(request: ObservedRequest<Tag>, response: IncomingMessage): void {
+  observe(request: ObservedRequest<Tag>, response: IncomingMessage): ModelRequestRecord | undefined {
     try {
       const keep = this.list.length < MAX_RECORDS;
       if (!keep) this.dropped++;
-      if (!keep && !this.onComplete) return;
+      if (!keep && !this.onComplete) return undefined;
       const record = requestRecord(this.provider, request);
       if (request.requestModel) record.requestModel = request.requestModel;
+      if (request.fallbackFor) record.fallbackFor = request.fallbackFor;
       if (request.stream) record.stream = true;
       record.firstByteMs = Date.now() - request.startedAt;
       record.status = response.statusCode;
@@ -155,8 +166,10 @@ export class ModelRequestRecorder<Tag = undefined> {
       response.on("close", () => {
         if (!response.complete) finish("aborted");
       });
+      return record;
     } catch {
       // Observing must never break forwarding.
+      return undefined;
     }
   }
 

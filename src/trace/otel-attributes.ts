@@ -79,6 +79,11 @@ export const OTEL_ATTRIBUTE_RULES: Readonly<Record<string, AttributeRule>> = {
   "agent_runner.permission_denials": "count",
   "agent_runner.tool_spans_dropped": "count",
   "agent_runner.tool_result": { oneOf: ["missing"] },
+  // A rate-limited or overloaded answer the model gateway held back (sandbox/gateway-retry.ts).
+  "agent_runner.retry.reason": { oneOf: ["rate_limited", "overloaded"] },
+  "agent_runner.retry.next": { oneOf: ["retry", "fallback", "give-up"] },
+  "agent_runner.retry.wait_ms": "count",
+  "agent_runner.fallback_for": "identifier",
   "agent_runner.delivery.pull_request_url": "url",
   "agent_runner.delivery.commit_sha": "identifier",
   "agent_runner.delivery.comment_url": "url",

@@ -342,6 +342,11 @@ function modelAttributes(r: ModelRequestRecord, provider: string | undefined): A
     ...(failed ? { [ATTR_ERROR_TYPE]: r.errorType ?? String(r.status) } : {}),
     "agent_runner.cost_usd": r.costUsd,
     "agent_runner.duration_ms": r.durationMs,
+    // A rate-limited or overloaded answer the gateway held back, and what it did next (sandbox/gateway-retry.ts).
+    "agent_runner.retry.reason": r.retry?.reason,
+    "agent_runner.retry.next": r.retry?.next,
+    "agent_runner.retry.wait_ms": r.retry?.waitMs,
+    "agent_runner.fallback_for": r.fallbackFor,
   };
 }
 

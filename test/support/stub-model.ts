@@ -104,6 +104,28 @@ export interface RecordedRequest {
   /** Tool call ids the stub sent in this answer. */
   toolCallIds: string[];
   receivedAt: number;
+  /** Answered by a {@link StubRateLimit} (no script step consumed; `index` unset). */
+  rateLimited?: boolean;
+}
+
+/**
+ * Model requests answered with an error (default 429 with `Retry-After: 1`) before the script
+ * sees them: the rate-limited request consumes no script step, so a script written for a
+ * clean run works unchanged. Rules are checked in order; the first that matches answers.
+ */
+export interface StubRateLimit {
+  /** Answer this many matching requests, then let them through (default: every one, forever). */
+  times?: number;
+  /** Only requests for this model (body `model`, or the Gemini path's); default any model. */
+  model?: string;
+  /** Default 429; 529 and 503 for overload. */
+  status?: number;
+  /** The `Retry-After` header value; default "1"; null sends none. */
+  retryAfter?: string | null;
+  /** Response body; default the API's error JSON for the status (503: an "overloaded" message). */
+  body?: string;
+  /** More response headers. */
+  headers?: Record<string, string>;
 }
 
 export type StubScript = StubStep[] | ((req: RecordedRequest, index: number) => StubStep);
@@ -121,6 +143,8 @@ export interface StubModelOptions {
   isSideRequest?: (req: RecordedRequest) => string | false | undefined;
   /** Fixed port (default: random). */
   port?: number;
+  /** Rate-limit model requests before the script answers them (see {@link StubRateLimit}). */
+  rateLimits?: StubRateLimit[];
 }
 
 /** A normalised conversation item, the same for every API (see {@link conversationOf}). */
@@ -147,6 +171,8 @@ export interface StubModel {
   issuedToolCallIds(): string[];
   /** Replace the script and restart step numbering at 0 (requests stay recorded). */
   setScript(script: StubScript): void;
+  /** Replace the rate-limit rules (their counts start again); [] for none. */
+  setRateLimits(rules: StubRateLimit[]): void;
   /** Stop listening and drop open connections (hung steps included). */
   close(): Promise<void>;
 }
@@ -709,6 +735,17 @@ export async function startStubModel(script: StubScript, options: StubModelOptio
   const fallback: StubStep = options.fallback ?? { text: "done" };
   const defaultUsage: StubUsage = { ...DEFAULT_USAGE, ...(options.usage ?? {}) };
   const hung = new Set<http.ServerResponse>();
+  let limits: Array<StubRateLimit & { answered: number }> = (options.rateLimits ?? []).map((r) => ({ ...r, answered: 0 }));
+  /** The rate-limit answer for a model request, when a rule catches it. */
+  const rateLimited = (rec: RecordedRequest): Rendered | undefined => {
+    const rule = limits.find((r) => (r.times === undefined || r.answered < r.times) && (r.model === undefined || r.model === rec.model));
+    if (!rule) return undefined;
+    rule.answered++;
+    const status = rule.status ?? 429;
+    const retryAfter = rule.retryAfter === undefined ? "1" : rule.retryAfter;
+    const body = rule.body ?? (status === 503 ? JSON.stringify({ error: { code: 503, message: "The model is overloaded. Please try again later.", status: "UNAVAILABLE" } }) : JSON.stringify(errorBody(rec.api, status)));
+    return { kind: "raw", status, body, contentType: "application/json", headers: { ...(retryAfter !== null ? { "retry-after": retryAfter } : {}), ...(rule.headers ?? {}) } };
+  };
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -749,9 +786,14 @@ export async function startStubModel(script: StubScript, options: StubModelOptio
 
     let rendered: Rendered;
     let delayMs = 0;
+    const limited = sideReason === undefined ? rateLimited(rec) : undefined;
     if (sideReason !== undefined) {
       rec.sideReason = sideReason;
       rendered = sideAnswer(rec, pathname, defaultUsage);
+    } else if (limited) {
+      rec.kind = "model";
+      rec.rateLimited = true;
+      rendered = limited;
     } else {
       rec.kind = "model";
       const index = nextIndex++;
@@ -819,6 +861,9 @@ export async function startStubModel(script: StubScript, options: StubModelOptio
     setScript: (s) => {
       current = s;
       nextIndex = 0;
+    },
+    setRateLimits: (rules) => {
+      limits = rules.map((r) => ({ ...r, answered: 0 }));
     },
     close: async () => {
       closed = true;
