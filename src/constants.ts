@@ -91,6 +91,18 @@ export const INPUTS = {
     description:
       "Prices for models the price table does not know (or to override it), YAML: model id → `{input, output, cached}` in US dollars per million tokens (`cached`: cache reads, defaults to `input`). Required for an unknown model when `max-cost-usd` is set.",
   },
+  "max-daily-cost-usd": {
+    description:
+      "Budget across runs: at most this many US dollars per UTC day for this workflow (or the repository, `ledger-scope`), kept on the ledger ref `refs/agent-runner/ledger` in the repository. Before the agent starts the job reserves the run's `max-cost-usd` (or what is left, if less) and caps the run at it; after the run the reservation is settled to the gateway's measured cost. With nothing left the run ends `skipped` and the model is never called. Needs `phase: all` and `contents: write` (see Budgets across runs).",
+  },
+  "ledger-scope": {
+    description: "What `max-daily-cost-usd` counts: `workflow` (this workflow file's runs) or `repository` (every workflow of the repository that uses the ledger).",
+    default: "workflow",
+  },
+  "max-total-cost-usd": {
+    description:
+      "Fan-out pool: at most this many US dollars for all items of one workflow run together, on the same ledger. Each item draws its `max-cost-usd` (or what is left) from the pool when it starts; an item that finds the pool spent ends `skipped`, and gather names it.",
+  },
   "timeout-minutes": { description: "Hard time limit for the agent's whole process tree, in minutes (fractions allowed).", default: "30" },
   attempts: {
     description:

@@ -120,6 +120,15 @@ export interface BudgetSettings {
   modelPrices: Record<string, ModelPriceSpec>;
 }
 
+/** Budgets across runs, kept on the ledger ref (ledger/). */
+export interface LedgerSettings {
+  /** `max-daily-cost-usd`, counted per UTC day over `scope`. */
+  dailyCapUsd?: number;
+  scope: "workflow" | "repository";
+  /** `max-total-cost-usd`: one pool for every item of one workflow run. */
+  totalCapUsd?: number;
+}
+
 /** `verify-command` and its fix rounds (runner/verify.ts). */
 export interface VerifySettings {
   /** argv of the check, run in the agent's sandbox. */
@@ -226,6 +235,8 @@ export interface Settings {
   inputFiles: InputFiles;
   /** `max-cost-usd`, `max-tokens`, `max-model-requests`, `model-prices` (absent: no limits, the table's prices). */
   budget?: BudgetSettings;
+  /** `max-daily-cost-usd`, `ledger-scope`, `max-total-cost-usd` (absent: no admission across runs). */
+  ledger?: LedgerSettings;
   /** `attempts`, `select` (absent: one attempt). */
   attempts?: AttemptSettings;
   /** `verify-command`, `max-fix-rounds`, `verify-timeout-minutes` (absent: no check, output `verified` is `not-run`). */
