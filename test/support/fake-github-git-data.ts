@@ -49,12 +49,20 @@ async function git(gitDir: string, args: string[], opts: { input?: Buffer | stri
   });
 }
 
+/** An object's type never changes: each is asked of git once (a ledger's writers name the same tree and parents again and again). */
+const knownTypes = new Map<string, string>();
+
 async function objectType(gitDir: string, sha: string): Promise<string | undefined> {
   if (!SHA.test(sha)) return undefined;
-  return run("git", ["--git-dir", gitDir, "cat-file", "-t", sha]).then(
+  const key = `${gitDir}\0${sha}`;
+  const known = knownTypes.get(key);
+  if (known) return known;
+  const type = await run("git", ["--git-dir", gitDir, "cat-file", "-t", sha]).then(
     (r) => r.stdout.trim(),
     () => undefined,
   );
+  if (type) knownTypes.set(key, type);
+  return type;
 }
 
 export type CommitListItem = components["schemas"]["commit"];
@@ -156,7 +164,18 @@ export class GitData {
     return this.getCommit(sha);
   }
 
+  /** Commits are immutable: each is read from git once (a ledger lists the same commits on every read). */
+  private readonly commits = new Map<string, GitCommit>();
+
   async getCommit(sha: string): Promise<GitCommit> {
+    const known = this.commits.get(sha);
+    if (known) return { ...known, verification: this.verifications.get(sha) ?? known.verification };
+    const c = await this.readCommit(sha);
+    this.commits.set(sha, c);
+    return c;
+  }
+
+  private async readCommit(sha: string): Promise<GitCommit> {
     if ((await objectType(this.gitDir, sha)) !== "commit") throw new GitDataError(404, "Not Found");
     const raw = (await git(this.gitDir, ["cat-file", "commit", sha])).toString();
     const head = raw.slice(0, raw.indexOf("\n\n"));
@@ -181,6 +200,22 @@ export class GitData {
 
   verification(sha: string): Verification | undefined {
     return this.verifications.get(sha);
+  }
+
+  /** Whether `sha` descends from `ancestor`, from the commits already read (undefined: not known without git). */
+  private async descendsFrom(sha: string, ancestor: string): Promise<boolean | undefined> {
+    const seen = new Set<string>();
+    const queue = [sha];
+    while (queue.length) {
+      const next = queue.pop()!;
+      if (next === ancestor) return true;
+      if (seen.has(next)) continue;
+      seen.add(next);
+      const c = this.commits.get(next);
+      if (!c) return undefined;
+      queue.push(...c.parents.map((p) => p.sha));
+    }
+    return false;
   }
 
   private async refSha(ref: string): Promise<string | undefined> {
@@ -262,10 +297,10 @@ export class GitData {
     if (!current) throw new GitDataError(422, "Reference does not exist");
     if (typeof sha !== "string" || (await objectType(this.gitDir, sha)) !== "commit") throw new GitDataError(422, "Object does not exist");
     if (force !== true) {
-      const ff = await run("git", ["--git-dir", this.gitDir, "merge-base", "--is-ancestor", current, sha]).then(
+      const ff = (await this.descendsFrom(sha, current)) ?? (await run("git", ["--git-dir", this.gitDir, "merge-base", "--is-ancestor", current, sha]).then(
         () => true,
         () => false,
-      );
+      ));
       if (!ff) throw new GitDataError(422, "Update is not a fast forward");
     }
     await git(this.gitDir, ["update-ref", ref, sha, current]);

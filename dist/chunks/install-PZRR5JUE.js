@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{a,b}from"./chunk-5A5G3DEV.js";import"./chunk-FWN5LKMF.js";import"./chunk-UBZDBS7Y.js";import"./chunk-RRGJ5MZK.js";import"./chunk-VXUKBLKY.js";import"./chunk-57MY65SP.js";import"./chunk-6NDGCS4I.js";import"./chunk-GU74WSFE.js";import"./chunk-7O52XZFL.js";export{b as hostInstallOptions,a as installAgent};
