@@ -12,6 +12,8 @@ const LAYERS = [
   // The host's private repository; the GitHub REST client.
   { name: "git", level: 1, path: "^src/git/" },
   { name: "github", level: 1, path: "^src/github/" },
+  // The budget ledger across runs (a ref written through the Git Data API): entries, reading back, admission.
+  { name: "ledger", level: 1.5, path: "^src/ledger/" },
   // What each safe-output kind is (input limits, the MCP tool's arguments, the GitHub write).
   { name: "safe-outputs", level: 2, path: "^src/safe-outputs/" },
   // Pull request review: the diff from local git, shards, merging shard reviews (task: review).

@@ -3,7 +3,7 @@
 // 100,000 files (BENCH_SIZES to change): step start → agent spawn, agent exit →
 // step end, peak RSS of the action's process, and dist size. Later sections add
 // per-backend and sandbox numbers. BENCH_SECTIONS picks sections
-// (default "floor,overhead,trace,gateway,agents,attempts,secrets,review").
+// (default "floor,overhead,trace,gateway,agents,attempts,secrets,review,ledger").
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -16,7 +16,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 /** Runs for the largest repositories, where one run takes seconds. */
 const RUNS_LARGE = Number(process.env.BENCH_RUNS_LARGE ?? 3);
 const SIZES = (process.env.BENCH_SIZES ?? "1000,10000,100000").split(",").map(Number).filter((n) => n > 0);
-const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? "floor,overhead,trace,gateway,agents,attempts,secrets,review").split(",").map((x) => x.trim()));
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? "floor,overhead,trace,gateway,agents,attempts,secrets,review,ledger").split(",").map((x) => x.trim()));
 
 
 /** Runs dist/main.js as the runner would and reports timings from result.json. */
@@ -157,3 +157,6 @@ if (SECTIONS.has("attempts")) await import("./bench/attempts.ts");
 // --- The secret scanner's MB/s on a 50 MB patch (issue #32).
 if (SECTIONS.has("secrets")) await import("./bench/secret-scan.ts");
 if (SECTIONS.has("review")) await import("./bench/review.ts");
+
+// --- The budget ledger's added latency per run: a reservation and a settlement (issue #37).
+if (SECTIONS.has("ledger")) await import("./bench/ledger.ts");

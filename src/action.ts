@@ -41,6 +41,7 @@ import { shardKey } from "./review/record.js";
 import type { GitHubEvent } from "./trigger/event.js";
 import { eventMayProvidePrompt, readEvent } from "./trigger/event.js";
 import { inputsNameThread, repositoryOfRemote } from "./shared/item-ref.js";
+import { workflowIdentity } from "./session/thread.js";
 
 export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
   // Mask before anything else can print them, even if parsing fails below.
@@ -71,7 +72,7 @@ const PHASES: Record<Settings["delivery"]["phase"], readonly Stage[]> = {
   run: [prepareWorkspace, resumeCheckpoint, startSession, runTheAgent, judgeOutput, uploadArtifact, endSession, applySafeOutputs, deliver, report, exportTrace, conclude],
   publish: [downloadArtifact, checkThePatch, detectThreats, applySafeOutputs, deliver, report, recordForGather, conclude],
   // Nothing the agent wrote leaves (artifact, session state, comment) before threat detection has passed.
-  all: [prepareWorkspace, resumeCheckpoint, startSession, runTheAgent, checkThePatch, judgeOutput, detectThreats, uploadArtifact, endSession, applySafeOutputs, deliver, report, postReview, exportTrace, recordForGather, conclude],
+  all: [prepareWorkspace, resumeCheckpoint, startSession, runTheAgent, checkThePatch, judgeOutput, settleBudget, detectThreats, uploadArtifact, endSession, applySafeOutputs, deliver, report, postReview, exportTrace, recordForGather, conclude],
 };
 
 async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<RunResult | undefined> {
@@ -87,6 +88,8 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
     for (const stage of PHASES[step.ctx.settings.delivery.phase]) await stage(step);
     return step.result;
   } catch (e) {
+    // The reservation is settled even when the run failed: to what was measured, else to all of it.
+    await settleBudget(step).catch((err: unknown) => step.ctx.log.warning(`Budget ledger: the reservation was not settled (${errorMessage(err)}); it counts as spent until it expires.`));
     await step.github?.stages.reportFailure(step.ctx, step.github.stage, e, step.result);
     throw e;
   }
@@ -95,6 +98,8 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
 /** One step of the action: its context, and what its stages have produced so far. */
 interface Step {
   ctx: StageContext;
+  /** The ledger reservation (max-daily-cost-usd, max-total-cost-usd), settled after the agent ran. */
+  settleBudget?: (costUsd: number | undefined, tokens: number | undefined) => Promise<void>;
   /** The GitHub side of a run with an event: the trigger, the progress comment, delivery. */
   github?: { stage: GitHubStage; stages: GitHubStages };
   session?: SessionCarry;
@@ -160,7 +165,48 @@ async function openStep(io: ActionIO, log: Logger, redactor: Redactor): Promise<
   io.saveState(STATE.runTemp, runDir);
   io.saveState(STATE.resultsDir, resultsDir);
   const ctx: StageContext = { io, settings, log, redactor, resultsDir, runDir, configFingerprint: config, ...(origins.checkout ? { configCheckout: origins.checkout } : {}) };
-  return event ? openGitHubStep(ctx, event, parse) : { ctx: { ...ctx, settings: await readInputFiles(settings, { cwd: io.host.workspace, stagingDir: inputStagingDir(runDir) }) } };
+  if (event) return openGitHubStep(ctx, event, parse);
+  const admitted = await admitAcrossRuns(ctx, io.inputs["issue-number"]);
+  if (admitted.skip !== undefined) return skipped(admitted.ctx, admitted.skip);
+  return { ctx: { ...admitted.ctx, settings: await readInputFiles(admitted.ctx.settings, { cwd: io.host.workspace, stagingDir: inputStagingDir(runDir) }) }, ...admitted.step };
+}
+
+/**
+ * Budgets across runs (ledger/): before anything is posted or the agent
+ * starts, the run's cap is reserved on the ledger and the run's max-cost-usd
+ * becomes at most the reservation. Nothing left: the run is skipped.
+ */
+async function admitAcrossRuns(ctx: StageContext, thread: string | undefined): Promise<{ ctx: StageContext; skip?: string; step?: Pick<Step, "settleBudget"> }> {
+  const ledger = ctx.settings.ledger;
+  if (!ledger) return { ctx };
+  const { io, settings } = ctx;
+  const { admitRun } = await import("./ledger/run.js");
+  const repository = io.host.repository ?? "";
+  const [owner = "", name = ""] = repository.split("/");
+  const runCap = settings.budget?.maxCostUsd;
+  const admitted = await admitRun({
+    token: settings.github.token,
+    apiUrl: io.host.apiUrl,
+    repository: { owner, name, fullName: repository },
+    log: ctx.log,
+    now: () => (io.host.now ? new Date(io.host.now) : new Date()),
+    run: `${io.host.runId ?? "local"}-${io.host.runAttempt ?? "1"}`,
+    workflow: workflowIdentity(io.host.workflowRef) ?? io.host.workflow ?? "local",
+    ...(thread ? { thread } : {}),
+    ...(settings.agent.model ? { model: settings.agent.model } : {}),
+    ...(runCap !== undefined ? { runCapUsd: runCap } : {}),
+    ...(ledger.dailyCapUsd !== undefined ? { daily: { capUsd: ledger.dailyCapUsd, scope: ledger.scope } } : {}),
+    ...(ledger.totalCapUsd !== undefined ? { pool: { capUsd: ledger.totalCapUsd, id: io.host.runId ?? "local" } } : {}),
+    timeoutSeconds: settings.run.timeoutSeconds,
+  });
+  if (admitted.admission.kind === "no-room") {
+    io.setOutput("budget-exceeded", "true");
+    return { ctx, skip: admitted.admission.message };
+  }
+  const amount = admitted.admission.reservation.amountUsd;
+  // Held like a cap the workflow set: the gateway stops the agent at the reservation.
+  const budget = { modelPrices: {}, ...settings.budget, maxCostUsd: amount, costCapIsDefault: false };
+  return { ctx: { ...ctx, settings: { ...settings, budget } }, step: { settleBudget: admitted.settle! } };
 }
 
 /** The GitHub stages (Markdown and HTML parsers, the API client) load only for runs with an event. */
@@ -169,9 +215,12 @@ async function openGitHubStep(ctx: StageContext, event: GitHubEvent, reparse: Pa
   const stages = await loadGitHubStages();
   const trigger = await stages.prepareTrigger({ event, settings: ctx.settings, raw: io.inputs, host: io.host, log, reparse, runDir: ctx.runDir });
   if (trigger.kind === "skip") return skipped(ctx, trigger.reason);
-  const item = reviewShardItem(trigger.run.trigger.item, trigger.settings, trigger.run.trigger.repo.fullName);
-  const triggered = { ...ctx, settings: trigger.settings, ...(item ? { item } : {}) };
-  return { ctx: triggered, github: { stage: await stages.startProgress(triggered, trigger.run), stages } };
+  const thread = trigger.run.trigger.thread?.number;
+  const admitted = await admitAcrossRuns({ ...ctx, settings: trigger.settings }, thread !== undefined ? String(thread) : undefined);
+  if (admitted.skip !== undefined) return skipped(admitted.ctx, admitted.skip);
+  const item = reviewShardItem(trigger.run.trigger.item, admitted.ctx.settings, trigger.run.trigger.repo.fullName);
+  const triggered = { ...admitted.ctx, ...(item ? { item } : {}) };
+  return { ctx: triggered, github: { stage: await stages.startProgress(triggered, trigger.run), stages }, ...admitted.step };
 }
 
 /** A review shard's job is an item of its own: its artifact's key ends in `-shard-<n>`, which gather reads. */
@@ -320,6 +369,13 @@ async function judgeOutput(step: Step): Promise<void> {
   // Its usage is the run's too; result.json carries it to the publish job.
   step.result = detection.withDetectorUsage(result, record);
   await writeFile(path.join(ctx.resultsDir, RESULTS_FILES.result), JSON.stringify(step.result, null, 2) + "\n");
+}
+
+/** The reservation settled to the gateway's measured cost (the detection agent's included), once. */
+async function settleBudget(step: Step): Promise<void> {
+  if (!step.settleBudget) return;
+  const usage = step.result?.usage;
+  await step.settleBudget(usage?.costUsd, usage ? usage.inputTokens + usage.outputTokens : undefined);
 }
 
 async function downloadArtifact(step: Step): Promise<void> {

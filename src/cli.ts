@@ -62,6 +62,7 @@ const COMMANDS = [
   "  run    Run a coding agent on this repository, like the action (agent-runner run --help).",
   "  show   Print a past run's summary from its artifact zip or results folder, and its transcript (agent-runner show --help).",
   "  logs   List a repository's recent runs from their artifacts, with totals (agent-runner logs --help).",
+  "  ledger Print the budget ledger (refs/agent-runner/ledger) of this clone per day, workflow and pool (agent-runner ledger --help).",
 ].join("\n");
 
 function showUsage(): string {
@@ -156,6 +157,48 @@ function reportError(e: unknown): number {
   // Messages can quote what a run wrote (a path, a reason): through the terminal door too.
   writeBlock(process.stderr, isConfigurationError(e) ? `error: ${e.message}` : `error: ${errorMessage(e)}\n${(e as Error).stack ?? ""}`);
   return 1;
+}
+
+function ledgerUsage(): string {
+  const flag = (name: string, text: string) => `  --${name.padEnd(14)}${text}`;
+  return [
+    "Usage: agent-runner ledger [--dir <clone>] [--remote <name>] [--no-fetch] [--json]",
+    "",
+    "Fetches the budget ledger (refs/agent-runner/ledger) into a local clone with plain git and prints",
+    "it per UTC day and workflow, and per fan-out pool: runs, settled cost, what is reserved and not",
+    "settled, tokens. Entries that fail the checks are listed and counted as spent.",
+    "",
+    "Options:",
+    flag("dir DIR", "The clone (default: the current directory)."),
+    flag("remote NAME", "The remote to fetch from (default: origin)."),
+    flag("no-fetch", "Read what the clone already has."),
+    flag("json", "Print the table as JSON."),
+    flag("help", "Show this help."),
+  ].join("\n");
+}
+
+async function ledger(args: string[]): Promise<number> {
+  const parsed = parseFlags(args, { dir: { type: "string" }, remote: { type: "string" }, "no-fetch": { type: "boolean" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } }, "ledger", false);
+  if (!parsed) return 2;
+  if (parsed.values.help) {
+    process.stdout.write(ledgerUsage() + "\n");
+    return 0;
+  }
+  try {
+    const [{ readLocalLedger, ledgerTable, ledgerLines }, { readHostContext }] = await Promise.all([import("./cli/ledger.js"), import("./config/host.js")]);
+    const read = await readLocalLedger({
+      dir: typeof parsed.values.dir === "string" ? parsed.values.dir : process.cwd(),
+      remote: typeof parsed.values.remote === "string" ? parsed.values.remote : "origin",
+      fetch: parsed.values["no-fetch"] !== true,
+      env: readHostContext().gitEnv,
+    });
+    const table = ledgerTable(read);
+    if (parsed.values.json) process.stdout.write(terminalJson(table));
+    else writeLines(process.stdout, ledgerLines(table));
+    return 0;
+  } catch (e) {
+    return reportError(e);
+  }
 }
 
 async function show(args: string[]): Promise<number> {
@@ -254,8 +297,9 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === "show") return show(rest);
   if (command === "logs") return logs(rest);
+  if (command === "ledger") return ledger(rest);
   if (command !== "run") {
-    process.stderr.write(`Unknown command '${command}'.${didYouMean(command, ["run", "show", "logs"])}\n${COMMANDS}\n`);
+    process.stderr.write(`Unknown command '${command}'.${didYouMean(command, ["run", "show", "logs", "ledger"])}\n${COMMANDS}\n`);
     return 2;
   }
   const options = { ...Object.fromEntries(Object.keys(INPUTS).map((n) => [n, { type: "string" as const }])), ...EXTRA_FLAGS };

@@ -114,6 +114,18 @@ export const INPUTS = {
     description:
       "Models to send a request to, in order, when the model asked for stays rate-limited or overloaded after `model-retries`: newline- or comma-separated ids on the same provider and wire API. Priced at their own price under the same budget (a model the price table does not know needs `model-prices` when a cost cap is set); output `usage` says which model served how many requests.",
   },
+  "max-daily-cost-usd": {
+    description:
+      "Budget across runs: at most this many US dollars per UTC day for this workflow (or the repository, `ledger-scope`), kept on the ledger ref `refs/agent-runner/ledger` in the repository. Before the agent starts the job reserves the run's `max-cost-usd` (or what is left, if less) and caps the run at it; after the run the reservation is settled to the gateway's measured cost. With nothing left the run ends `skipped` and the model is never called. Needs `phase: all` and `contents: write` (see Budgets across runs).",
+  },
+  "ledger-scope": {
+    description: "What `max-daily-cost-usd` counts: `workflow` (this workflow file's runs) or `repository` (every workflow of the repository that uses the ledger).",
+    default: "workflow",
+  },
+  "max-total-cost-usd": {
+    description:
+      "Fan-out pool: at most this many US dollars for all items of one workflow run together, on the same ledger. Each item draws its `max-cost-usd` (or what is left) from the pool when it starts; an item that finds the pool spent ends `skipped`.",
+  },
   attempts: {
     description:
       "Independent agent runs (1–5) from the same start state, each in its own copy of the workspace, sharing one model gateway and its budget; each is verified, one is chosen (`select`) and delivered. Output `attempts` lists them.",

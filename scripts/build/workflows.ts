@@ -59,6 +59,10 @@ export const WORKFLOW_INPUTS = {
   "max-cost-usd": { to: RUN },
   "max-tokens": { to: RUN },
   "max-model-requests": { to: RUN },
+  // Admission across runs reserves before the agent starts, with contents: write: the run jobs of both workflows hold no write token.
+  "max-daily-cost-usd": { not: "The ledger is written before the agent starts by a job with contents: write; the run job of this workflow has no write token (use phase: all in a job of your own)." },
+  "ledger-scope": { not: "Goes with max-daily-cost-usd, which this workflow does not take yet." },
+  "max-total-cost-usd": { not: "The ledger is written before the agent starts by a job with contents: write; the run job of this workflow has no write token (use phase: all in a job of your own)." },
   "model-prices": { to: RUN },
   "model-retries": { to: RUN },
   "model-retry-max-wait-seconds": { to: RUN },

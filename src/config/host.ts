@@ -50,6 +50,12 @@ export interface HostContext {
   installEnv?: Record<string, string>;
   /** Whether the Actions cache service is configured (@actions/cache reads the values itself). */
   actionsCache?: boolean;
+  /**
+   * Test only: AGENT_RUNNER_TEST_NOW (an ISO time) is "now" for the budget
+   * ledger (which UTC day a reservation counts in, when it expires), so tests
+   * can move to the next day. Never set it in a workflow.
+   */
+  now?: string;
   /** The runner's standard OTLP exporter variables, when any is set (trace export: trace/otel.ts). */
   otel?: OtelEnv;
 }
@@ -157,6 +163,7 @@ export function readHostContext(env: NodeJS.ProcessEnv = process.env): HostConte
     // Mirrors @actions/cache's isFeatureAvailable(): v2 talks to the results service, v1 to the cache URL.
     actionsCache: Boolean(env.ACTIONS_RUNTIME_TOKEN && (env.ACTIONS_CACHE_SERVICE_V2 ? env.ACTIONS_RESULTS_URL : env.ACTIONS_CACHE_URL)),
     ...(otelEnv(env) ? { otel: otelEnv(env)! } : {}),
+    ...(env.AGENT_RUNNER_TEST_NOW && Number.isFinite(Date.parse(env.AGENT_RUNNER_TEST_NOW)) ? { now: env.AGENT_RUNNER_TEST_NOW } : {}),
   };
 }
 

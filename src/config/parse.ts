@@ -40,6 +40,7 @@ import {
   type PermissionRule,
   type BudgetSettings,
   type ModelRetrySettings,
+  type LedgerSettings,
   type InputFiles,
   type Settings,
   type VerifySettings,
@@ -362,6 +363,7 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   const budget = parseBudget(str, value("model-prices"), costSource, problems);
   const verify = parseVerify(str, problems);
   const modelRetry = parseModelRetry(str, list("fallback-models"), problems);
+  const ledger = parseLedger(str, phase, backend, problems);
 
   const attemptsRaw = (str("attempts") ?? "1").trim() || "1";
   const attemptCount = Number(attemptsRaw);
@@ -397,6 +399,7 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     ...settingsCandidate,
     ...(otelEndpoint ? { otel: { endpoint: otelEndpoint } } : {}),
     ...(budget ? { budget } : {}),
+    ...(ledger ? { ledger } : {}),
     ...(attempts ? { attempts } : {}),
     ...(verify ? { verify } : {}),
     ...(review ? { review } : {}),
@@ -435,6 +438,34 @@ function parseVerify(str: (name: InputName) => string | undefined, problems: Pro
   const command = shellWords("verify-command", text, problems);
   if (!command.length || !roundsOk || !limitOk) return undefined;
   return { command, maxFixRounds, timeoutSeconds: limitMinutes * 60 };
+}
+
+/**
+ * `max-daily-cost-usd`, `ledger-scope`, `max-total-cost-usd`: admission across
+ * runs. The reservation is made before the agent starts and settled to the
+ * gateway's measured cost, so it needs a job that writes (phase all) and a
+ * model gateway (not `command`).
+ */
+function parseLedger(str: (name: InputName) => string | undefined, phase: string, backend: string, problems: Problems): LedgerSettings | undefined {
+  const cap = (name: "max-daily-cost-usd" | "max-total-cost-usd"): number | undefined => {
+    const raw = str(name)?.trim();
+    if (!raw) return undefined;
+    const n = Number(raw);
+    if (Number.isFinite(n) && n > 0) return n;
+    problems.add(name, `'${raw}' is not a positive number of US dollars, e.g. 10.`);
+    return undefined;
+  };
+  const dailyCapUsd = cap("max-daily-cost-usd");
+  const totalCapUsd = cap("max-total-cost-usd");
+  const scopeRaw = (str("ledger-scope") ?? "workflow").trim() || "workflow";
+  if (scopeRaw !== "workflow" && scopeRaw !== "repository") problems.add("ledger-scope", `'${scopeRaw}' must be 'workflow' or 'repository'.`);
+  if (dailyCapUsd === undefined && totalCapUsd === undefined) return undefined;
+  const given = dailyCapUsd !== undefined ? "max-daily-cost-usd" : "max-total-cost-usd";
+  if (phase !== "all")
+    problems.add(given, `needs 'phase: all': the ledger is written before the agent starts by a job with contents: write, and a 'phase: ${phase}' job is not that job.`);
+  if (backend === "command")
+    problems.add(given, "needs a model-backed agent (claude, codex, opencode, gemini): the reservation is settled to the model gateway's measured cost, and agent 'command' sends no requests through it.");
+  return { ...(dailyCapUsd !== undefined ? { dailyCapUsd } : {}), ...(totalCapUsd !== undefined ? { totalCapUsd } : {}), scope: scopeRaw === "repository" ? "repository" : "workflow" };
 }
 
 /** Where `max-cost-usd` comes from: the workflow ("given"), or its default, applied or off for this run. */

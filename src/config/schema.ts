@@ -132,6 +132,15 @@ export interface ModelRetrySettings {
   fallbackModels: string[];
 }
 
+/** Budgets across runs, kept on the ledger ref (ledger/). */
+export interface LedgerSettings {
+  /** `max-daily-cost-usd`, counted per UTC day over `scope`. */
+  dailyCapUsd?: number;
+  scope: "workflow" | "repository";
+  /** `max-total-cost-usd`: one pool for every item of one workflow run. */
+  totalCapUsd?: number;
+}
+
 /** `verify-command` and its fix rounds (runner/verify.ts). */
 export interface VerifySettings {
   /** argv of the check, run in the agent's sandbox. */
@@ -238,6 +247,8 @@ export interface Settings {
   inputFiles: InputFiles;
   /** `max-cost-usd`, `max-tokens`, `max-model-requests`, `model-prices` (absent: no limits, the table's prices). */
   budget?: BudgetSettings;
+  /** `max-daily-cost-usd`, `ledger-scope`, `max-total-cost-usd` (absent: no admission across runs). */
+  ledger?: LedgerSettings;
   /** `attempts`, `select` (absent: one attempt). */
   attempts?: AttemptSettings;
   /** `model-retries`, `model-retry-max-wait-seconds`, `fallback-models` (absent: the defaults, no fallback). */

@@ -193,6 +193,49 @@ export class GitHubApi {
     await this.octokit.rest.git.updateRef({ ...this.r, ref: `heads/${branch}`, sha, force });
   }
 
+  // ------------------------------------------------------------------ any ref (the budget ledger)
+
+  /** The commit a fully qualified ref (`refs/…`) points at; undefined when it does not exist. */
+  async refHead(ref: string): Promise<string | undefined> {
+    try {
+      const { data } = await this.octokit.rest.git.getRef({ ...this.r, ref: ref.replace(/^refs\//, "") });
+      return data.object.sha;
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  }
+
+  /** A tree from entries alone (no base tree). */
+  async createRootTree(entries: GitTreeEntry[]): Promise<string> {
+    const { data } = await this.octokit.rest.git.createTree({ ...this.r, tree: entries.map((e) => ({ path: e.path, mode: e.mode, type: "blob" as const, sha: e.sha })) });
+    return data.sha;
+  }
+
+  /** Creates a fully qualified ref; 422 when it exists. */
+  async createRef(ref: string, sha: string): Promise<void> {
+    await this.octokit.rest.git.createRef({ ...this.r, ref, sha });
+  }
+
+  /** Moves a fully qualified ref, fast-forward only: GitHub answers 422 when `sha` does not descend from its head. */
+  async fastForwardRef(ref: string, sha: string): Promise<void> {
+    await this.octokit.rest.git.updateRef({ ...this.r, ref: ref.replace(/^refs\//, ""), sha, force: false });
+  }
+
+  /** One page of the commits reachable from `sha`, newest first (the REST commits list). */
+  async commitsFrom(sha: string, page: number, perPage: number): Promise<{ sha: string; parents: string[]; tree: string; message: string; author?: string; verified: boolean; time: string }[]> {
+    const { data } = await this.octokit.rest.repos.listCommits({ ...this.r, sha, page, per_page: perPage });
+    return data.map((c) => ({
+      sha: c.sha,
+      parents: c.parents.map((p) => p.sha),
+      tree: c.commit.tree.sha,
+      message: c.commit.message,
+      ...(c.author && "login" in c.author && c.author.login ? { author: c.author.login } : {}),
+      verified: c.commit.verification?.verified === true,
+      time: c.commit.committer?.date ?? c.commit.author?.date ?? "",
+    }));
+  }
+
   // ------------------------------------------------------------------ safe outputs (publish side only)
 
   /** An issue or pull request of this repository; undefined when there is none (404, 410) or GitHub moved it elsewhere. */

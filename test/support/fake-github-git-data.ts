@@ -75,9 +75,23 @@ class ObjectTypes {
   }
 }
 
+export type CommitListItem = components["schemas"]["commit"];
+
 export class GitData {
   /** Commit id → what GitHub says of its signature. */
   private readonly verifications = new Map<string, Verification>();
+  /**
+   * Ref writes one at a time, as GitHub applies them: of two concurrent moves
+   * from the same head, the second sees the first's result and is refused as
+   * not a fast-forward (compare-and-swap writers rely on exactly that).
+   */
+  private refWrites: Promise<unknown> = Promise.resolve();
+
+  private serialized<T>(write: () => Promise<T>): Promise<T> {
+    const next = this.refWrites.then(write, write);
+    this.refWrites = next.catch(() => undefined);
+    return next;
+  }
 
   private readonly types: ObjectTypes;
 
@@ -166,7 +180,18 @@ export class GitData {
     return this.getCommit(sha);
   }
 
+  /** Commits are immutable: each is read from git once (a ledger lists the same commits on every read). */
+  private readonly commits = new Map<string, GitCommit>();
+
   async getCommit(sha: string): Promise<GitCommit> {
+    const known = this.commits.get(sha);
+    if (known) return { ...known, verification: this.verifications.get(sha) ?? known.verification };
+    const c = await this.readCommit(sha);
+    this.commits.set(sha, c);
+    return c;
+  }
+
+  private async readCommit(sha: string): Promise<GitCommit> {
     if ((await this.types.type(sha)) !== "commit") throw new GitDataError(404, "Not Found");
     const raw = (await git(this.gitDir, ["cat-file", "commit", sha])).toString();
     const head = raw.slice(0, raw.indexOf("\n\n"));
@@ -193,6 +218,22 @@ export class GitData {
     return this.verifications.get(sha);
   }
 
+  /** Whether `sha` descends from `ancestor`, from the commits already read (undefined: not known without git). */
+  private async descendsFrom(sha: string, ancestor: string): Promise<boolean | undefined> {
+    const seen = new Set<string>();
+    const queue = [sha];
+    while (queue.length) {
+      const next = queue.pop()!;
+      if (next === ancestor) return true;
+      if (seen.has(next)) continue;
+      seen.add(next);
+      const c = this.commits.get(next);
+      if (!c) return undefined;
+      queue.push(...c.parents.map((p) => p.sha));
+    }
+    return false;
+  }
+
   private async refSha(ref: string): Promise<string | undefined> {
     return run("git", ["--git-dir", this.gitDir, "rev-parse", "--verify", "--quiet", `${ref}^{commit}`]).then(
       (r) => r.stdout.trim(),
@@ -204,9 +245,56 @@ export class GitData {
     return { ref, node_id: Buffer.from(`REF_${ref}`).toString("base64"), url: `${this.api}/git/${ref}`, object: { type: "commit", sha, url: `${this.api}/git/commits/${sha}` } };
   }
 
+  /** `GET …/git/ref/{ref}` (`ref` without `refs/`). */
+  async getRef(shortRef: string): Promise<GitRef> {
+    const ref = `refs/${shortRef}`;
+    const sha = await this.refSha(ref);
+    if (!sha) throw new GitDataError(404, "Not Found");
+    return this.renderRef(ref, sha);
+  }
+
+  /** `GET …/commits?sha=`: the commits reachable from `sha`, newest first (git's default order), one page. */
+  async listCommits(sha: string, page: number, perPage: number): Promise<CommitListItem[]> {
+    const head = SHA.test(sha) ? sha : await this.refSha(sha.startsWith("refs/") ? sha : `refs/heads/${sha}`);
+    if (!head || (await this.types.type(head)) !== "commit") throw new GitDataError(404, "Not Found");
+    const out = (await git(this.gitDir, ["rev-list", `--skip=${(page - 1) * perPage}`, `--max-count=${perPage}`, head])).toString();
+    const shas = out.split("\n").filter(Boolean);
+    return Promise.all(
+      shas.map(async (s) => {
+        const c = await this.getCommit(s);
+        const login = /^(.*\[bot\]|[A-Za-z0-9-]+)$/.test(c.author.name ?? "") ? c.author.name : undefined;
+        const account = login ? { login, id: 1, node_id: "U_1", avatar_url: "", gravatar_id: null, url: "", html_url: "", followers_url: "", following_url: "", gists_url: "", starred_url: "", subscriptions_url: "", organizations_url: "", repos_url: "", events_url: "", received_events_url: "", type: login.endsWith("[bot]") ? "Bot" : "User", site_admin: false } : null;
+        return {
+          sha: s,
+          node_id: c.node_id,
+          url: `${this.api}/commits/${s}`,
+          html_url: c.html_url,
+          comments_url: `${this.api}/commits/${s}/comments`,
+          commit: {
+            url: c.url,
+            author: c.author,
+            committer: c.committer,
+            message: c.message.replace(/\n$/, ""),
+            comment_count: 0,
+            tree: c.tree,
+            verification: c.verification,
+          },
+          author: account,
+          committer: account,
+          parents: c.parents.map((p) => ({ sha: p.sha, url: p.url, html_url: p.html_url })),
+        } satisfies CommitListItem;
+      }),
+    );
+  }
+
   async createRef(body: Record<string, unknown>): Promise<GitRef> {
+    return this.serialized(() => this.createRefNow(body));
+  }
+
+  private async createRefNow(body: Record<string, unknown>): Promise<GitRef> {
     const { ref, sha } = body as { ref?: unknown; sha?: unknown };
-    if (typeof ref !== "string" || !/^refs\/heads\/.+/.test(ref) || ref.split("/").length < 3) throw new GitDataError(422, "Reference name is invalid");
+    // GitHub takes any fully qualified name with at least two slashes (refs/heads/x, refs/agent-runner/ledger).
+    if (typeof ref !== "string" || !/^refs\/[^/]+\/.+/.test(ref) || ref.split("/").some((p) => p === "")) throw new GitDataError(422, "Reference name is invalid");
     if (typeof sha !== "string" || (await this.types.type(sha)) !== "commit") throw new GitDataError(422, "Object does not exist");
     if (await this.refSha(ref)) throw new GitDataError(422, "Reference already exists");
     await git(this.gitDir, ["update-ref", ref, sha, ""]);
@@ -215,16 +303,20 @@ export class GitData {
 
   /** `PATCH …/git/refs/{ref}` (`ref` without `refs/`): fast-forward only unless `force`. */
   async updateRef(shortRef: string, body: Record<string, unknown>): Promise<GitRef> {
+    return this.serialized(() => this.updateRefNow(shortRef, body));
+  }
+
+  private async updateRefNow(shortRef: string, body: Record<string, unknown>): Promise<GitRef> {
     const ref = `refs/${shortRef}`;
     const { sha, force } = body as { sha?: unknown; force?: unknown };
     const current = await this.refSha(ref);
     if (!current) throw new GitDataError(422, "Reference does not exist");
     if (typeof sha !== "string" || (await this.types.type(sha)) !== "commit") throw new GitDataError(422, "Object does not exist");
     if (force !== true) {
-      const ff = await run("git", ["--git-dir", this.gitDir, "merge-base", "--is-ancestor", current, sha]).then(
+      const ff = (await this.descendsFrom(sha, current)) ?? (await run("git", ["--git-dir", this.gitDir, "merge-base", "--is-ancestor", current, sha]).then(
         () => true,
         () => false,
-      );
+      ));
       if (!ff) throw new GitDataError(422, "Update is not a fast forward");
     }
     await git(this.gitDir, ["update-ref", ref, sha, current]);

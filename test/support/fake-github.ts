@@ -1246,12 +1246,18 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
   on("POST", `${R}/git/trees`, (ctx) => gitDataCall(ctx, true, 201, (d) => d.createTree(ctx.body)));
   on("POST", `${R}/git/commits`, (ctx) => gitDataCall(ctx, true, 201, (d) => d.createCommit(ctx.body, ctx.token.login, user(ctx.token.login).id)));
   on("GET", `${R}/git/commits/{sha}`, (ctx) => gitDataCall(ctx, false, 200, (d) => d.getCommit(ctx.params["sha"]!)));
+  on("GET", `${R}/git/ref/{+ref}`, (ctx) => gitDataCall(ctx, false, 200, (d) => d.getRef(ctx.params["ref"]!)));
+  on("GET", `${R}/commits`, (ctx) => {
+    const per = Math.min(100, Math.max(1, Number(ctx.query.get("per_page") ?? 30) || 30));
+    const page = Math.max(1, Number(ctx.query.get("page") ?? 1) || 1);
+    return gitDataCall(ctx, false, 200, (d) => d.listCommits(ctx.query.get("sha") ?? "HEAD", page, per));
+  });
   /** A ruleset or the missing `workflows` permission refuses a ref write, as GitHub's refs API does. */
   const refPolicy = async (ctx: Ctx, creating: boolean): Promise<void> => {
     requireWrite(ctx);
     const r = requireRepo(ctx);
     const doc = `https://docs.github.com/rest/git/refs#${creating ? "create" : "update"}-a-reference`;
-    if (creating && r.policy.restrictBranchCreation) throw new HttpError(422, { message: RULESET_CREATION, documentation_url: doc, status: "422" });
+    if (creating && r.policy.restrictBranchCreation && String(ctx.body["ref"] ?? "").startsWith("refs/heads/")) throw new HttpError(422, { message: RULESET_CREATION, documentation_url: doc, status: "422" });
     const sha = ctx.body["sha"];
     if (r.policy.workflowsPermission === false && r.gitDir && typeof sha === "string" && /^[0-9a-f]{40}$/.test(sha)) {
       const file = await workflowChangeIn(r.gitDir, sha);

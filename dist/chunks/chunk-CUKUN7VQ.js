@@ -1,0 +1,2 @@
+import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
+import{B as s,c as e,g as t,j as o,l as r,m as n,r as d}from"./chunk-EJD6QUMW.js";var f="review-shard.json",i=o().check(t(/^[0-9a-f]{40}([0-9a-f]{24})?$/)),u=d({version:s(1),shard:r().check(n(),e()),shards:r().check(n(),e()),from:i,head:i});function z(c,a){return`${c??"pr"}-shard-${a}`}export{f as a,u as b,z as c};

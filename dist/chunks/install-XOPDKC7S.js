@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{a,b}from"./chunk-ZZOYGPM7.js";import"./chunk-J7BPXH67.js";import"./chunk-BE35FDKC.js";import"./chunk-FKS2ARKJ.js";import"./chunk-RRGJ5MZK.js";import"./chunk-VXUKBLKY.js";import"./chunk-57MY65SP.js";import"./chunk-6NDGCS4I.js";import"./chunk-GU74WSFE.js";import"./chunk-7O52XZFL.js";export{b as hostInstallOptions,a as installAgent};

@@ -1,0 +1,149 @@
+/**
+ * Budgets across runs through dist/, against the fake GitHub (refs refuse
+ * non-fast-forward moves) and the stub model: 20 steps start at once, each
+ * a `codex` that is a bash script making two model requests through the
+ * gateway ($0.50 each by the stub's usage and `model-prices`), under
+ * `max-daily-cost-usd: 4.5` (6 steps at once: room for three $1.50
+ * reservations; the compare-and-swap of 20 writers at once is test/ledger/ledger.test.ts's). The ledger's settled total stays within 10, the
+ * steps that found no room end `skipped` and never reach the model, and the
+ * next UTC day (AGENT_RUNNER_TEST_NOW, the test-only clock) starts from zero;
+ * a forged ledger commit is reported and counted as spent.
+ */
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readCommits } from "../../src/ledger/tally.js";
+import { runStep, type StepResult } from "../support/harness.js";
+import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
+import { createRepo, git, type GitRepoFixture } from "../support/git-fixtures.js";
+import { startStubModel, type StubModel } from "../support/stub-model.js";
+
+const LEDGER = "refs/agent-runner/ledger";
+const DAY = "2031-06-10T12:00:00Z";
+const NEXT_DAY = "2031-06-11T00:01:00Z";
+let gh: FakeGitHub;
+let stub: StubModel;
+let repo: GitRepoFixture;
+let bin: string;
+
+/** A `codex` on PATH that is a script: two model requests to the gateway it was given, then done. */
+function fakeCodex(): string {
+  const root = mkdtempSync(path.join(os.tmpdir(), "ledger-codex-"));
+  mkdirSync(path.join(root, "bin"));
+  const file = path.join(root, "bin", "codex");
+  writeFileSync(
+    file,
+    `#!/bin/bash
+B=$(grep -o 'http://127.0.0.1:[0-9]*/v1' "$CODEX_HOME/config.toml" | head -1)
+for i in 1 2; do
+  curl -sS --noproxy '*' -o /dev/null -w '%{http_code}\\n' -m 30 -H "Authorization: Bearer $OPENAI_API_KEY" -H 'content-type: application/json' \\
+    -d '{"model":"stub-model","input":"spend","max_output_tokens":2000}' "$B/responses"
+done
+`,
+  );
+  chmodSync(file, 0o755);
+  return path.join(root, "bin");
+}
+
+beforeAll(async () => {
+  repo = await createRepo();
+  gh = await startFakeGitHub({ repo: { fullName: "octo/repo", gitDir: repo.origin } });
+  // 1,000 input and 1,000 output tokens per answer at $250 per million each: $0.50 a request.
+  stub = await startStubModel([], { usage: { inputTokens: 1000, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1000 } });
+  bin = fakeCodex();
+});
+afterAll(async () => {
+  await gh?.close();
+  await stub?.close();
+  await repo?.cleanup();
+});
+
+function step(now: string, env: Record<string, string> = {}): Promise<StepResult> {
+  return runStep("main", {
+    workspace: repo.dir,
+    inputs: {
+      agent: "codex",
+      "agent-version": "preinstalled",
+      prompt: "spend",
+      sandbox: "none",
+      comment: "none",
+      "upload-artifacts": "false",
+      "threat-detection": "none",
+      "base-url": `${stub.url}/v1`,
+      secrets: "OPENAI_API_KEY=sk-stub-model-key-0123456789abcdef",
+      model: "stub-model",
+      "model-prices": "stub-model: {input: 250, output: 250}",
+      "max-cost-usd": "1.5",
+      "max-daily-cost-usd": "4.5",
+      "github-token": gh.token,
+    },
+    env: {
+      PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
+      GITHUB_API_URL: gh.url,
+      GITHUB_REPOSITORY: "octo/repo",
+      GITHUB_WORKFLOW_REF: "octo/repo/.github/workflows/triage.yml@refs/heads/main",
+      AGENT_RUNNER_TEST_NOW: now,
+      ...env,
+    },
+  });
+}
+
+async function ledgerEntries() {
+  const out = await git(repo.origin, ["log", "--format=%H%x1f%P%x1f%an%x1f%cI%x1f%B%x1e", LEDGER]);
+  const commits = out
+    .split("\x1e")
+    .map((r) => r.replace(/^\n/, ""))
+    .filter(Boolean)
+    .map((r) => {
+      const [sha = "", parents = "", author = "", time = "", message = ""] = r.split("\x1f");
+      return { sha, parents: parents.split(" ").filter(Boolean), author, time, message };
+    });
+  return readCommits(commits, true);
+}
+
+describe("max-daily-cost-usd through dist/", () => {
+  it("6 steps at once: the settled total stays within the cap, the rest end skipped without calling the model; the next day starts from zero", { timeout: 290_000 }, async () => {
+    const steps = await Promise.all(Array.from({ length: 6 }, (_, i) => step(DAY, { GITHUB_RUN_ID: String(5000 + i) })));
+    const skipped = steps.filter((s) => s.outputs.conclusion === "skipped");
+    // Admitted: reserved and ran (a run admitted with less than a request needs is stopped by its gateway: budget-exceeded).
+    const ran = steps.filter((s) => s.outputs.conclusion !== "skipped");
+    for (const s of ran) expect(s.outputs.conclusion === "success" || s.outputs["budget-exceeded"] === "true", s.log.slice(-3000)).toBe(true);
+    expect(ran.length).toBeGreaterThanOrEqual(3);
+    expect(skipped.length).toBeGreaterThan(0);
+    for (const s of skipped) {
+      expect(s.log).toMatch(/Budget: nothing is left in the daily budget of workflow octo\/repo\/\.github\/workflows\/triage\.yml for 2031-06-10 \(UTC\)/);
+      expect(s.log).not.toMatch(/Conclusion: success/);
+      expect(s.outputs["budget-exceeded"]).toBe("true");
+    }
+    // Only admitted steps reached the model; the skipped ones never did.
+    const admittedRuns = new Set(ran.map((s) => s.log));
+    expect(admittedRuns.size).toBe(ran.length);
+    expect(stub.modelRequests().length).toBeLessThanOrEqual(2 * ran.length);
+    expect(stub.modelRequests().length).toBeGreaterThanOrEqual(2 * steps.filter((s) => s.outputs.conclusion === "success").length);
+    const ledger = await ledgerEntries();
+    expect(ledger.rejected).toEqual([]);
+    expect(ledger.reservations.size).toBe(ran.length);
+    expect(ledger.settlements).toHaveLength(ran.length);
+    const settled = ledger.settlements.reduce((s, x) => s + x.entry.amountUsd, 0);
+    // Each settled at the gateway's measured cost: $0.50 a request.
+    expect(settled).toBeCloseTo(stub.modelRequests().length * 0.5, 6);
+    expect(settled).toBeLessThanOrEqual(4.5);
+    // The ledger ref never reaches the workspace's repository: nothing fetches it there.
+    expect(await git(repo.dir, ["for-each-ref", "refs/agent-runner"])).toBe("");
+
+    // The next UTC day: nothing spent yet, the whole cap is there; a forged commit (pushed, not made by the action) is reported and counted.
+    const head = (await git(repo.origin, ["rev-parse", LEDGER])).trim();
+    const tree = (await git(repo.origin, ["rev-parse", `${head}^{tree}`])).trim();
+    const env = { GIT_AUTHOR_NAME: "mallory", GIT_AUTHOR_EMAIL: "m@example.com", GIT_COMMITTER_NAME: "mallory", GIT_COMMITTER_EMAIL: "m@example.com", GIT_COMMITTER_DATE: NEXT_DAY };
+    const forged = (await git(repo.origin, ["commit-tree", tree, "-p", head], { env, input: 'agent-runner ledger: settle\n\n{"v":1,"kind":"settle","amountUsd":0}' })).trim();
+    await git(repo.origin, ["update-ref", LEDGER, forged, head]);
+    const before = stub.modelRequests().length;
+    const next = await step(NEXT_DAY, { GITHUB_RUN_ID: "6000" });
+    expect(next.outputs.conclusion, next.log).toBe("success");
+    expect(next.log).toContain(`Budget ledger: entry ${forged.slice(0, 12)} is rejected`);
+    expect(next.log).toMatch(/reserved \$1\.50 \(max-daily-cost-usd 4\.5: \$1\.50 spent \(\$1\.50 of it for rejected entries\), \$0\.00 reserved, \$3\.00 left/);
+    expect(stub.modelRequests().length - before).toBe(2);
+    expect(existsSync(repo.dir)).toBe(true);
+  });
+});
