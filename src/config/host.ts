@@ -52,6 +52,11 @@ export interface HostContext {
   actionsCache?: boolean;
   /** The runner's standard OTLP exporter variables, when any is set (trace export: trace/otel.ts). */
   otel?: OtelEnv;
+  /**
+   * AGENT_RUNNER_NOW (an ISO time): the clock an approval's expiry is checked
+   * against, for tests that cannot wait 72 hours; absent, the real clock.
+   */
+  now?: string;
 }
 
 /** What trace export takes from the runner's OTEL_EXPORTER_OTLP_* variables. */
@@ -140,6 +145,7 @@ export function readHostContext(env: NodeJS.ProcessEnv = process.env): HostConte
     path: searchPath(env),
     ...(env.GITHUB_RUN_ID ? { runId: env.GITHUB_RUN_ID } : {}),
     ...(env.GITHUB_RUN_ATTEMPT ? { runAttempt: env.GITHUB_RUN_ATTEMPT } : {}),
+    ...(env.AGENT_RUNNER_NOW && Number.isFinite(Date.parse(env.AGENT_RUNNER_NOW)) ? { now: env.AGENT_RUNNER_NOW } : {}),
     ...(env.GITHUB_REPOSITORY ? { repository: env.GITHUB_REPOSITORY } : {}),
     serverUrl: env.GITHUB_SERVER_URL || "https://github.com",
     apiUrl: env.GITHUB_API_URL || "https://api.github.com",

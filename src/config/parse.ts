@@ -40,6 +40,7 @@ import {
   type BudgetSettings,
   type InputFiles,
   type Settings,
+  type ApprovalSettings,
   type VerifySettings,
 } from "./schema.js";
 
@@ -333,6 +334,7 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
       protectedPaths: list("protected-paths"),
     },
     artifacts: { upload: bool("upload-artifacts"), name: str("artifact-name")?.trim() || undefined, retentionDays },
+    approval: parseApproval(str, list, bool, oneOf, retentionDays, problems),
   };
   const artifactName = settingsCandidate.artifacts.name;
   const nameProblem = artifactName !== undefined ? artifactNameProblem(artifactName) : undefined;
@@ -386,6 +388,27 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
 }
 
 /** `verify-command` (shell words, like agent-command), `max-fix-rounds` and `verify-timeout-minutes`; undefined without a command. */
+/** `approval` and its companions; the expiry never outlives the artifact that holds the staged bytes. */
+function parseApproval(
+  str: (name: InputName) => string | undefined,
+  list: (name: InputName) => string[],
+  bool: (name: InputName) => boolean,
+  oneOf: <T extends string>(name: InputName, allowed: readonly T[]) => T,
+  retentionDays: number | undefined,
+  problems: Problems,
+): ApprovalSettings {
+  const mode = oneOf("approval", ["none", "required"] as const);
+  const hoursRaw = (str("approval-expires-hours") ?? "72").trim() || "72";
+  let expiresHours = Number(hoursRaw);
+  if (!Number.isFinite(expiresHours) || expiresHours <= 0) {
+    problems.add("approval-expires-hours", `'${hoursRaw}' must be a positive number of hours.`);
+    expiresHours = 72;
+  } else if (retentionDays !== undefined && expiresHours > retentionDays * 24) {
+    problems.add("approval-expires-hours", `'${hoursRaw}' outlives the artifact that holds the staged outputs ('retention-days: ${retentionDays}', ${retentionDays * 24} hours).`);
+  }
+  return { mode, approvers: list("approvers"), self: bool("approval-self"), expiresHours };
+}
+
 function parseVerify(str: (name: InputName) => string | undefined, problems: Problems): VerifySettings | undefined {
   const roundsRaw = (str("max-fix-rounds") ?? "2").trim() || "2";
   const maxFixRounds = Number(roundsRaw);
