@@ -67,9 +67,9 @@ export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
  */
 const PHASES: Record<Settings["delivery"]["phase"], readonly Stage[]> = {
   run: [prepareWorkspace, startSession, runTheAgent, judgeOutput, uploadArtifact, endSession, applySafeOutputs, deliver, report, exportTrace, conclude],
-  publish: [downloadArtifact, checkThePatch, detectThreats, applySafeOutputs, deliver, report, recordForGather, conclude],
+  publish: [downloadArtifact, checkThePatch, detectThreats, stageApproval, applySafeOutputs, deliver, report, recordForGather, conclude],
   // Nothing the agent wrote leaves (artifact, session state, comment) before threat detection has passed.
-  all: [prepareWorkspace, startSession, runTheAgent, checkThePatch, judgeOutput, detectThreats, uploadArtifact, endSession, applySafeOutputs, deliver, report, exportTrace, recordForGather, conclude],
+  all: [prepareWorkspace, startSession, runTheAgent, checkThePatch, judgeOutput, detectThreats, uploadArtifact, endSession, stageApproval, applySafeOutputs, deliver, report, exportTrace, recordForGather, conclude],
 };
 
 async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<RunResult | undefined> {
@@ -108,6 +108,8 @@ interface Step {
   judged?: string;
   safeOutputs?: SafeOutputsReport;
   delivered?: Delivered;
+  /** `approval: required`: staged for a person's approval; nothing is applied or delivered in this run. */
+  staged?: { outputs: Outputs; summary: string };
   outputs?: Outputs;
 }
 
@@ -314,9 +316,17 @@ async function detectThreats(step: Step): Promise<void> {
   step.refusal = step.refusal && step.threats.message ? `${step.refusal}\n${step.threats.message}` : step.threats.message;
 }
 
+/** `approval: required`: everything checked and nothing held back or refused, the one comment shows what an approval would publish. */
+async function stageApproval(step: Step): Promise<void> {
+  const { ctx, github } = step;
+  if (ctx.settings.approval.mode !== "required" || !github || step.threats?.held || step.refusal) return;
+  const { stageForApproval } = await import("./publish/approval/stage.js");
+  step.staged = await stageForApproval(ctx, github.stage, resultOf(step), step.artifact, await safeOutputRequests(step));
+}
+
 /** The agent's GitHub requests, checked again and applied here with the host's token (before the final comment, which lists them). */
 async function applySafeOutputs(step: Step): Promise<void> {
-  if (step.threats?.held || (!step.github && !step.ctx.settings.agent.safeOutputs)) return;
+  if (step.staged || step.threats?.held || (!step.github && !step.ctx.settings.agent.safeOutputs)) return;
   step.safeOutputs = await (await import("./publish/safe-outputs/stage.js")).safeOutputsStage(step.ctx, step.github?.stage.run, resultOf(step), () =>
     safeOutputRequests(step),
   );
@@ -324,7 +334,7 @@ async function applySafeOutputs(step: Step): Promise<void> {
 
 /** Commit, pull request or comment, and the final comment (events only). */
 async function deliver(step: Step): Promise<void> {
-  if (!step.github) return;
+  if (!step.github || step.staged) return;
   step.delivered = await step.github.stages.deliverToGitHub(step.ctx, step.github.stage, resultOf(step), step.refusal, step.safeOutputs?.note, step.threats);
 }
 
@@ -340,6 +350,7 @@ async function report(step: Step): Promise<void> {
     ...artifactOutputs(artifact),
     ...delivered?.outputs,
     ...safeOutputs?.outputs,
+    ...step.staged?.outputs,
     ...(threats ? { threats: JSON.stringify(threats.findings) } : {}),
   };
   await finish(ctx, result, step.outputs);
@@ -350,7 +361,7 @@ async function report(step: Step): Promise<void> {
       : step.judged
         ? `### Threat detection\n\n- ${step.judged} The publish job checks this verdict before any write.\n`
         : undefined;
-  await writeJobSummary(ctx, [summaryMarkdown(result, verdict), threatSection, safeOutputs?.summary, delivered?.summary, refusalSection]);
+  await writeJobSummary(ctx, [summaryMarkdown(result, verdict), threatSection, safeOutputs?.summary, delivered?.summary, step.staged?.summary, refusalSection]);
 }
 
 /** After delivery, bounded (trace/otel.ts): a dead collector never fails or stalls the step. */

@@ -341,6 +341,8 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   if (nameProblem) problems.add("artifact-name", nameProblem);
   if (phase === "run" && !settingsCandidate.artifacts.upload)
     problems.add("upload-artifacts", "must stay true with 'phase: run': the publish phase reads the run's artifact.");
+  if (settingsCandidate.approval.mode === "required" && settingsCandidate.delivery.comment === "none")
+    problems.add("comment", "'none' leaves 'approval: required' nowhere to show what it staged; use 'sticky' or 'new'.");
   if (runsAgent && settingsCandidate.sandbox.choice === "docker" && !settingsCandidate.sandbox.dockerImage)
     problems.add("docker-image", "is required when sandbox is 'docker'.");
 
