@@ -5,13 +5,15 @@
  * staged bytes; every refusal writes a reply naming the reason and nothing
  * else. One staged run is shared by the refusal cases.
  */
-import { mkdtempSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { buildEvent, FIXTURE_REPO, writeEvent, type EventTweaks } from "../support/events.js";
-import { listBranches, readBranchFile } from "../support/git-fixtures.js";
+import { createZip, readZipFiles } from "../support/fake-actions-results-zip.js";
+import { git, listBranches, readBranchLog } from "../support/git-fixtures.js";
 import { scenario, type Scenario } from "../github/scenario.js";
 
 const STAGE_RUN = 4242;
@@ -26,9 +28,10 @@ let results: FakeActionsResults;
 let s: Scenario;
 let digest = "";
 let stagingId = 0;
+let artifactName = "";
 beforeAll(async () => {
   results = await startFakeActionsResults({ repository: FIXTURE_REPO });
-  s = await scenario({ fixture: "issue_comment.issue", agent: AGENT, results, collaborators: { alice: "write", bob: "write", carol: "read" } });
+  s = await scenario({ fixture: "issue_comment.issue", agent: AGENT, results, collaborators: { alice: "write", bob: "write", dave: "maintain", carol: "read" } });
 });
 afterAll(async () => {
   await s?.close();
@@ -55,11 +58,112 @@ describe("approval: required", () => {
     const comments = bot();
     expect(comments).toHaveLength(1);
     stagingId = comments[0]!.id;
+    artifactName = `agent-run-${STAGE_RUN}-1`;
+    expect(results.artifacts({ runId: STAGE_RUN }).map((a) => a.name)).toEqual([artifactName]);
     expect(comments[0]!.body).toContain(`/approve ${digest.slice(0, 12)}`);
     expect(comments[0]!.body).toContain("+The demo project.");
     expect(comments[0]!.body).toContain("add_labels");
     expect(await listBranches(s.repo.origin)).toEqual(["main"]);
     expect(s.gh.pulls()).toEqual([]);
     expect(s.gh.repo().issues.get(7)!.labels).toEqual([]);
+  });
+
+  /** Nothing was written but one reply naming `reason`: no branch, no pull request, no label, the staging comment as staged. */
+  async function expectRefused(r: Awaited<ReturnType<typeof comment>>, reason: RegExp, before: number) {
+    expect(r.exitCode, r.log + r.stderr).toBe(0);
+    expect(r.outputs["approval-state"]).toBe("refused");
+    const comments = bot();
+    expect(comments).toHaveLength(before + 1);
+    expect(comments.at(-1)!.body).toMatch(/was refused/);
+    expect(comments.at(-1)!.body).toMatch(reason);
+    expect(comments.find((c) => c.id === stagingId)!.body).toContain("waiting for approval");
+    expect(await listBranches(s.repo.origin)).toEqual(["main"]);
+    expect(s.gh.pulls()).toEqual([]);
+    expect(s.gh.repo().issues.get(7)!.labels).toEqual([]);
+    expect(await s.repo.git(["--git-dir", s.repo.origin, "tag", "--list"]).then((t) => t.trim())).toBe("");
+  }
+
+  const refusals: Array<[string, EventTweaks, RegExp, Record<string, string>?]> = [
+    ["a user with read permission", { author: "carol", body: "/approve DIGEST" }, /@carol has 'read' permission/],
+    ["a bot, whatever its permission", { author: "dependabot[bot]", authorType: "Bot", body: "/approve DIGEST" }, /is a bot, and bots never approve/],
+    ["an edited /approve comment", { author: "bob", action: "edited", body: "/approve DIGEST" }, /the comment was edited/],
+    ["the person who triggered the run", { author: "alice", body: "/approve DIGEST" }, /@alice triggered this run, and 'approval-self' is false/],
+    ["a digest that matches no staged run", { author: "bob", body: "/approve 0123456789ab" }, /no staged run on this thread has the digest `0123456789ab`/],
+    ["an expired staged run", { author: "bob", body: "/approve DIGEST" }, /the staged run expired at/, { AGENT_RUNNER_NOW: "2099-01-01T00:00:00Z" }],
+  ];
+  let runId = 5000;
+  for (const [label, tweaks, reason, env] of refusals)
+    it(`refuses ${label}: a reply naming the reason, nothing else written`, async () => {
+      const before = bot().length;
+      const r = await comment(runId++, { ...tweaks, body: tweaks.body!.replace("DIGEST", digest.slice(0, 12)) }, env);
+      await expectRefused(r, reason, before);
+    });
+
+  it("refuses a replaced artifact: the recomputed digest does not match", async () => {
+    const [stored] = results.artifacts({ runId: STAGE_RUN });
+    const original = stored!.bytes!;
+    const files = Object.fromEntries([...readZipFiles(original)].map(([k, v]) => [k, v]));
+    files["patch.diff"] = Buffer.from(files["patch.diff"]!.toString("utf8").replace("+The demo project.", "+The evil project."));
+    const swap = (bytes: Buffer) => {
+      stored!.bytes = bytes;
+      stored!.digest = stored!.computedDigest = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+    };
+    swap(createZip(files));
+    try {
+      const before = bot().length;
+      const r = await comment(runId++, { author: "bob", body: `/approve ${digest.slice(0, 12)}` });
+      await expectRefused(r, /the digest does not match/, before);
+    } finally {
+      swap(original);
+    }
+  });
+
+  it("two /approve at once: exactly one delivery, a PR whose tree is the staged patch on its base, the staged label applied, the audit recorded", async () => {
+    const before = bot().length;
+    const [a, b] = await Promise.all([
+      comment(6001, { author: "bob", body: `/approve ${digest.slice(0, 12)}` }),
+      comment(6002, { author: "dave", body: `/approve ${digest}` }),
+    ]);
+    expect([a.exitCode, b.exitCode], a.log + b.log).toEqual([0, 0]);
+    const states = [a.outputs["approval-state"], b.outputs["approval-state"]].sort();
+    expect(states).toEqual(["enacted", "refused"]);
+    const winner = a.outputs["approval-state"] === "enacted" ? { r: a, by: "bob" } : { r: b, by: "dave" };
+    expect(winner.r.outputs["approval-digest"]).toBe(digest);
+
+    const pulls = s.gh.pulls();
+    expect(pulls).toHaveLength(1);
+    const pr = pulls[0]!;
+    expect(pr.body).toContain(`Approved by @${winner.by}: the staged outputs with digest \`${digest}\``);
+    // The PR's tree is the staged patch applied to its base, byte for byte.
+    const patchFile = path.join(mkdtempSync(path.join(os.tmpdir(), "staged-patch-")), "patch.diff");
+    writeFileSync(patchFile, results.readArtifactFile(artifactName, "patch.diff"));
+    const index = path.join(path.dirname(patchFile), "index");
+    const env = { ...process.env, GIT_INDEX_FILE: index };
+    const [commit] = await readBranchLog(s.repo.origin, pr.head.ref, { max: 1 });
+    await git(s.repo.origin, ["read-tree", commit!.parents[0]!], { env });
+    await git(s.repo.origin, ["apply", "--cached", "--binary", patchFile], { env });
+    const expected = (await git(s.repo.origin, ["write-tree"], { env })).trim();
+    expect((await s.repo.git(["--git-dir", s.repo.origin, "rev-parse", `${pr.head.ref}^{tree}`])).trim()).toBe(expected);
+    expect(commit!.parents[0]).toBe(s.repo.initialSha);
+    expect(await s.repo.git(["--git-dir", s.repo.origin, "log", "-1", "--format=%B", pr.head.ref])).toContain(`Approval-digest: ${digest}`);
+    // The staged safe output, applied once.
+    expect(s.gh.repo().issues.get(7)!.labels).toEqual(["bug"]);
+    // The loser: one reply naming why; the staging comment records the approval.
+    const comments = bot();
+    const staging = comments.find((c) => c.id === stagingId)!;
+    expect(staging.body).toContain(`Approved by @${winner.by}`);
+    expect(staging.body).toContain("published");
+    expect(comments.filter((c) => /was taken first|already enacting|already enacted/.test(c.body))).toHaveLength(1);
+    expect(comments.length).toBeGreaterThan(before);
+  });
+
+  it("refuses a second approval after the first was enacted", async () => {
+    const before = bot().length;
+    const pullsBefore = s.gh.pulls().length;
+    const r = await comment(runId++, { author: "bob", body: `/approve ${digest.slice(0, 12)}` });
+    expect(r.outputs["approval-state"]).toBe("refused");
+    expect(bot()).toHaveLength(before + 1);
+    expect(bot().at(-1)!.body).toMatch(/was already enacted by @/);
+    expect(s.gh.pulls()).toHaveLength(pullsBefore);
   });
 });

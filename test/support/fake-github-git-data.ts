@@ -182,10 +182,13 @@ export class GitData {
 
   async createRef(body: Record<string, unknown>): Promise<GitRef> {
     const { ref, sha } = body as { ref?: unknown; sha?: unknown };
-    if (typeof ref !== "string" || !/^refs\/heads\/.+/.test(ref) || ref.split("/").length < 3) throw new GitDataError(422, "Reference name is invalid");
+    if (typeof ref !== "string" || !/^refs\/(heads|tags)\/.+/.test(ref) || ref.split("/").length < 3) throw new GitDataError(422, "Reference name is invalid");
     if (typeof sha !== "string" || (await objectType(this.gitDir, sha)) !== "commit") throw new GitDataError(422, "Object does not exist");
     if (await this.refSha(ref)) throw new GitDataError(422, "Reference already exists");
-    await git(this.gitDir, ["update-ref", ref, sha, ""]);
+    // `update-ref <ref> <sha> ""` refuses a ref that exists by now: two creations at once, one wins (as GitHub's).
+    await git(this.gitDir, ["update-ref", ref, sha, ""]).catch(() => {
+      throw new GitDataError(422, "Reference already exists");
+    });
     return this.renderRef(ref, sha);
   }
 
