@@ -68,36 +68,37 @@ describe("approval: required", () => {
     expect(s.gh.repo().issues.get(7)!.labels).toEqual([]);
   });
 
-  /** Nothing was written but one reply naming `reason`: no branch, no pull request, no label, the staging comment as staged. */
-  async function expectRefused(r: Awaited<ReturnType<typeof comment>>, reason: RegExp, before: number) {
-    expect(r.exitCode, r.log + r.stderr).toBe(0);
-    expect(r.outputs["approval-state"]).toBe("refused");
-    const comments = bot();
-    expect(comments).toHaveLength(before + 1);
-    expect(comments.at(-1)!.body).toMatch(/was refused/);
-    expect(comments.at(-1)!.body).toMatch(reason);
-    expect(comments.find((c) => c.id === stagingId)!.body).toContain("waiting for approval");
+  /** Nothing was written but the replies: no branch, no pull request, no label, no lock, the staging comment as staged. */
+  async function expectNothingWritten() {
+    expect(bot().find((c) => c.id === stagingId)!.body).toContain("waiting for approval");
     expect(await listBranches(s.repo.origin)).toEqual(["main"]);
     expect(s.gh.pulls()).toEqual([]);
     expect(s.gh.repo().issues.get(7)!.labels).toEqual([]);
-    expect(await s.repo.git(["--git-dir", s.repo.origin, "tag", "--list"]).then((t) => t.trim())).toBe("");
+    expect((await s.repo.git(["--git-dir", s.repo.origin, "tag", "--list"])).trim()).toBe("");
   }
 
   const refusals: Array<[string, EventTweaks, RegExp, Record<string, string>?]> = [
     ["a user with read permission", { author: "carol", body: "/approve DIGEST" }, /@carol has 'read' permission/],
-    ["a bot, whatever its permission", { author: "dependabot[bot]", authorType: "Bot", body: "/approve DIGEST" }, /is a bot, and bots never approve/],
+    ["a bot, whatever its permission", { author: "dependabot[bot]", authorType: "Bot", body: "/approve DIGEST" }, /dependabot\S* is a bot, and bots never approve/],
     ["an edited /approve comment", { author: "bob", action: "edited", body: "/approve DIGEST" }, /the comment was edited/],
     ["the person who triggered the run", { author: "alice", body: "/approve DIGEST" }, /@alice triggered this run, and 'approval-self' is false/],
     ["a digest that matches no staged run", { author: "bob", body: "/approve 0123456789ab" }, /no staged run on this thread has the digest `0123456789ab`/],
     ["an expired staged run", { author: "bob", body: "/approve DIGEST" }, /the staged run expired at/, { AGENT_RUNNER_NOW: "2099-01-01T00:00:00Z" }],
   ];
   let runId = 5000;
-  for (const [label, tweaks, reason, env] of refusals)
-    it(`refuses ${label}: a reply naming the reason, nothing else written`, async () => {
-      const before = bot().length;
-      const r = await comment(runId++, { ...tweaks, body: tweaks.body!.replace("DIGEST", digest.slice(0, 12)) }, env);
-      await expectRefused(r, reason, before);
+  it(`refuses ${refusals.map(([l]) => l).join("; ")}: each with one reply naming the reason, nothing else written`, async () => {
+    const before = bot().length;
+    // Independent of each other: run at once, as GitHub would start them.
+    const runs = await Promise.all(refusals.map(([, tweaks, , env]) => comment(runId++, { ...tweaks, body: tweaks.body!.replace("DIGEST", digest.slice(0, 12)) }, env)));
+    const replies = bot().slice(before);
+    expect(replies).toHaveLength(refusals.length);
+    refusals.forEach(([label, , reason], i) => {
+      expect(runs[i]!.exitCode, label + runs[i]!.log).toBe(0);
+      expect(runs[i]!.outputs["approval-state"], label).toBe("refused");
+      expect(replies.filter((c) => reason.test(c.body) && /was refused/.test(c.body)).length, label).toBe(1);
     });
+    await expectNothingWritten();
+  });
 
   it("refuses a replaced artifact: the recomputed digest does not match", async () => {
     const [stored] = results.artifacts({ runId: STAGE_RUN });
@@ -112,7 +113,9 @@ describe("approval: required", () => {
     try {
       const before = bot().length;
       const r = await comment(runId++, { author: "bob", body: `/approve ${digest.slice(0, 12)}` });
-      await expectRefused(r, /the digest does not match/, before);
+      expect(r.outputs["approval-state"]).toBe("refused");
+      expect(bot().slice(before).map((c) => c.body)).toEqual([expect.stringMatching(/the digest does not match/)]);
+      await expectNothingWritten();
     } finally {
       swap(original);
     }
@@ -165,5 +168,37 @@ describe("approval: required", () => {
     expect(bot()).toHaveLength(before + 1);
     expect(bot().at(-1)!.body).toMatch(/was already enacted by @/);
     expect(s.gh.pulls()).toHaveLength(pullsBefore);
+  });
+
+  it("/reject: the staging comment records it, a reply says so, and a later /approve is refused", async () => {
+    const staged = await comment(7001, { author: "alice", body: "@agent please fix the typo in the README" });
+    expect(staged.outputs["approval-state"], staged.log).toBe("staged");
+    const second = staged.outputs["approval-digest"]!;
+    expect(second).not.toBe(digest);
+    const pullsBefore = s.gh.pulls().length;
+    const rejected = await comment(7002, { author: "bob", body: "/reject" });
+    expect(rejected.outputs["approval-state"]).toBe("rejected");
+    const staging = bot().find((c) => c.body.includes(second) && c.body.includes("Rejected by @bob"));
+    expect(staging).toBeDefined();
+    expect(bot().at(-1)!.body).toContain("rejected the staged run");
+    const late = await comment(7003, { author: "bob", body: `/approve ${second.slice(0, 12)}` });
+    expect(late.outputs["approval-state"]).toBe("refused");
+    expect(bot().at(-1)!.body).toMatch(/was already rejected by @bob/);
+    expect(s.gh.pulls()).toHaveLength(pullsBefore);
+  });
+
+  it("a base that moved so that the approved patch no longer applies: said so, nothing pushed, no merge attempted", async () => {
+    const staged = await comment(8001, { author: "alice", body: "@agent please fix the typo in the README" });
+    const third = staged.outputs["approval-digest"]!;
+    const branch = s.gh.pulls()[0]!.head.ref;
+    const branchBefore = (await s.repo.git(["--git-dir", s.repo.origin, "rev-parse", branch])).trim();
+    await s.repo.commit({ "README.md": "# Demo\n\nTeh demo project, rewritten upstream.\n" }, "Upstream rewrite", { branch: "main", push: true });
+    const r = await comment(8002, { author: "bob", body: `/approve ${third.slice(0, 12)}` });
+    expect(r.exitCode).toBe(1);
+    expect(r.log).toContain("the approved patch does not apply as it is");
+    expect((await s.repo.git(["--git-dir", s.repo.origin, "rev-parse", branch])).trim()).toBe(branchBefore);
+    expect(s.gh.pulls()).toHaveLength(1);
+    const staging = bot().find((c) => c.body.includes(third))!;
+    expect(staging.body).toMatch(/but nothing was published/);
   });
 });
