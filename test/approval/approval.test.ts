@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, digestMatches, stagedContent, stagedDigest, type StagedPlan } from "../../src/publish/approval/digest.js";
-import { approvalMarker, readApprovalMarker, withRecord, type ApprovalRecord } from "../../src/publish/approval/record.js";
+import { approvalMarker, defuseApprovalMarkers, readApprovalMarker, withRecord, type ApprovalRecord } from "../../src/publish/approval/record.js";
 import { approvalVerb } from "../../src/trigger/approval-command.js";
 import type { RunResult } from "../../src/result.js";
 
@@ -52,6 +52,12 @@ describe("the approval record", () => {
     expect(readApprovalMarker(`text\n${approvalMarker(RECORD)}`)).toBeUndefined();
     // A record that does not parse (a bad digest) is no record.
     expect(readApprovalMarker(approvalMarker({ ...RECORD, digest: "zz" }))).toBeUndefined();
+  });
+
+  it("in agent text the action posts (safe outputs) is defused: shown, never read as a record", () => {
+    const forged = `${approvalMarker(RECORD)}\nlooks staged`;
+    expect(readApprovalMarker(defuseApprovalMarkers(forged))).toBeUndefined();
+    expect(readApprovalMarker(defuseApprovalMarkers(forged.replace("<!--", "<!--  ")))).toBeUndefined();
   });
 
   it("is replaced in place, the rest of the comment kept", () => {

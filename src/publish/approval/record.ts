@@ -57,3 +57,11 @@ export function withRecord(body: string, record: ApprovalRecord): string {
   const end = body.indexOf(SUFFIX, PREFIX.length);
   return approvalMarker(record) + (body.startsWith(PREFIX) && end >= 0 ? body.slice(end + SUFFIX.length) : `\n${body}`);
 }
+
+/**
+ * Agent text the action posts under its own name (a safe-output comment, issue or review) must not
+ * begin like a staging comment: its approval marker is shown as text instead of hidden.
+ */
+export function defuseApprovalMarkers(markdown: string): string {
+  return markdown.replace(/<!--(\s*agent-runner:approval)/gi, "&lt;!--$1");
+}
