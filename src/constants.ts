@@ -304,4 +304,6 @@ export const RESULTS_FILES = {
   attachments: "attachments",
   /** threat-detection: agent: the detection agent's trace and the host-written verdict.json. */
   detection: "detection",
+  /** approval: required: the approval record (staged, then who decided what and when); written after the artifact was uploaded. */
+  approval: "approval.json",
 } as const;

@@ -5,6 +5,7 @@
  * staged bytes; every refusal writes a reply naming the reason and nothing
  * else. One staged run is shared by the refusal cases.
  */
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -66,6 +67,9 @@ describe("approval: required", () => {
     expect(await listBranches(s.repo.origin)).toEqual(["main"]);
     expect(s.gh.pulls()).toEqual([]);
     expect(s.gh.repo().issues.get(7)!.labels).toEqual([]);
+    // `agent-runner show` on the step's results folder prints the approval record.
+    const shown = execFileSync(process.execPath, [path.resolve("dist/cli.js"), "show", path.dirname(r.outputs["patch-path"]!)], { encoding: "utf8" });
+    expect(shown).toMatch(new RegExp(`approval: +staged; digest ${digest}; staged .* from run ${STAGE_RUN} \\(artifact 'agent-run-${STAGE_RUN}-1'\\)`));
   });
 
   /** Nothing was written but the replies: no branch, no pull request, no label, no lock, the staging comment as staged. */
@@ -157,6 +161,8 @@ describe("approval: required", () => {
     expect(staging.body).toContain(`Approved by @${winner.by}`);
     expect(staging.body).toContain("published");
     expect(comments.filter((c) => /was taken first|already enacting|already enacted/.test(c.body))).toHaveLength(1);
+    const shown = execFileSync(process.execPath, [path.resolve("dist/cli.js"), "show", path.dirname(winner.r.outputs["patch-path"]!)], { encoding: "utf8" });
+    expect(shown).toMatch(new RegExp(`approval: +enacted by @${winner.by} at \\S+; digest ${digest}`));
     expect(comments.length).toBeGreaterThan(before);
   });
 

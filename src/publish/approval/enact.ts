@@ -19,7 +19,7 @@ import { toSafeMarkdown } from "../safe-markdown.js";
 import { readRequests } from "../safe-outputs/requests.js";
 import { safeOutputsFile } from "../safe-outputs/stage.js";
 import { DIGEST_PREFIX_LENGTH, digestMatches, stagedContent, stagedDigest } from "./digest.js";
-import { readApprovalMarker, withRecord, type ApprovalRecord } from "./record.js";
+import { readApprovalMarker, saveRecord, withRecord, type ApprovalRecord } from "./record.js";
 import { stagedPlan } from "./stage.js";
 
 /** What the trigger stage's parser made of the comment (trigger/approval-command.ts). */
@@ -120,6 +120,7 @@ export async function takeDecision(api: GitHubApi, digest: string, sha: string):
 export async function recordDecision(ctx: StageContext, api: GitHubApi, staging: Staging, record: ApprovalRecord, line: string): Promise<Staging> {
   const body = withRecord(staging.comment.body, record).replace(/\n### [^\n]*\n/, `\n### Agent Runner: ${record.state}\n\n${line}\n`);
   const comment = await api.updateComment(staging.comment.id, post(ctx, body, record.decision ? [record.decision.by] : []));
+  await saveRecord(ctx.resultsDir, record).catch(() => undefined);
   return { comment, record };
 }
 

@@ -5,6 +5,9 @@
  * who could paste a marker of their own. Agent text never comes first in
  * a comment, so the agent cannot plant one either.
  */
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { RESULTS_FILES } from "../../constants.js";
 import * as z from "../../shared/zod.js";
 
 export const APPROVAL_STATES = ["staged", "enacting", "enacted", "rejected"] as const;
@@ -64,4 +67,27 @@ export function withRecord(body: string, record: ApprovalRecord): string {
  */
 export function defuseApprovalMarkers(markdown: string): string {
   return markdown.replace(/<!--(\s*agent-runner:approval)/gi, "&lt;!--$1");
+}
+
+/** The record in the results folder, for `agent-runner show` (never part of what was staged: the artifact was uploaded before). */
+export async function saveRecord(resultsDir: string, record: ApprovalRecord): Promise<void> {
+  await writeFile(path.join(resultsDir, RESULTS_FILES.approval), JSON.stringify(record, null, 2) + "\n");
+}
+
+/** The saved record, or undefined (none, or not one). */
+export async function loadRecord(resultsDir: string): Promise<ApprovalRecord | undefined> {
+  const text = await readFile(path.join(resultsDir, RESULTS_FILES.approval), "utf8").catch(() => undefined);
+  if (text === undefined) return undefined;
+  try {
+    const parsed = ApprovalRecord.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One line for `show`. */
+export function recordLine(r: ApprovalRecord): string {
+  const who = r.decision ? ` by @${r.decision.by} at ${r.decision.at}${r.decision.note ? ` (${r.decision.note})` : ""}` : "";
+  return `${r.state}${who}; digest ${r.digest}; staged ${r.stagedAt} from run ${r.runId} (artifact '${r.artifactName}'), expires ${r.expiresAt}`;
 }

@@ -16,7 +16,7 @@ import { codeName, fenced } from "../markdown-code.js";
 import type { Outputs } from "../outputs.js";
 import type { RequestsFile } from "../safe-outputs/requests.js";
 import { DIGEST_PREFIX_LENGTH, stagedContent, stagedDigest, type StagedPlan } from "./digest.js";
-import { approvalMarker, type ApprovalRecord } from "./record.js";
+import { approvalMarker, saveRecord, type ApprovalRecord } from "./record.js";
 
 export interface Staged {
   digest: string;
@@ -60,6 +60,7 @@ export async function stageForApproval(ctx: StageContext, gh: GitHubStage, resul
   const patch = await readFile(result.diff.patchPath, "utf8");
   const body = stagingBody({ record, marker: gh.progress.marker, result, patch, requests, plan, ...(artifact.url ? { artifactUrl: artifact.url } : {}) });
   await gh.progress.finish(body);
+  await saveRecord(ctx.resultsDir, record);
   log.info(`Approval: staged ${result.diff.changedFiles.length} changed file(s) and ${requests.requests.length} safe-output request(s); digest ${digest}. Nothing was written but the staging comment.`);
   const short = digest.slice(0, DIGEST_PREFIX_LENGTH);
   return {
