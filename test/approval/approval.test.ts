@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { canonicalJson, digestMatches, stagedContent, stagedDigest, type StagedPlan } from "../../src/publish/approval/digest.js";
 import { approvalMarker, defuseApprovalMarkers, readApprovalMarker, withRecord, type ApprovalRecord } from "../../src/publish/approval/record.js";
 import { approvalVerb } from "../../src/trigger/approval-command.js";
+import { parseSettings, type RawInputs } from "../../src/config/parse.js";
 import type { RunResult } from "../../src/result.js";
 
 const DIGEST = "ab".repeat(32);
@@ -101,5 +102,28 @@ describe("the digest", () => {
     expect(digestMatches(DIGEST, DIGEST.slice(0, 12).toUpperCase())).toBe(true);
     expect(digestMatches(DIGEST, DIGEST.slice(0, 11))).toBe(false);
     expect(digestMatches(DIGEST, "cd".repeat(6))).toBe(false);
+  });
+});
+
+describe("the approval inputs", () => {
+  const parse = (raw: RawInputs) => parseSettings({ agent: "command", "agent-command": "true", prompt: "x", ...raw }, { cwd: mkdtempSync(path.join(os.tmpdir(), "approval-parse-")) });
+
+  it("default to none, write permission, not the triggering person, 72 hours", () => {
+    expect(parse({}).approval).toEqual({ mode: "none", approvers: [], self: false, expiresHours: 72 });
+    expect(parse({ approval: "required", approvers: "alice, bob", "approval-self": "true", "approval-expires-hours": "1.5" }).approval).toEqual({
+      mode: "required",
+      approvers: ["alice", "bob"],
+      self: true,
+      expiresHours: 1.5,
+    });
+  });
+
+  it.each([
+    [{ approval: "maybe" }, /Input 'approval': 'maybe' is not allowed; use one of: none, required/],
+    [{ approval: "required", "approval-expires-hours": "0" }, /'approval-expires-hours': '0' must be a positive number of hours/],
+    [{ approval: "required", "approval-expires-hours": "100", "retention-days": "1" }, /outlives the artifact .*'retention-days: 1', 24 hours/],
+    [{ approval: "required", comment: "none" }, /Input 'comment': 'none' leaves 'approval: required' nowhere to show what it staged/],
+  ])("%j is refused, naming the input", (raw, message) => {
+    expect(() => parse(raw as RawInputs)).toThrow(message);
   });
 });
