@@ -70,10 +70,13 @@ export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
  */
 const PHASES: Record<Settings["delivery"]["phase"], readonly Stage[]> = {
   run: [prepareWorkspace, resumeCheckpoint, startSession, runTheAgent, judgeOutput, uploadArtifact, endSession, applySafeOutputs, deliver, report, exportTrace, conclude],
-  publish: [downloadArtifact, checkThePatch, detectThreats, applySafeOutputs, deliver, report, recordForGather, conclude],
+  publish: [downloadArtifact, checkThePatch, detectThreats, stageApproval, applySafeOutputs, deliver, report, recordForGather, conclude],
   // Nothing the agent wrote leaves (artifact, session state, comment) before threat detection has passed.
-  all: [prepareWorkspace, resumeCheckpoint, startSession, runTheAgent, checkThePatch, judgeOutput, settleBudget, detectThreats, uploadArtifact, endSession, applySafeOutputs, deliver, report, postReview, exportTrace, recordForGather, conclude],
+  all: [prepareWorkspace, resumeCheckpoint, startSession, runTheAgent, checkThePatch, judgeOutput, settleBudget, detectThreats, uploadArtifact, endSession, stageApproval, applySafeOutputs, deliver, report, postReview, exportTrace, recordForGather, conclude],
 };
+
+/** `/approve`: the publish phase's checks and delivery on the staged artifact, then the audit in the staging comment. */
+const ENACT: readonly Stage[] = [checkThePatch, detectThreats, applySafeOutputs, deliver, recordApproval, report, conclude];
 
 async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<RunResult | undefined> {
   const fanOut = fanOutPhase(io.inputs);
@@ -85,7 +88,7 @@ async function pipeline(io: ActionIO, log: Logger, redactor: Redactor): Promise<
   const step = await openStep(io, log, redactor);
   if (!step) return undefined;
   try {
-    for (const stage of PHASES[step.ctx.settings.delivery.phase]) await stage(step);
+    for (const stage of step.stages ?? PHASES[step.ctx.settings.delivery.phase]) await stage(step);
     return step.result;
   } catch (e) {
     // The reservation is settled even when the run failed: to what was measured, else to all of it.
@@ -117,6 +120,11 @@ interface Step {
   judged?: string;
   safeOutputs?: SafeOutputsReport;
   delivered?: Delivered;
+  /** `approval: required`: staged for a person's approval; nothing is applied or delivered in this run. */
+  staged?: { outputs: Outputs; summary: string };
+  /** `/approve`: the staged run being published, and by whom (its stages replace the phase's). */
+  approval?: { staging: import("./publish/approval/enact.js").Staging; by: string; at: string; digest: string };
+  stages?: readonly Stage[];
   outputs?: Outputs;
 }
 
@@ -213,6 +221,10 @@ async function admitAcrossRuns(ctx: StageContext, thread: string | undefined): P
 async function openGitHubStep(ctx: StageContext, event: GitHubEvent, reparse: Parameters<GitHubStages["prepareTrigger"]>[0]["reparse"]): Promise<Step | undefined> {
   const { io, log } = ctx;
   const stages = await loadGitHubStages();
+  if (ctx.settings.approval.mode === "required") {
+    const request = (await import("./trigger/approval-command.js")).approvalCommand(event);
+    if (request) return openApprovalStep(ctx, event, request, stages, reparse);
+  }
   const trigger = await stages.prepareTrigger({ event, settings: ctx.settings, raw: io.inputs, host: io.host, log, reparse, runDir: ctx.runDir });
   if (trigger.kind === "skip") return skipped(ctx, trigger.reason);
   const thread = trigger.run.trigger.thread?.number;
@@ -228,6 +240,68 @@ function reviewShardItem(item: StageContext["item"], settings: Settings, repo: s
   const shard = settings.review?.shard;
   if (!shard) return item;
   return { ref: item?.ref ?? repo, key: shardKey(item?.key, shard.index) };
+}
+
+/**
+ * `/approve <digest>` or `/reject` under `approval: required` (publish/approval/enact.ts): the checks
+ * that need no artifact, then (approve) the run on this thread as the trigger stage builds it for the
+ * approver, the staged artifact verified against the digest and the decision taken once. What
+ * follows is the publish phase's own checks and delivery, on exactly those bytes (ENACT).
+ */
+async function openApprovalStep(
+  ctx: StageContext,
+  event: GitHubEvent,
+  request: import("./publish/approval/enact.js").ApprovalRequest,
+  stages: GitHubStages,
+  reparse: Parameters<GitHubStages["prepareTrigger"]>[0]["reparse"],
+): Promise<Step | undefined> {
+  const { io, log, settings } = ctx;
+  if (settings.delivery.phase === "run") return skipped(ctx, "an approval comment is decided by the publish job");
+  const [approval, { createOctokit }, { GitHubApi }] = await Promise.all([import("./publish/approval/enact.js"), import("./github/client.js"), import("./github/api.js")]);
+  const [owner = "", name = ""] = request.repository.split("/");
+  const api = new GitHubApi(await createOctokit({ token: settings.github.token, apiUrl: io.host.apiUrl, log }), { owner, name, fullName: request.repository });
+  const refuse = async (reason: string) => {
+    await approval.replyRefusal(ctx, api, request, reason);
+    return decided(ctx, approval.approvalOutputs("refused"));
+  };
+  const checked = await approval.checkRequest(ctx, api, request);
+  if (checked.kind === "refused") return refuse(checked.reason);
+  const { staging } = checked;
+  const by = request.actor.login;
+  const at = (io.host.now ? new Date(io.host.now) : new Date()).toISOString();
+  if (request.verb.kind === "reject") {
+    await approval.recordDecision(ctx, api, staging, { ...staging.record, state: "rejected", decision: { by, at } }, `🚫 Rejected by @${by} at ${at}. Nothing was published.`);
+    await approval.reply(ctx, api, request.thread, `🚫 @${by} rejected the staged run \`${staging.record.digest.slice(0, 12)}\`: nothing was published.`, [by]);
+    return decided(ctx, approval.approvalOutputs("rejected", staging.record.digest));
+  }
+  // The approver is who the run is for now: the trigger stage checks them again, as for any comment.
+  const asApprover = { ...settings, github: { ...settings.github, triggerPhrase: "/approve", ...(settings.approval.approvers.length ? { allowedUsers: settings.approval.approvers } : {}) } };
+  const trigger = await stages.prepareTrigger({ event, settings: asApprover, raw: io.inputs, host: io.host, log, reparse, runDir: ctx.runDir });
+  if (trigger.kind === "skip") return refuse(trigger.reason);
+  // Enactment is a publish phase whatever the step's phase: no agent ran here, the artifact is what is checked and delivered.
+  const triggered: StageContext = { ...ctx, settings: { ...trigger.settings, delivery: { ...trigger.settings.delivery, phase: "publish" } } };
+  const verified = await approval.verifyStaged(triggered, trigger.run, staging);
+  if ("refused" in verified) return refuse(verified.refused);
+  if (!(await approval.takeDecision(api, verified.digest, verified.result.diff.baseCommit)))
+    return refuse(`another approval of \`${verified.digest.slice(0, 12)}\` was taken first; a staged run is published once`);
+  const enacting = await approval.recordDecision(ctx, api, staging, { ...staging.record, state: "enacting", decision: { by, at } }, `⏳ Approved by @${by} at ${at}: publishing.`);
+  const run = { ...trigger.run, approval: { by, digest: verified.digest } };
+  return {
+    ctx: triggered,
+    github: { stage: await stages.startProgress(triggered, run), stages },
+    result: verified.result,
+    artifact: verified.artifact,
+    approval: { staging: enacting, by, at, digest: verified.digest },
+    stages: ENACT,
+  };
+}
+
+/** An approval or rejection decided without publishing: the outputs, and nothing else. */
+function decided(ctx: StageContext, outputs: Outputs): undefined {
+  for (const [name, value] of Object.entries(outputs) as [OutputName, string][]) ctx.io.setOutput(name, value);
+  ctx.io.setOutput("conclusion", "skipped");
+  ctx.io.saveState(STATE.finished, "true");
+  return undefined;
 }
 
 // --- The stages, in the order the phases run them.
@@ -406,9 +480,17 @@ async function detectThreats(step: Step): Promise<void> {
   step.refusal = step.refusal && step.threats.message ? `${step.refusal}\n${step.threats.message}` : step.threats.message;
 }
 
+/** `approval: required`: everything checked and nothing held back or refused, the one comment shows what an approval would publish. */
+async function stageApproval(step: Step): Promise<void> {
+  const { ctx, github } = step;
+  if (ctx.settings.approval.mode !== "required" || !github || step.threats?.held || step.refusal) return;
+  const { stageForApproval } = await import("./publish/approval/stage.js");
+  step.staged = await stageForApproval(ctx, github.stage, resultOf(step), step.artifact, await safeOutputRequests(step));
+}
+
 /** The agent's GitHub requests, checked again and applied here with the host's token (before the final comment, which lists them). */
 async function applySafeOutputs(step: Step): Promise<void> {
-  if (step.threats?.held || (!step.github && !step.ctx.settings.agent.safeOutputs)) return;
+  if (step.staged || step.threats?.held || (!step.github && !step.ctx.settings.agent.safeOutputs)) return;
   // task: review: the review request is posted by postReview (or gather), merged and marked, not applied on its own.
   const requests = step.ctx.settings.review
     ? () => safeOutputRequests(step).then((f) => ({ ...f, requests: f.requests.filter((r) => !("value" in r) || r.value["type"] !== "create_pull_request_review") }))
@@ -424,15 +506,30 @@ async function postReview(step: Step): Promise<void> {
   const { ctx, github } = step;
   const review = ctx.settings.review;
   const pr = github?.stage.run.trigger.pullRequest;
-  if (!review || review.shard || !github || !pr || step.threats?.held) return;
+  if (!review || review.shard || !github || !pr || step.staged || step.threats?.held) return;
   const { reviewInOneJob } = await import("./fanout/review.js");
   await reviewInOneJob({ io: ctx.io, log: ctx.log, redactor: ctx.redactor, review, pr: pr.number, workspace: ctx.settings.workspace, resultsDir: ctx.resultsDir, api: github.stage.run.api });
 }
 
 /** Commit, pull request or comment, and the final comment (events only). */
 async function deliver(step: Step): Promise<void> {
-  if (!step.github) return;
+  if (!step.github || step.staged) return;
   step.delivered = await step.github.stages.deliverToGitHub(step.ctx, step.github.stage, resultOf(step), step.refusal, step.safeOutputs?.note, step.threats);
+}
+
+/** The staging comment says who approved which digest, when, and what it became. */
+async function recordApproval(step: Step): Promise<void> {
+  const { ctx, approval, github } = step;
+  if (!approval || !github) return;
+  const enact = await import("./publish/approval/enact.js");
+  const failed = failure(step);
+  const where = step.delivered?.outputs["pull-request-url"] ?? step.delivered?.outputs["commit-sha"] ?? step.delivered?.outputs["comment-url"];
+  const line = failed
+    ? `⚠️ Approved by @${approval.by} at ${approval.at} (digest \`${approval.digest}\`), but nothing was published: ${failed}`
+    : `✅ Approved by @${approval.by} at ${approval.at}: digest \`${approval.digest}\` published${where ? `: ${where}` : ""}.`;
+  const record = { ...approval.staging.record, state: "enacted" as const, decision: { by: approval.by, at: approval.at, ...(failed ? { note: "not published" } : {}) } };
+  await enact.recordDecision(ctx, github.stage.run.api, approval.staging, record, line);
+  step.staged = { outputs: enact.approvalOutputs("enacted", approval.digest), summary: `### Approval\n\n- ${line}\n` };
 }
 
 /** Outputs, job summary and the step's own conclusion. */
@@ -447,6 +544,7 @@ async function report(step: Step): Promise<void> {
     ...artifactOutputs(artifact),
     ...delivered?.outputs,
     ...safeOutputs?.outputs,
+    ...step.staged?.outputs,
     ...(threats ? { threats: JSON.stringify(threats.findings) } : {}),
   };
   await finish(ctx, result, step.outputs);
@@ -457,7 +555,7 @@ async function report(step: Step): Promise<void> {
       : step.judged
         ? `### Threat detection\n\n- ${step.judged} The publish job checks this verdict before any write.\n`
         : undefined;
-  await writeJobSummary(ctx, [summaryMarkdown(result, verdict), threatSection, safeOutputs?.summary, delivered?.summary, refusalSection]);
+  await writeJobSummary(ctx, [summaryMarkdown(result, verdict), threatSection, safeOutputs?.summary, delivered?.summary, step.staged?.summary, refusalSection]);
 }
 
 /** After delivery, bounded (trace/otel.ts): a dead collector never fails or stalls the step. */

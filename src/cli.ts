@@ -219,7 +219,7 @@ async function show(args: string[]): Promise<number> {
       ...(typeof parsed.values.out === "string" ? { out: parsed.values.out } : {}),
       open: parsed.values.open === true,
     });
-    if (parsed.values.json) process.stdout.write(terminalJson({ ...shown.row, transcript: shown.transcript, results: shown.dir }));
+    if (parsed.values.json) process.stdout.write(terminalJson({ ...shown.row, transcript: shown.transcript, results: shown.dir, ...(shown.approval ? { approval: shown.approval } : {}) }));
     else writeLines(process.stdout, showLinesOf(shown));
     return 0;
   } catch (e) {

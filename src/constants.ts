@@ -192,6 +192,14 @@ export const INPUTS = {
   "allowed-users": { description: "Extra users who may trigger without write access (risky: they control what the agent does)." },
   "allowed-bots": { description: "Bot logins allowed to trigger (none by default)." },
   "github-token": { description: "Token for the GitHub API and git pushes. Never given to the agent.", default: "${{ github.token }}" },
+  approval: {
+    description:
+      "`none` or `required`: with `required` the publish phase checks everything, then writes nothing but one staging comment (the files, a collapsed diff, each safe-output request, the delivery plan and a digest); an `/approve <digest>` comment from an allowed approver publishes exactly those bytes, `/reject` drops them (see docs/approval.md).",
+    default: "none",
+  },
+  approvers: { description: "With `approval: required`: who may approve (logins). Default: users with write, maintain or admin permission. Bots never approve." },
+  "approval-self": { description: "With `approval: required`: whether the person who triggered the run may approve it.", default: "false" },
+  "approval-expires-hours": { description: "With `approval: required`: hours a staged run can be approved (at most the artifact's retention).", default: "72" },
   phase: {
     description:
       "`run` (agent only, results to an artifact), `publish` (deliver a run's artifact), `all`; for fan-out, `plan` (lists the items: output `matrix`) and `gather` (one report of this workflow run's items: output `report`).",
@@ -327,6 +335,8 @@ export const OUTPUTS = {
   matrix:
     "`phase: plan`: JSON for `strategy.matrix`: `{\"include\": [{item, key, repository, repository-owner, repository-name, issue-number}]}`; with `task: review`, one entry per shard: `{shard, shards, range, scope, issue-number}`.",
   count: "`phase: plan`: how many items `matrix` holds.",
+  "approval-state": "With `approval: required`: `staged` (the staging comment was written, nothing else), `enacted` (an approval published the staged bytes), `rejected` or `refused` (an `/approve` or `/reject` that was answered with a reason).",
+  "approval-digest": "With `approval: required`: the SHA-256 digest of the staged outputs (patch, safe-output requests, delivery plan, run artifact).",
   report: "`phase: gather`: JSON array, one entry per item: item, conclusion, duration, cost, changed files, pull request and comment links.",
 } as const;
 
@@ -359,4 +369,6 @@ export const RESULTS_FILES = {
   attachments: "attachments",
   /** threat-detection: agent: the detection agent's trace and the host-written verdict.json. */
   detection: "detection",
+  /** approval: required: the approval record (staged, then who decided what and when); written after the artifact was uploaded. */
+  approval: "approval.json",
 } as const;

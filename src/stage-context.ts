@@ -72,4 +72,6 @@ export interface GitHubRun {
   /** PR events: the base commit the settings and file inputs came from (the agent-command check runs again after pr-checkout). */
   base?: BaseCommitFiles;
   runUrl?: string;
+  /** `/approve`: who approved which staged digest (delivery names them). */
+  approval?: { by: string; digest: string };
 }

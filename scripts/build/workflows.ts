@@ -96,6 +96,11 @@ export const WORKFLOW_INPUTS = {
   "trigger-phrase": { to: BOTH },
   "allowed-users": { to: BOTH },
   "allowed-bots": { to: BOTH },
+  // The run job skips an `/approve` event; the publish job stages and enacts.
+  approval: { to: BOTH },
+  approvers: { to: PUBLISH },
+  "approval-self": { to: PUBLISH, type: "boolean" },
+  "approval-expires-hours": { to: PUBLISH, type: "number" },
   "github-token": {
     not: {
       "agent.yml": "A token is a secret, not an input: each job uses its own github.token, read-only in the run job and with write permissions in the publish job.",

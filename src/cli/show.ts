@@ -20,6 +20,7 @@ import type { RunResult } from "../result.js";
 import { writeTranscriptHtml } from "../trace/transcript-files.js";
 import { readResult, readRunRow, showLines, type RunRow } from "./run-row.js";
 import { writeLines } from "./terminal.js";
+import { loadRecord, recordLine, type ApprovalRecord } from "../publish/approval/record.js";
 
 export interface ShowOptions {
   /** A run artifact zip or a results folder. */
@@ -33,6 +34,8 @@ export interface ShowOptions {
 
 export interface Shown {
   row: RunRow;
+  /** approval: required: the record the step left in the results folder. */
+  approval?: ApprovalRecord;
   /** The results folder read (the extracted zip for an artifact). */
   dir: string;
   transcript?: string;
@@ -46,12 +49,17 @@ export async function showRun(opts: ShowOptions): Promise<Shown> {
   const row = await readRunRow(dir, path.basename(target).replace(/\.zip$/i, ""));
   const transcript = await renderTranscript(dir);
   if (opts.open && transcript) openInBrowser(transcript);
-  return { row, dir, ...(transcript ? { transcript } : {}) };
+  const approval = await loadRecord(dir);
+  return { row, dir, ...(transcript ? { transcript } : {}), ...(approval ? { approval } : {}) };
 }
 
 /** What `show` prints, one line per field (the caller writes them through the terminal door, cli/terminal.ts). */
 export function showLinesOf(shown: Shown): string[] {
-  return [...showLines(shown.row, shown.transcript), `results:${" ".repeat(7)}${shown.dir}`];
+  return [
+    ...showLines(shown.row, shown.transcript),
+    ...(shown.approval ? [`approval:${" ".repeat(6)}${recordLine(shown.approval)}`] : []),
+    `results:${" ".repeat(7)}${shown.dir}`,
+  ];
 }
 
 async function extractArtifact(zip: string, out: string | undefined): Promise<string> {

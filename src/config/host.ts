@@ -52,8 +52,9 @@ export interface HostContext {
   actionsCache?: boolean;
   /**
    * Test only: AGENT_RUNNER_TEST_NOW (an ISO time) is "now" for the budget
-   * ledger (which UTC day a reservation counts in, when it expires), so tests
-   * can move to the next day. Never set it in a workflow.
+   * ledger (which UTC day a reservation counts in, when it expires) and for an
+   * approval's expiry, so tests can move to the next day or past 72 hours
+   * without waiting. Never set it in a workflow.
    */
   now?: string;
   /** The runner's standard OTLP exporter variables, when any is set (trace export: trace/otel.ts). */

@@ -43,6 +43,7 @@ import {
   type LedgerSettings,
   type InputFiles,
   type Settings,
+  type ApprovalSettings,
   type VerifySettings,
 } from "./schema.js";
 
@@ -345,12 +346,15 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
       protectedPaths: list("protected-paths"),
     },
     artifacts: { upload: bool("upload-artifacts"), name: str("artifact-name")?.trim() || undefined, retentionDays },
+    approval: parseApproval(str, list, bool, oneOf, retentionDays, problems),
   };
   const artifactName = settingsCandidate.artifacts.name;
   const nameProblem = artifactName !== undefined ? artifactNameProblem(artifactName) : undefined;
   if (nameProblem) problems.add("artifact-name", nameProblem);
   if (phase === "run" && !settingsCandidate.artifacts.upload)
     problems.add("upload-artifacts", "must stay true with 'phase: run': the publish phase reads the run's artifact.");
+  if (settingsCandidate.approval.mode === "required" && settingsCandidate.delivery.comment === "none")
+    problems.add("comment", "'none' leaves 'approval: required' nowhere to show what it staged; use 'sticky' or 'new'.");
   if (runsAgent && settingsCandidate.sandbox.choice === "docker" && !settingsCandidate.sandbox.dockerImage)
     problems.add("docker-image", "is required when sandbox is 'docker'.");
 
@@ -424,6 +428,27 @@ function parseModelRetry(str: (name: InputName) => string | undefined, fallbackM
 }
 
 /** `verify-command` (shell words, like agent-command), `max-fix-rounds` and `verify-timeout-minutes`; undefined without a command. */
+/** `approval` and its companions; the expiry never outlives the artifact that holds the staged bytes. */
+function parseApproval(
+  str: (name: InputName) => string | undefined,
+  list: (name: InputName) => string[],
+  bool: (name: InputName) => boolean,
+  oneOf: <T extends string>(name: InputName, allowed: readonly T[]) => T,
+  retentionDays: number | undefined,
+  problems: Problems,
+): ApprovalSettings {
+  const mode = oneOf("approval", ["none", "required"] as const);
+  const hoursRaw = (str("approval-expires-hours") ?? "72").trim() || "72";
+  let expiresHours = Number(hoursRaw);
+  if (!Number.isFinite(expiresHours) || expiresHours <= 0) {
+    problems.add("approval-expires-hours", `'${hoursRaw}' must be a positive number of hours.`);
+    expiresHours = 72;
+  } else if (retentionDays !== undefined && expiresHours > retentionDays * 24) {
+    problems.add("approval-expires-hours", `'${hoursRaw}' outlives the artifact that holds the staged outputs ('retention-days: ${retentionDays}', ${retentionDays * 24} hours).`);
+  }
+  return { mode, approvers: list("approvers"), self: bool("approval-self"), expiresHours };
+}
+
 function parseVerify(str: (name: InputName) => string | undefined, problems: Problems): VerifySettings | undefined {
   const roundsRaw = (str("max-fix-rounds") ?? "2").trim() || "2";
   const maxFixRounds = Number(roundsRaw);

@@ -119,6 +119,10 @@ export const SETTING_SOURCES: Record<InputName, SettingSource> = {
   "trigger-phrase": "workflow",
   "allowed-users": "workflow",
   "allowed-bots": "workflow",
+  approval: "workflow",
+  approvers: "workflow",
+  "approval-self": "workflow",
+  "approval-expires-hours": "workflow",
   // Delivery, artifacts and telemetry: what leaves the run, and where to.
   phase: "workflow",
   deliver: "workflow",

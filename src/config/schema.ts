@@ -230,6 +230,16 @@ export interface InputFiles {
 }
 
 /** Everything one run needs, produced once by the input parser. */
+/** `approval`, `approvers`, `approval-self`, `approval-expires-hours` (publish/approval/). */
+export interface ApprovalSettings {
+  mode: "none" | "required";
+  /** Logins that may approve; empty: write, maintain or admin permission. */
+  approvers: string[];
+  /** The person who triggered the run may approve it too. */
+  self: boolean;
+  expiresHours: number;
+}
+
 export interface Settings {
   agent: Agent;
   run: RunConfig;
@@ -241,6 +251,7 @@ export interface Settings {
   github: GitHubSettings;
   delivery: DeliverySettings;
   artifacts: ArtifactSettings;
+  approval: ApprovalSettings;
   /** Whether the prompt was given explicitly (comment triggers may supply one); a named prompt-file counts. */
   promptGiven: boolean;
   /** File-valued inputs whose contents are still to be read (see InputFiles). */

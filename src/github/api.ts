@@ -188,6 +188,21 @@ export class GitHubApi {
     await this.octokit.rest.git.createRef({ ...this.r, ref: `refs/heads/${branch}`, sha });
   }
 
+  /**
+   * A ref that must not exist yet: GitHub creates it or answers 422, atomically, so of two callers
+   * exactly one gets "created" (the approval lock, publish/approval/enact.ts).
+   */
+  async createRefOnce(ref: string, sha: string): Promise<"created" | "exists"> {
+    try {
+      await this.octokit.rest.git.createRef({ ...this.r, ref, sha });
+      return "created";
+    } catch (e) {
+      const err = e as { status?: number; message?: string };
+      if (err.status === 422 && /already exists/i.test(err.message ?? "")) return "exists";
+      throw e;
+    }
+  }
+
   /** Moves a branch: `force: false` only fast-forwards (422 otherwise). */
   async updateBranch(branch: string, sha: string, force: boolean): Promise<void> {
     await this.octokit.rest.git.updateRef({ ...this.r, ref: `heads/${branch}`, sha, force });

@@ -93,7 +93,7 @@ function readablePatch(text: string): string {
   return text.replace(/^GIT binary patch\n[\s\S]*?(?=^diff --git |(?![\s\S]))/gm, "(binary change omitted here; it is in patch.diff)\n\n");
 }
 
-function patchBlock(patch: NonNullable<FinalCommentInput["patch"]>, budget: number, artifactUrl: string | undefined): string {
+export function patchBlock(patch: NonNullable<FinalCommentInput["patch"]>, budget: number, artifactUrl: string | undefined): string {
   const where = artifactUrl ? `[the run's artifact](${artifactUrl}) (\`patch.diff\`)` : `the run's artifact and on the runner at \`${patch.path}\``;
   const head = (note: string) => `<details><summary>Patch (${kb(patch.bytes)})</summary>\n\n${note}`;
   const tail = "\n\n</details>";

@@ -76,12 +76,14 @@ export class DeliveryRepo {
    * first; if the target moved under the patch, a 3-way apply (needs the
    * patch's preimage blobs, i.e. the agent's starting commit).
    */
-  async apply(parent: string, patchPath: string, baseCommit?: string): Promise<ApplyResult> {
+  /** `threeWay: false` (an approved patch): it applies as it is, or not at all. */
+  async apply(parent: string, patchPath: string, baseCommit?: string, opts: { threeWay?: boolean } = {}): Promise<ApplyResult> {
     const index = path.join(this.dir, `index-${Date.now()}`);
     const env = { GIT_INDEX_FILE: index };
     try {
       await this.git.exec(["read-tree", parent], { env });
       const plain = await this.git.exec(["apply", "--cached", "--binary", "--whitespace=nowarn", patchPath], { env, okCodes: [1, 128] });
+      if (plain.exitCode !== 0 && opts.threeWay === false) return { ok: false, detail: "the approved patch does not apply as it is (no merge is attempted for an approved patch)" };
       if (plain.exitCode !== 0) {
         if (baseCommit) await this.ensureCommit(baseCommit);
         await this.git.exec(["read-tree", parent], { env });

@@ -52,6 +52,11 @@ export interface DeliveryContext {
   reviewFiles?: readonly string[];
   /** `trigger-phrase`, for the comment's "how to continue" (`@agent continue`). */
   triggerPhrase?: string;
+  /**
+   * `approval: required`: who approved which digest. The commit and the pull request name them, and
+   * the patch must apply as it is (no three-way merge onto a moved base: that would publish other bytes).
+   */
+  approval?: { by: string; digest: string };
   log: Logger;
 }
 
@@ -120,14 +125,14 @@ function whereRequested(t: Trigger): string {
   return `Requested${who} by a '${t.eventName}' run.`;
 }
 
-export function commitMessage(ctx: Pick<DeliveryContext, "trigger" | "runUrl">): string {
+export function commitMessage(ctx: Pick<DeliveryContext, "trigger" | "runUrl" | "approval">): string {
   const t = ctx.trigger;
   const firstLine = t.requestSource === "default" && t.thread ? t.thread.title : t.request.split("\n").find((l) => l.trim()) ?? "";
   const subject = sanitizeLine(firstLine, 72) || "Changes by Agent Runner";
   const lines = [subject, "", whereRequested(t)];
   if (ctx.runUrl) lines.push(`Agent Runner run: ${ctx.runUrl}`);
-  const trailer = coAuthor(t);
-  if (trailer) lines.push("", trailer);
+  const trailers = [coAuthor(t), ...(ctx.approval ? [`Approved-by: ${ctx.approval.by}`, `Approval-digest: ${ctx.approval.digest}`] : [])].filter(Boolean);
+  if (trailers.length) lines.push("", ...(trailers as string[]));
   return lines.join("\n") + "\n";
 }
 
@@ -141,6 +146,7 @@ function pullRequestText(ctx: DeliveryContext, result: RunResult, branch: string
     ...(t.thread?.kind === "issue" ? [`Closes #${t.thread.number}`, ""] : t.thread ? [`Follow-up to #${t.thread.number}.`, ""] : []),
     whereRequested(t),
     "",
+    ...(ctx.approval ? [`Approved by @${ctx.approval.by}: the staged outputs with digest \`${ctx.approval.digest}\`.`, ""] : []),
     ...reviewRequest(ctx.reviewFiles ?? []),
     "### Summary",
     "",
@@ -156,7 +162,7 @@ function pullRequestText(ctx: DeliveryContext, result: RunResult, branch: string
     "---",
     `${ctx.runUrl ? `[Agent Runner run](${ctx.runUrl}). ` : ""}Branch ${codeName(branch)} belongs to Agent Runner: the next run ${t.thread ? `for #${t.thread.number}` : "of this workflow"} replaces its contents (force-push).`,
   ].join("\n");
-  const keepMentions = t.requester ? [t.requester.login] : [];
+  const keepMentions = [...(t.requester ? [t.requester.login] : []), ...(ctx.approval ? [ctx.approval.by] : [])];
   return { title, body: toSafeMarkdown(body, { serverUrl: ctx.serverUrl, allowedDomains: ctx.allowedDomains ?? [], keepMentions }) };
 }
 
@@ -200,7 +206,7 @@ type Prepared =
 
 /** Patch on top of `tip` → a commit (not pushed), after the patch rules passed on the tree it commits. */
 async function prepareCommit(ctx: DeliveryContext, repo: DeliveryRepo, tip: string, result: RunResult, patchPath: string): Promise<Prepared> {
-  const applied = await repo.apply(tip, patchPath, result.diff.baseCommit);
+  const applied = await repo.apply(tip, patchPath, result.diff.baseCommit, { threeWay: !ctx.approval });
   if (!applied.ok) return { kind: "conflict", detail: applied.detail };
   // Checked on what git will actually commit, against its parent: not on the run's list of files, nor on the patch alone.
   const checked = await repo.check(tip, applied.tree, { allowWorkflowChanges: ctx.settings.allowWorkflowChanges });

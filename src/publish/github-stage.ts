@@ -123,6 +123,7 @@ export async function deliverToGitHub(
         gitEnv: io.host.gitEnv,
         remoteUrl: run.remoteUrl,
         ...(run.runUrl ? { runUrl: run.runUrl } : {}),
+        ...(run.approval ? { approval: run.approval } : {}),
         ...(io.host.workflow ? { workflowName: io.host.workflow } : {}),
         ...(io.host.workflowRef ? { workflowRef: io.host.workflowRef } : {}),
         ...(io.host.ref ? { ref: io.host.ref } : {}),

@@ -10,6 +10,7 @@ import path from "node:path";
 import { buildEvent, type BuiltEvent, type EventFixture, type EventTweaks, writeEvent, FIXTURE_REPO } from "../support/events.js";
 import { startFakeGitHub, type FakeGitHub, type Permission } from "../support/fake-github.js";
 import { createRepo, type FileTree, type GitRepoFixture } from "../support/git-fixtures.js";
+import type { FakeActionsResults } from "../support/fake-actions-results.js";
 import { runStep, type StepOptions, type StepResult } from "../support/harness.js";
 
 export interface ScenarioOptions {
@@ -30,6 +31,8 @@ export interface ScenarioOptions {
   checkout?: "event" | "default-branch";
   /** An earlier workflow step: called on the fresh checkout, before the action's step starts. */
   beforeStep?: (workspace: string) => void | Promise<void>;
+  /** The results fake whose artifacts the fake GitHub's REST API serves (cross-run downloads). */
+  results?: FakeActionsResults;
 }
 
 export interface Scenario {
@@ -102,6 +105,7 @@ export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
   const gh = await startFakeGitHub({
     token: TOKEN,
     repo: { fullName: FIXTURE_REPO, gitDir: repo.origin, collaborators: opts.collaborators ?? { alice: "write" } },
+    ...(opts.results ? { results: opts.results } : {}),
   });
   gh.seedEvent(ev);
   const capture = mkdtempSync(path.join(os.tmpdir(), "agent-capture-"));

@@ -297,7 +297,10 @@ export class GitData {
     if (typeof ref !== "string" || !/^refs\/[^/]+\/.+/.test(ref) || ref.split("/").some((p) => p === "")) throw new GitDataError(422, "Reference name is invalid");
     if (typeof sha !== "string" || (await this.types.type(sha)) !== "commit") throw new GitDataError(422, "Object does not exist");
     if (await this.refSha(ref)) throw new GitDataError(422, "Reference already exists");
-    await git(this.gitDir, ["update-ref", ref, sha, ""]);
+    // `update-ref <ref> <sha> ""` refuses a ref that exists by now: two creations at once, one wins (as GitHub's).
+    await git(this.gitDir, ["update-ref", ref, sha, ""]).catch(() => {
+      throw new GitDataError(422, "Reference already exists");
+    });
     return this.renderRef(ref, sha);
   }
 

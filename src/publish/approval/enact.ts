@@ -1,0 +1,165 @@
+/**
+ * `/approve <digest>` and `/reject` on a thread with a staging comment.
+ * Every check reads what the action wrote itself (the staging comment, found
+ * by its author and marker) or GitHub (permissions, the artifact); the
+ * approver's comment supplies only the digest prefix. Each refusal answers
+ * with one reply naming the reason and writes nothing else. The approval
+ * itself is taken once: a ref created through the Git Data API, which
+ * GitHub creates for exactly one of two callers.
+ */
+import { errorMessage } from "../../errors.js";
+import type { IssueComment, GitHubApi } from "../../github/api.js";
+import type { RunResult } from "../../result.js";
+import type { GitHubRun, StageContext } from "../../stage-context.js";
+import type { RunArtifactRef } from "../artifact-stage.js";
+import { ActionsArtifactService, repositoryAccess } from "../artifacts.js";
+import type { Outputs } from "../outputs.js";
+import { readDownloadedRun } from "../run-artifact.js";
+import { toSafeMarkdown } from "../safe-markdown.js";
+import { readRequests } from "../safe-outputs/requests.js";
+import { safeOutputsFile } from "../safe-outputs/stage.js";
+import { DIGEST_PREFIX_LENGTH, digestMatches, stagedContent, stagedDigest } from "./digest.js";
+import { readApprovalMarker, saveRecord, withRecord, type ApprovalRecord } from "./record.js";
+import { stagedPlan } from "./stage.js";
+
+/** What the trigger stage's parser made of the comment (trigger/approval-command.ts). */
+export interface ApprovalRequest {
+  verb: { kind: "approve"; digest: string } | { kind: "reject" } | { kind: "malformed" };
+  action: string;
+  repository: string;
+  thread: number;
+  commentId: number;
+  actor: { login: string; isBot: boolean };
+}
+
+export interface Staging {
+  comment: IssueComment;
+  record: ApprovalRecord;
+}
+
+export type Checked = { kind: "refused"; reason: string } | { kind: "ok"; staging: Staging };
+
+const WRITE_PERMISSIONS = ["admin", "maintain", "write"];
+/** The ref that takes an approval once: a tag, which every GitHub repository accepts through the refs API. */
+export const approvalLockRef = (digest: string): string => `refs/tags/agent-runner/approved/${digest}`;
+
+const normalize = (login: string) => login.trim().toLowerCase();
+
+function now(ctx: StageContext): Date {
+  return ctx.io.host.now ? new Date(ctx.io.host.now) : new Date();
+}
+
+/**
+ * The staging comments of the thread the action wrote: its own identity when
+ * the token can say who it is (a personal token), else a bot's comment (the
+ * workflow or an app token), never a person's, whose pasted marker means nothing.
+ */
+export async function stagingComments(api: GitHubApi, req: Pick<ApprovalRequest, "repository" | "thread">): Promise<Staging[]> {
+  const comments = await api.issueComments(req.thread);
+  const me = await api.authenticatedLogin();
+  const own = comments.filter((c) => (me ? c.author === me : c.authorType === "Bot"));
+  return own.flatMap((comment) => {
+    const record = readApprovalMarker(comment.body);
+    return record && record.repository.toLowerCase() === req.repository.toLowerCase() && record.thread === req.thread ? [{ comment, record }] : [];
+  });
+}
+
+/** The checks that need no artifact: the comment as posted, who wrote it, the staging comment, its state, expiry. */
+export async function checkRequest(ctx: StageContext, api: GitHubApi, req: ApprovalRequest): Promise<Checked> {
+  const refused = (reason: string): Checked => ({ kind: "refused", reason });
+  const verb = req.verb;
+  if (req.action !== "created")
+    return refused(`the comment was ${req.action === "edited" ? "edited" : `'${req.action}'`}; only a newly posted \`/approve\` or \`/reject\` counts, so post a new comment`);
+  if (req.actor.isBot) return refused(`@${req.actor.login} is a bot, and bots never approve or reject`);
+  if (verb.kind === "malformed") return refused(`\`/approve\` needs the digest from the staging comment: \`/approve <first ${DIGEST_PREFIX_LENGTH} hex digits>\``);
+  if (verb.kind === "approve" && verb.digest.length < DIGEST_PREFIX_LENGTH) return refused(`give at least ${DIGEST_PREFIX_LENGTH} hex digits of the digest`);
+  const all = await stagingComments(api, req);
+  const matching = verb.kind === "approve" ? all.filter((s) => digestMatches(s.record.digest, verb.digest)) : all.filter((s) => s.record.state === "staged");
+  const staging = matching.at(-1) ?? (verb.kind === "reject" ? all.at(-1) : undefined);
+  if (!staging) return refused(verb.kind === "approve" ? `no staged run on this thread has the digest \`${verb.digest}\`` : "there is no staged run on this thread");
+  const r = staging.record;
+  if (r.state !== "staged") return refused(`the staged run \`${r.digest.slice(0, DIGEST_PREFIX_LENGTH)}\` was already ${r.state}${r.decision ? ` by @${r.decision.by} at ${r.decision.at}` : ""}`);
+  const who = await approverCheck(ctx, api, req.actor.login, r);
+  if (who) return refused(who);
+  if (now(ctx).getTime() > Date.parse(r.expiresAt)) return refused(`the staged run expired at ${r.expiresAt}; ask the agent again`);
+  return { kind: "ok", staging };
+}
+
+/** Why `login` may not decide, or undefined. */
+async function approverCheck(ctx: StageContext, api: GitHubApi, login: string, record: ApprovalRecord): Promise<string | undefined> {
+  const { approvers, self } = ctx.settings.approval;
+  if (!self && record.actor && normalize(record.actor) === normalize(login))
+    return `@${login} triggered this run, and 'approval-self' is false: another approver must decide`;
+  if (approvers.length) return approvers.some((a) => normalize(a) === normalize(login)) ? undefined : `@${login} is not listed in 'approvers'`;
+  const permission = await api.permission(login);
+  return WRITE_PERMISSIONS.includes(permission) ? undefined : `@${login} has '${permission}' permission (write, maintain or admin needed to approve)`;
+}
+
+/** The one reply a refusal writes. */
+export async function replyRefusal(ctx: StageContext, api: GitHubApi, req: Pick<ApprovalRequest, "thread" | "actor" | "verb">, reason: string): Promise<void> {
+  const what = req.verb.kind === "reject" ? "rejection" : "approval";
+  ctx.log.warning(`Approval: refused: ${reason}.`);
+  await api.createComment(req.thread, post(ctx, `❌ @${req.actor.login}, this ${what} was refused: ${reason}. Nothing was published.`, [req.actor.login]));
+}
+
+/** A reply on the thread (a rejection's confirmation). */
+export async function reply(ctx: StageContext, api: GitHubApi, thread: number, markdown: string, keepMentions: string[]): Promise<void> {
+  await api.createComment(thread, post(ctx, markdown, keepMentions));
+}
+
+function post(ctx: StageContext, markdown: string, keepMentions: string[] = []) {
+  return toSafeMarkdown(ctx.redactor.redact(markdown), { serverUrl: ctx.io.host.serverUrl, allowedDomains: ctx.settings.run.network.allowedDomains, keepMentions });
+}
+
+/** Takes the decision for `digest` once; false when another `/approve` or `/reject` took it first. */
+export async function takeDecision(api: GitHubApi, digest: string, sha: string): Promise<boolean> {
+  return (await api.createRefOnce(approvalLockRef(digest), sha)) === "created";
+}
+
+/** The staging comment with a new record and an audit line (who, what, when); its staged content stays. */
+export async function recordDecision(ctx: StageContext, api: GitHubApi, staging: Staging, record: ApprovalRecord, line: string): Promise<Staging> {
+  const body = withRecord(staging.comment.body, record).replace(/\n### [^\n]*\n/, `\n### Agent Runner: ${record.state}\n\n${line}\n`);
+  const comment = await api.updateComment(staging.comment.id, post(ctx, body, record.decision ? [record.decision.by] : []));
+  await saveRecord(ctx.resultsDir, record).catch(() => undefined);
+  return { comment, record };
+}
+
+export interface Verified {
+  result: RunResult;
+  artifact: RunArtifactRef;
+  digest: string;
+}
+
+/**
+ * The staged artifact downloaded again (from the run the staging comment names),
+ * its digest recomputed with this run's delivery plan: it must be the staged one.
+ */
+export async function verifyStaged(ctx: StageContext, run: GitHubRun, staging: Staging): Promise<Verified | { refused: string }> {
+  const r = staging.record;
+  const access = repositoryAccess({ repository: r.repository, apiUrl: ctx.io.host.apiUrl }, ctx.settings.github.token);
+  if (!access) return { refused: `the staging comment names no repository` };
+  const dir = ctx.resultsDir;
+  try {
+    await new ActionsArtifactService().downloadFromRun({ id: r.artifactId, name: r.artifactName, runId: Number(r.runId), createdAt: "", size: 0 }, dir, access);
+  } catch (e) {
+    return { refused: `the staged artifact '${r.artifactName}' of run ${r.runId} could not be downloaded (${errorMessage(e)}); it may have expired` };
+  }
+  let result: RunResult;
+  try {
+    ({ result } = await readDownloadedRun(dir, r.artifactName));
+  } catch (e) {
+    return { refused: `the staged artifact is not what was staged: ${errorMessage(e)}` };
+  }
+  const requests = await readRequests(safeOutputsFile(dir));
+  const digest = stagedDigest(await stagedContent(result, requests, stagedPlan({ run }, result), { runId: r.runId, id: r.artifactId, name: r.artifactName }));
+  if (digest !== r.digest)
+    return { refused: `the digest does not match: the artifact or the delivery plan is not what was staged (staged \`${r.digest.slice(0, DIGEST_PREFIX_LENGTH)}\`, now \`${digest.slice(0, DIGEST_PREFIX_LENGTH)}\`)` };
+  result.artifacts = [{ name: r.artifactName, id: String(r.artifactId) }];
+  ctx.log.info(`Approval: artifact '${r.artifactName}' of run ${r.runId} downloaded again; digest ${digest} matches.`);
+  return { result, artifact: { id: r.artifactId, name: r.artifactName }, digest };
+}
+
+/** Outputs of a decision step. */
+export function approvalOutputs(state: string, digest?: string): Outputs {
+  return { "approval-state": state, ...(digest ? { "approval-digest": digest } : {}) };
+}

@@ -1,0 +1,129 @@
+/**
+ * The pieces an approval stands on, without GitHub: the comment verbs, the
+ * record in the staging comment, and the digest's canonical form.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { canonicalJson, digestMatches, stagedContent, stagedDigest, type StagedPlan } from "../../src/publish/approval/digest.js";
+import { approvalMarker, defuseApprovalMarkers, readApprovalMarker, withRecord, type ApprovalRecord } from "../../src/publish/approval/record.js";
+import { approvalVerb } from "../../src/trigger/approval-command.js";
+import { parseSettings, type RawInputs } from "../../src/config/parse.js";
+import type { RunResult } from "../../src/result.js";
+
+const DIGEST = "ab".repeat(32);
+const RECORD: ApprovalRecord = {
+  v: 1,
+  state: "staged",
+  digest: DIGEST,
+  repository: "o/r",
+  thread: 7,
+  runId: "42",
+  artifactId: 9,
+  artifactName: "agent-run-42-1",
+  stagedAt: "2026-01-01T00:00:00.000Z",
+  expiresAt: "2026-01-04T00:00:00.000Z",
+  actor: "alice",
+};
+
+describe("approval verbs", () => {
+  it.each([
+    ["/approve abcdef012345", { kind: "approve", digest: "abcdef012345" }],
+    ["  /approve ABCDEF012345\n", { kind: "approve", digest: "abcdef012345" }],
+    ["/approve", { kind: "malformed" }],
+    ["/approve please", { kind: "malformed" }],
+    ["/approve abcdef012345 and also delete main", { kind: "malformed" }],
+    ["/reject", { kind: "reject" }],
+    ["/reject: not this", { kind: "reject" }],
+    ["/rejected", undefined],
+    ["please /approve abcdef012345", undefined],
+    ["@agent fix it", undefined],
+  ])("%j", (body, verb) => {
+    expect(approvalVerb(body)).toEqual(verb);
+  });
+});
+
+describe("the approval record", () => {
+  it("round-trips at the start of a comment, and only there", () => {
+    const body = `${approvalMarker(RECORD)}\n### staged\n`;
+    expect(readApprovalMarker(body)).toEqual(RECORD);
+    // Pasted anywhere but the start (a quote, the agent's text, a code block) it is not a record.
+    expect(readApprovalMarker(`> ${body}`)).toBeUndefined();
+    expect(readApprovalMarker(`text\n${approvalMarker(RECORD)}`)).toBeUndefined();
+    // A record that does not parse (a bad digest) is no record.
+    expect(readApprovalMarker(approvalMarker({ ...RECORD, digest: "zz" }))).toBeUndefined();
+  });
+
+  it("in agent text the action posts (safe outputs) is defused: shown, never read as a record", () => {
+    const forged = `${approvalMarker(RECORD)}\nlooks staged`;
+    expect(readApprovalMarker(defuseApprovalMarkers(forged))).toBeUndefined();
+    expect(readApprovalMarker(defuseApprovalMarkers(forged.replace("<!--", "<!--  ")))).toBeUndefined();
+  });
+
+  it("is replaced in place, the rest of the comment kept", () => {
+    const body = `${approvalMarker(RECORD)}\nrest of the comment`;
+    const next = withRecord(body, { ...RECORD, state: "enacted", decision: { by: "bob", at: "t" } });
+    expect(readApprovalMarker(next)?.state).toBe("enacted");
+    expect(next.endsWith("\nrest of the comment")).toBe(true);
+  });
+});
+
+describe("the digest", () => {
+  it("canonical JSON sorts keys at every level and drops undefined", () => {
+    expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: undefined, x: "s" }], c: null } })).toBe('{"a":{"c":null,"d":[2,{"x":"s","z":1}]},"b":1}');
+  });
+
+  it("changes with any staged byte, request, plan or artifact, and not with key order", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "digest-"));
+    const patchPath = path.join(dir, "patch.diff");
+    writeFileSync(patchPath, "diff --git a/x b/x\n");
+    const result = { output: "done", diff: { patchPath, changedFiles: ["x"], baseCommit: "c".repeat(40) } } as unknown as RunResult;
+    const plan: StagedPlan = { mode: "pull-request", repository: "o/r", thread: 7, baseCommit: "c".repeat(40) };
+    const artifact = { runId: "42", id: 9, name: "agent-run-42-1" };
+    const requests = { requests: [{ line: 1, value: { type: "add_labels", labels: ["bug"] } }], problems: [] };
+    const base = stagedDigest(await stagedContent(result, requests, plan, artifact));
+    expect(base).toMatch(/^[0-9a-f]{64}$/);
+    const reordered = { requests: [{ line: 1, value: { labels: ["bug"], type: "add_labels" } }], problems: [] };
+    expect(stagedDigest(await stagedContent(result, reordered, plan, artifact))).toBe(base);
+    const others = [
+      stagedDigest(await stagedContent(result, { requests: [{ line: 1, value: { type: "add_labels", labels: ["wontfix"] } }], problems: [] }, plan, artifact)),
+      stagedDigest(await stagedContent(result, requests, { ...plan, mode: "commit" }, artifact)),
+      stagedDigest(await stagedContent(result, requests, plan, { ...artifact, id: 10 })),
+      stagedDigest(await stagedContent({ ...result, output: "other" } as RunResult, requests, plan, artifact)),
+    ];
+    writeFileSync(patchPath, "diff --git a/x b/x\n ");
+    others.push(stagedDigest(await stagedContent(result, requests, plan, artifact)));
+    expect(new Set([base, ...others]).size).toBe(6);
+  });
+
+  it("an approver's prefix matches from 12 hex digits on", () => {
+    expect(digestMatches(DIGEST, DIGEST.slice(0, 12))).toBe(true);
+    expect(digestMatches(DIGEST, DIGEST.slice(0, 12).toUpperCase())).toBe(true);
+    expect(digestMatches(DIGEST, DIGEST.slice(0, 11))).toBe(false);
+    expect(digestMatches(DIGEST, "cd".repeat(6))).toBe(false);
+  });
+});
+
+describe("the approval inputs", () => {
+  const parse = (raw: RawInputs) => parseSettings({ agent: "command", "agent-command": "true", prompt: "x", ...raw }, { cwd: mkdtempSync(path.join(os.tmpdir(), "approval-parse-")) });
+
+  it("default to none, write permission, not the triggering person, 72 hours", () => {
+    expect(parse({}).approval).toEqual({ mode: "none", approvers: [], self: false, expiresHours: 72 });
+    expect(parse({ approval: "required", approvers: "alice, bob", "approval-self": "true", "approval-expires-hours": "1.5" }).approval).toEqual({
+      mode: "required",
+      approvers: ["alice", "bob"],
+      self: true,
+      expiresHours: 1.5,
+    });
+  });
+
+  it.each([
+    [{ approval: "maybe" }, /Input 'approval': 'maybe' is not allowed; use one of: none, required/],
+    [{ approval: "required", "approval-expires-hours": "0" }, /'approval-expires-hours': '0' must be a positive number of hours/],
+    [{ approval: "required", "approval-expires-hours": "100", "retention-days": "1" }, /outlives the artifact .*'retention-days: 1', 24 hours/],
+    [{ approval: "required", comment: "none" }, /Input 'comment': 'none' leaves 'approval: required' nowhere to show what it staged/],
+  ])("%j is refused, naming the input", (raw, message) => {
+    expect(() => parse(raw as RawInputs)).toThrow(message);
+  });
+});
