@@ -7,7 +7,8 @@
  * environment variable by `{env:…}`; permissions; MCP servers; instructions
  * file; turn limit), ~/.config/opencode/skills/, and the session database
  * under ~/.local/share/opencode. OpenCode's own updates, model catalogue
- * fetches, sharing and background plugin install are switched off.
+ * fetches, sharing, background plugin install and workspace snapshots are
+ * switched off.
  */
 import { SAFE_OUTPUTS_SERVER } from "../safe-outputs/config.js";
 import { mkdir } from "node:fs/promises";
@@ -251,6 +252,10 @@ function opencodeConfig(ctx: AgentContext, perms: OpencodePermissions, hidden: S
     enabled_providers: [OPENCODE_PROVIDER_ID],
     autoupdate: false,
     share: "disabled",
+    // No per-step git snapshots of the workspace (OpenCode's undo): a headless run never reverts, and each
+    // step's snapshot re-adds every workspace file into a second git object store under HOME, which the
+    // saved session state would then carry. The runner's own host-git snapshots make the patch.
+    snapshot: false,
     instructions: [paths.instructions],
     permission: perms.permission,
     ...(Object.keys(mcp).length ? { mcp } : {}),
@@ -274,7 +279,7 @@ function opencodeConfig(ctx: AgentContext, perms: OpencodePermissions, hidden: S
  * OPENCODE_CONFIG_CONTENT, which outranks every file. Instructions stay
  * file-only: OpenCode concatenates them with the repository's.
  */
-const WORKFLOW_WINS = ["model", "small_model", "enabled_providers", "provider", "permission", "share", "autoupdate", "mcp"];
+const WORKFLOW_WINS = ["model", "small_model", "enabled_providers", "provider", "permission", "share", "autoupdate", "snapshot", "mcp"];
 
 export const opencodeAgent: AgentBackend = {
   name: "opencode",
@@ -367,7 +372,7 @@ export const opencodeAgent: AgentBackend = {
 
   createParser: () => new OpencodeParser(),
 
-  // SQLite database (with its WAL) plus the git snapshots of the workspace the session refers to.
+  // SQLite database (with its WAL); `snapshot` holds the workspace snapshots of a session saved before they were switched off.
   sessionPaths: (ctx) => {
     const data = homePaths(ctx.layout.home).opencodeData;
     return ["opencode.db", "opencode.db-wal", "opencode.db-shm", "snapshot", "storage"].map((p) => path.join(data, p));

@@ -195,6 +195,7 @@ describe("opencode materialisation and command line", () => {
       enabled_providers: ["agent-runner"],
       autoupdate: false,
       share: "disabled",
+      snapshot: false,
       instructions: [path.join(home, ".agent-runner/opencode-instructions.md")],
       permission: { "*": "allow", bash: "deny" },
       agent: { build: { steps: 5 } },
@@ -229,7 +230,7 @@ describe("opencode materialisation and command line", () => {
     });
     // What must beat a repository's own opencode.json also goes in OPENCODE_CONFIG_CONTENT (no secrets in it).
     const content = JSON.parse(env.OPENCODE_CONFIG_CONTENT!);
-    expect(Object.keys(content).sort()).toEqual(["autoupdate", "enabled_providers", "mcp", "model", "permission", "provider", "share", "small_model"]);
+    expect(Object.keys(content).sort()).toEqual(["autoupdate", "enabled_providers", "mcp", "model", "permission", "provider", "share", "small_model", "snapshot"]);
     expect(content.provider).toEqual(config.provider);
     expect(env.OPENCODE_CONFIG_CONTENT).not.toContain("tok-123456");
     expect(opencodeAgent.sessionPaths(ctx)).toEqual(["opencode.db", "opencode.db-wal", "opencode.db-shm", "snapshot", "storage"].map((f) => path.join(home, ".local/share/opencode", f)));
@@ -282,6 +283,10 @@ describe("opencode run by the action against the stub model", () => {
     expect(first.model).toBe(MODEL);
     // Also: no plugin install, no model catalogue, no update check left 127.0.0.1.
     expectKeyOnlyThroughGateway(live, r, "authorization", `Bearer ${KEY}`);
+    // The session database was written, and no snapshot store beside it: a headless run takes no per-step copies of the workspace.
+    const data = filesUnder(r.main.runnerTemp).filter((f) => f.includes("/home/.local/share/opencode/"));
+    expect(data.some((f) => f.endsWith("/opencode.db")), data.join("\n")).toBe(true);
+    expect(data.filter((f) => f.includes("/opencode/snapshot/"))).toEqual([]);
   });
 
   it("works the same inside the bwrap sandbox with network model-only, attempting no other host", { timeout: SLOW }, () => expectSameInBwrap(live));
