@@ -15,7 +15,7 @@
  * The check runs every `periodMs` (a quarter of the limit, at most 10 s), so a
  * stall is seen within `stall-minutes` plus one period plus one scan.
  */
-import { lstat, readdir } from "node:fs/promises";
+import { lstat, opendir } from "node:fs/promises";
 import path from "node:path";
 
 /** Entries one scan of the workspace looks at, at most. */
@@ -44,6 +44,9 @@ export function checkPeriodMs(stallMs: number): number {
   return Math.max(100, Math.min(MAX_PERIOD_MS, Math.floor(stallMs / 4)));
 }
 
+/** Directory entries read from the kernel at a time: a huge directory is never loaded whole. */
+const DIR_BUFFER = 64;
+
 /** Newest mtime and number of entries of the first SCAN_LIMIT entries under `root` (breadth first, no symlinks followed). */
 export async function workspaceFingerprint(root: string, limit = SCAN_LIMIT): Promise<string> {
   let newest = 0;
@@ -53,16 +56,25 @@ export async function workspaceFingerprint(root: string, limit = SCAN_LIMIT): Pr
     const dir = queue.shift()!;
     const st = await lstat(dir).catch(() => undefined);
     if (st) newest = Math.max(newest, st.mtimeMs);
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-    for (const e of entries) {
-      if (count >= limit) break;
-      count++;
-      const full = path.join(dir, e.name);
-      if (e.isDirectory()) queue.push(full);
-      else {
-        const f = await lstat(full).catch(() => undefined);
-        if (f) newest = Math.max(newest, f.mtimeMs);
+    // opendir streams the entries, so a directory of millions costs no more than `limit` of them.
+    const handle = await opendir(dir, { bufferSize: DIR_BUFFER }).catch(() => undefined);
+    if (!handle) continue;
+    try {
+      while (count < limit) {
+        const e = await handle.read();
+        if (!e) break;
+        count++;
+        const full = path.join(dir, e.name);
+        if (e.isDirectory()) queue.push(full);
+        else {
+          const f = await lstat(full).catch(() => undefined);
+          if (f) newest = Math.max(newest, f.mtimeMs);
+        }
       }
+    } catch {
+      // A directory removed while it is read: what was seen counts.
+    } finally {
+      await handle.close().catch(() => undefined);
     }
   }
   return `${count}:${newest}`;

@@ -8,13 +8,46 @@
 import { mkdtempSync, utimesSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { checkpointMessage, checkpointRef, parseCheckpointMessage } from "../../src/git/checkpoint.js";
 import { checkpointMarginMs } from "../../src/runner.js";
 import { asksToContinue } from "../../src/session/checkpoint.js";
 import { checkPeriodMs, MAX_PERIOD_MS, workspaceFingerprint } from "../../src/runner/stall.js";
 
 const BASE = "a".repeat(40);
+
+/** How many directory entries the file system handed to the code, per directory, and which directory handles were closed. */
+const fsSeen = vi.hoisted(() => ({ entries: new Map<string, number>(), open: new Set<string>() }));
+vi.mock("node:fs/promises", async (importOriginal) => {
+  const real = await importOriginal<typeof import("node:fs/promises")>();
+  const add = (dir: unknown, n: number) => fsSeen.entries.set(String(dir), (fsSeen.entries.get(String(dir)) ?? 0) + n);
+  return {
+    ...real,
+    readdir: async (...args: Parameters<typeof real.readdir>) => {
+      const list = await real.readdir(...args);
+      add(args[0], list.length);
+      return list;
+    },
+    opendir: async (...args: Parameters<typeof real.opendir>) => {
+      const d = await real.opendir(...args);
+      const name = String(args[0]);
+      fsSeen.open.add(name);
+      const read = d.read.bind(d) as () => Promise<import("node:fs").Dirent | null>;
+      const close = d.close.bind(d) as () => Promise<void>;
+      return Object.assign(d, {
+        read: async () => {
+          const e = await read();
+          if (e) add(name, 1);
+          return e;
+        },
+        close: async () => {
+          fsSeen.open.delete(name);
+          return close();
+        },
+      });
+    },
+  };
+});
 
 describe("checkpoint record", () => {
   it("round-trips the runner's record, and refuses anything else", () => {
@@ -64,5 +97,15 @@ describe("time limits", () => {
     utimesSync(path.join(dir, "f3"), later, later);
     expect(await workspaceFingerprint(dir)).not.toBe(before);
     expect(await workspaceFingerprint(dir, 10)).toMatch(/^10:/);
+  });
+
+  it("a directory with more entries than the limit is read only up to the limit, and its handle is closed", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "stall-huge-"));
+    for (let i = 0; i < 3_000; i++) writeFileSync(path.join(dir, `f${i}`), "");
+    fsSeen.entries.clear();
+    expect(await workspaceFingerprint(dir, 50)).toMatch(/^50:/);
+    // Not the 3,000 entries a whole-directory read loads: at most the limit (the kernel's batch stays inside the Dir).
+    expect(fsSeen.entries.get(dir)).toBe(50);
+    expect(fsSeen.open.has(dir)).toBe(false);
   });
 });
