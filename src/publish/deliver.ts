@@ -419,11 +419,16 @@ function pullRequestNotOpened(ctx: DeliveryContext, e: unknown, base: string, br
   };
 }
 
+function workSoFar(result: RunResult): string {
+  const files = result.diff.changedFiles.length;
+  return files ? `The work so far (${files} changed file${files === 1 ? "" : "s"}, patch below)` : "The agent changed no file yet; its session";
+}
+
 /** An `incomplete` run: its checked patch onto the thread's checkpoint ref, and the comment says how to go on. */
 async function deliverCheckpoint(ctx: DeliveryContext, result: RunResult, patchPath: string): Promise<DeliveryOutcome> {
   const pushed = await pushCheckpoint(ctx, result, patchPath);
   const files = result.diff.changedFiles.length;
-  const done = files ? `The work so far (${files} changed file${files === 1 ? "" : "s"}, patch below)` : "The agent changed no file yet; its session";
+  const done = workSoFar(result);
   if (!pushed.ok) {
     if (pushed.refused)
       return { mode: "comment", showPatch: true, refusedFiles: pushed.refused.files, note: refusedNote(pushed.refused.problems), error: refusedError("its base commit (no checkpoint was kept)", pushed.refused.problems) };
@@ -448,6 +453,17 @@ async function deliverCheckpoint(ctx: DeliveryContext, result: RunResult, patchP
   };
 }
 
+/** An `incomplete` run that delivers by comment: the work stays in the artifact, no ref is written, so there is nothing to continue. */
+function keptInArtifact(ctx: DeliveryContext, result: RunResult): DeliveryOutcome {
+  const files = result.diff.changedFiles.length;
+  const phrase = ctx.triggerPhrase ?? "@agent";
+  const note = [
+    `⏸️ **Stopped before finishing.** ${workSoFar(result)} is in the run's artifact. This run delivers by comment and pushes nothing, so no checkpoint was kept and \`${phrase} continue\` has nothing to continue: start the task anew (a run that delivers by pull request or commit keeps a checkpoint).`,
+    ...(ctx.plan.note ? ["", ctx.plan.note] : []),
+  ].join("\n");
+  return { mode: "comment", showPatch: files > 0, note };
+}
+
 async function patchIsEmpty(patchPath: string): Promise<boolean> {
   const s = await stat(patchPath).catch(() => undefined);
   return !s || s.size === 0;
@@ -457,8 +473,9 @@ async function patchIsEmpty(patchPath: string): Promise<boolean> {
 export async function deliver(ctx: DeliveryContext, result: RunResult, patchPath: string = result.diff.patchPath): Promise<DeliveryOutcome> {
   const { plan } = ctx;
   if (plan.mode === "none") return { mode: "none", showPatch: false, ...(plan.note ? { note: plan.note } : {}) };
-  // Stopped before finishing: nothing goes to a branch, the work is kept to continue from.
-  if (result.conclusion === "incomplete") return deliverCheckpoint(ctx, result, patchPath);
+  // Stopped before finishing: nothing goes to a branch, the work is kept to continue from. Only a run whose
+  // delivery may push anyway writes the checkpoint ref: a comment-only run (`deliver: comment`, a fork) pushes nothing.
+  if (result.conclusion === "incomplete") return plan.mode === "comment" ? keptInArtifact(ctx, result) : deliverCheckpoint(ctx, result, patchPath);
   if (!result.diff.changedFiles.length || (await patchIsEmpty(patchPath))) return { mode: "comment", showPatch: false, note: "No changes were made." };
   if (plan.mode === "comment") return { mode: "comment", showPatch: true, ...(plan.note ? { note: plan.note } : {}) };
   // A change that never passed the project's check is never committed onto a branch: it is held here.

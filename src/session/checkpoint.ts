@@ -50,7 +50,7 @@ export async function fetchCheckpoint(o: CheckpointFetch): Promise<CheckpointToR
   const fetched = await git.exec(["fetch", "--no-tags", "--quiet", "--depth=2", o.remoteUrl, `+${ref}:refs/checkpoint`], { okCodes: [1, 128] });
   if (fetched.exitCode !== 0)
     throw new ConfigurationError(
-      `Nothing to continue: #${o.thread} has no checkpoint (${ref} could not be fetched: ${fetched.stderr.trim().split("\n").pop() ?? ""}). A checkpoint is kept when a run stops before finishing (conclusion 'incomplete'); start the task anew instead.`,
+      `Nothing to continue: #${o.thread} has no checkpoint (${ref} could not be fetched: ${fetched.stderr.trim().split("\n").pop() ?? ""}). A checkpoint is kept when a run that delivers by pull request or commit stops before finishing (conclusion 'incomplete'; a run with deliver 'comment' keeps none); start the task anew instead.`,
     );
   const [commit, ...parents] = (await git.text(["rev-list", "--parents", "-n", "1", "refs/checkpoint"])).split(" ");
   const message = await git.text(["log", "-1", "--format=%B", "refs/checkpoint"]);

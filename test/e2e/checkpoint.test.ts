@@ -113,6 +113,31 @@ describe("checkpoints", () => {
     }
   });
 
+  it("deliver: comment pushes nothing, not even a checkpoint: the work stays in the artifact and `@agent continue` says there is nothing to continue", async () => {
+    const s = await scenario({ fixture: "issue_comment.issue", tweaks: { body: "@agent start it", author: "alice" }, agent: "echo one > part1.txt\necho working\nsleep 1000" });
+    try {
+      const issue = s.ev.payload["issue"].number as number;
+      const step = await s.run({ deliver: "comment", "timeout-minutes": "0.1" });
+      expect(step.outputs.conclusion).toBe("incomplete");
+      expect(step.outputs.checkpoint ?? "").toBe("");
+      expect(readFileSync(step.outputs["patch-path"]!, "utf8")).toContain("+one");
+      // No ref of any kind under refs/agent-runner/checkpoints/ in the repository.
+      expect(git(s.repo.origin, "for-each-ref", "--format=%(refname)", "refs/agent-runner/checkpoints/")).toBe("");
+      const sticky = () => s.gh.issueComments(issue).filter((c) => c.body.includes("agent-runner:sticky"));
+      expect(sticky().at(-1)!.body).toContain("no checkpoint was kept");
+
+      const ev2 = buildEvent("issue_comment.issue", { body: "@agent continue", author: "alice", number: issue });
+      s.gh.seedEvent(ev2);
+      const { env } = await writeEvent(mkdtempSync(path.join(os.tmpdir(), "event-continue-")), ev2);
+      const second = await s.run({ deliver: "comment", "timeout-minutes": "2" }, env);
+      expect(second.exitCode).not.toBe(0);
+      expect(sticky().at(-1)!.body).toMatch(/Nothing to continue/);
+      expect(git(s.repo.origin, "for-each-ref", "--format=%(refname)", "refs/agent-runner/checkpoints/")).toBe("");
+    } finally {
+      await s.close();
+    }
+  });
+
   it("two jobs: the read-only run job pushes no checkpoint; the publish job, holding the write token, does", async () => {
     const results = await startFakeActionsResults({ repository: FIXTURE_REPO });
     const s = await scenario({ fixture: "issue_comment.issue", tweaks: { body: "@agent start it", author: "alice" }, agent: "echo one > part1.txt\necho working\nsleep 1000" });
