@@ -152,7 +152,7 @@ describe("task: review, sharded on the matrix", () => {
     for (const m of matrix.include) expect(body).toMatch(new RegExp(`^\\| ${m.shard} \\|`, "m"));
     expect(body).toContain("### Not reviewed");
     const failedFiles = seen.get(FAIL_SHARD)!.split("\n").filter((l) => l.startsWith("* ")).map((l) => l.split("\t")[1]!);
-    for (const f of failedFiles.slice(0, 50)) expect(body).toContain(`\`${f}\``);
+    for (const f of failedFiles.slice(0, 50)) expect(body).toContain(`\` ${f} \``);
     // Attacks: a comment on another shard's file, and one on a line outside the diff, are left out (and counted).
     expect(body).toContain("on files of another shard left out");
     expect(body).toContain("outside the reviewed diff left out");
