@@ -78,7 +78,7 @@ export async function reviewPhaseContext(io: ActionIO, log: Logger, redactor: Re
 async function chooseRange(c: ReviewPhaseContext, planned?: { from: string; head: string; kind: RangeKind }) {
   const info = (await (await c.api()).pullRequest(c.pr)).info;
   if (planned) return { ...planned, prBase: await mergeBase(c.git, info.baseSha, planned.head) };
-  const earlier = c.review.scope === "since-last-review" ? (await ownReviews(await c.api(), c.pr)).map((r) => r.body) : [];
+  const earlier = c.review.scope === "since-last-review" ? (await ownReviews(await c.api(), c.pr, (m) => c.log.warning(m))).map((r) => r.body) : [];
   return reviewRange(c.git, info, c.review.scope, earlier);
 }
 
