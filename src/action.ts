@@ -508,7 +508,7 @@ async function postReview(step: Step): Promise<void> {
   const pr = github?.stage.run.trigger.pullRequest;
   if (!review || review.shard || !github || !pr || step.staged || step.threats?.held) return;
   const { reviewInOneJob } = await import("./fanout/review.js");
-  await reviewInOneJob({ io: ctx.io, log: ctx.log, redactor: ctx.redactor, review, pr: pr.number, workspace: ctx.settings.workspace, resultsDir: ctx.resultsDir, api: github.stage.run.api });
+  await reviewInOneJob({ io: ctx.io, log: ctx.log, redactor: ctx.redactor, review, pr: pr.number, runDir: ctx.runDir, resultsDir: ctx.resultsDir, api: github.stage.run.api });
 }
 
 /** Commit, pull request or comment, and the final comment (events only). */

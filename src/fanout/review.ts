@@ -15,6 +15,7 @@ import { parseRange, parseReviewInputs, type ReviewSettings } from "../config/re
 import { RESULTS_FILES, type InputName } from "../constants.js";
 import { ConfigurationError, errorMessage } from "../errors.js";
 import { Git } from "../git/git.js";
+import { HostRepo, hostRepoDir } from "../git/host-repo.js";
 import type { GitHubApi } from "../github/api.js";
 import type { Logger } from "../logger.js";
 import { ActionsArtifactService, type ArtifactService } from "../publish/artifacts.js";
@@ -77,7 +78,7 @@ export async function reviewPhaseContext(io: ActionIO, log: Logger, redactor: Re
 async function chooseRange(c: ReviewPhaseContext, planned?: { from: string; head: string; kind: RangeKind }) {
   const info = (await (await c.api()).pullRequest(c.pr)).info;
   if (planned) return { ...planned, prBase: await mergeBase(c.git, info.baseSha, planned.head) };
-  const earlier = c.review.scope === "since-last-review" ? (await ownReviews(await c.api(), c.pr)).map((r) => r.body) : [];
+  const earlier = c.review.scope === "since-last-review" ? (await ownReviews(await c.api(), c.pr, (m) => c.log.warning(m))).map((r) => r.body) : [];
   return reviewRange(c.git, info, c.review.scope, earlier);
 }
 
@@ -292,13 +293,16 @@ export async function postMergedReview({ c, api, range, legs, started }: PostInp
 
 /**
  * `task: review` in one job (`phase: all`, no shard): the run's own results
- * are the one leg; the same merge and post as gather's.
+ * are the one leg; the same merge and post as gather's. The agent ran in this
+ * workspace, so its `.git` is hostile (a planted `commondir`, config or
+ * attributes could make host git run a textconv program): git is read only
+ * through the private repository made before the agent started (host-repo.ts).
  */
-export async function reviewInOneJob(o: { io: ActionIO; log: Logger; redactor: Redactor; review: ReviewSettings; pr: number; workspace: string; resultsDir: string; api: GitHubApi }): Promise<MergedReview["conclusion"] | undefined> {
+export async function reviewInOneJob(o: { io: ActionIO; log: Logger; redactor: Redactor; review: ReviewSettings; pr: number; runDir: string; resultsDir: string; api: GitHubApi }): Promise<MergedReview["conclusion"] | undefined> {
   const started = Date.now();
   const record = ShardRecord.safeParse(await readJson(path.join(o.resultsDir, SHARD_RECORD_FILE), 4096).catch(() => undefined));
   if (!record.success) return undefined;
-  const git = new Git(o.workspace, o.io.host.gitEnv);
+  const git = HostRepo.reopen(hostRepoDir(o.runDir), o.io.host.gitEnv);
   const { from, head } = record.data;
   const info = (await o.api.pullRequest(o.pr)).info;
   const prBase = await mergeBase(git, info.baseSha, head);

@@ -17,8 +17,13 @@ export interface ChangedPath extends ShardFile {
   binary: boolean;
 }
 
-/** Literal pathspecs: a changed file named `*.ts` or `:(glob)x` means that file. */
-const literal = (p: string) => `:(literal)${p}`;
+/**
+ * Every diff: no external diff program and no textconv (a repository's config and attributes
+ * could name one), literal pathspecs (a changed file named `*.ts` or `:(glob)x` means that file;
+ * the flag, not `:(literal)`, so it holds in the host's private repository, which sets
+ * GIT_LITERAL_PATHSPECS and would read the prefix as part of the name).
+ */
+const DIFF = ["--literal-pathspecs", "-c", "core.quotePath=false", "diff", "--no-renames", "--no-ext-diff", "--no-textconv"];
 
 /** Full id of a commit, or a configuration error naming what the checkout lacks. */
 export async function resolveCommit(git: Git, rev: string, what: string): Promise<string> {
@@ -47,7 +52,7 @@ export async function isAncestor(git: Git, ancestor: string, of: string): Promis
 
 /** Every file changed in from..head, with its added and deleted lines (renames as a deletion and an addition). */
 export async function changedPaths(git: Git, from: string, head: string): Promise<ChangedPath[]> {
-  const out = (await git.exec(["diff", "--no-renames", "--no-ext-diff", "--numstat", "-z", from, head])).stdout;
+  const out = (await git.exec([...DIFF, "--numstat", "-z", from, head])).stdout;
   const files: ChangedPath[] = [];
   for (const entry of out.split("\0")) {
     const m = /^(-|\d+)\t(-|\d+)\t([\s\S]+)$/.exec(entry);
@@ -68,7 +73,7 @@ export async function filePatches(git: Git, from: string, head: string, paths: r
   // In batches: a pull request of thousands of files must not meet the argument list's limit.
   for (let i = 0; i < paths.length; i += 500) {
     const batch = paths.slice(i, i + 500);
-    const text = (await git.exec(["-c", "core.quotePath=false", "diff", "--no-renames", "--no-ext-diff", "--no-color", from, head, "--", ...batch.map(literal)])).stdout;
+    const text = (await git.exec([...DIFF, "--no-color", from, head, "--", ...batch])).stdout;
     for (const [file, patch] of splitDiff(text)) if (wanted.has(file)) patches.set(file, patch);
   }
   return patches;

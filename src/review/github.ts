@@ -1,14 +1,30 @@
 /**
  * What a review reads of its earlier reviews on GitHub. Only reviews written
- * by this token's identity (or a bot, when the token cannot say who it is)
- * count: anyone can post a review whose body carries a forged marker, and a
- * forged head would shrink the next review's range.
+ * by this token's identity count: anyone can post a review whose body carries
+ * a forged marker, and a forged head would shrink the next review's range.
+ * When the token cannot say who it is (the default GITHUB_TOKEN), a bot's
+ * review counts only if it is shaped as ours exactly: our marker at its very
+ * start, naming the commit the review was posted on. A safe-output review of
+ * another run cannot be that (its markers are defused), nor can a comment
+ * quoting ours.
  */
 import type { GitHubApi } from "../github/api.js";
+import { markedHead, reviewMarker } from "./merge.js";
 
-export async function ownReviews(api: GitHubApi, pr: number): Promise<{ body: string }[]> {
+export async function ownReviews(api: GitHubApi, pr: number, warn?: (message: string) => void): Promise<{ body: string }[]> {
   const [reviews, me] = await Promise.all([api.pullRequestReviews(pr), api.authenticatedLogin()]);
-  return reviews.filter((v) => (me !== undefined ? v.author === me : v.authorType === "Bot"));
+  if (me !== undefined) return reviews.filter((v) => v.author === me);
+  const bots = reviews.filter((v) => v.authorType === "Bot");
+  const kept = bots.filter((v) => {
+    const head = markedHead(v.body);
+    return head !== undefined && v.body.startsWith(reviewMarker(head)) && v.commitId === head;
+  });
+  const ignored = bots.filter((v) => markedHead(v.body) !== undefined).length - kept.length;
+  if (ignored > 0)
+    warn?.(
+      `Review: the token cannot say who it is, and ${ignored} bot review(s) carry a review marker not shaped as ours (marker first, naming the commit the review was posted on): not used. If no other earlier review counts, the whole pull request is reviewed.`,
+    );
+  return kept;
 }
 
 export async function ownReviewComments(api: GitHubApi, pr: number): Promise<{ path: string; line: number | null; body: string }[]> {

@@ -9,6 +9,7 @@
  */
 import { SEVERITIES } from "../safe-outputs/create-pull-request-review.js";
 import type { DiffLines, Side } from "../safe-outputs/diff-lines.js";
+import { codeName } from "../shared/markdown-code.js";
 import { shardDirs, type Shard } from "./shards.js";
 
 export type Severity = (typeof SEVERITIES)[number];
@@ -88,7 +89,8 @@ const FILES_NAMED = 50;
 const LEG_BODY_MAX = 6000;
 
 function listFiles(files: string[]): string {
-  const shown = files.slice(0, FILES_NAMED).map((f) => `\`${f.replace(/`/g, "'")}\``);
+  // File names are the pull request's (anyone's): shown as code nothing in them can end, line breaks as \xNN.
+  const shown = files.slice(0, FILES_NAMED).map((f) => codeName(f));
   return `${shown.join(", ")}${files.length > FILES_NAMED ? ` and ${files.length - FILES_NAMED} more` : ""}`;
 }
 
@@ -159,7 +161,7 @@ function summary(m: MergeInput, posted: number, dropped: MergedReview["dropped"]
     "|---|---|---|---|---|",
     ...m.legs.map(
       (l) =>
-        `| ${l.shard.index} | ${l.shard.files.length} | ${l.shard.lines} | ${shardDirs(l.shard).replace(/\|/g, "\\|")} | ${l.status === "reviewed" ? "✅ reviewed" : `❌ not reviewed (${l.status})`} |`,
+        `| ${l.shard.index} | ${l.shard.files.length} | ${l.shard.lines} | ${shardDirs(l.shard, 4, (d) => codeName(d, "table-cell"))} | ${l.status === "reviewed" ? "✅ reviewed" : `❌ not reviewed (${l.status})`} |`,
     ),
     "",
   ];

@@ -91,7 +91,7 @@ export function planShards(input: readonly ShardFile[], limits: ShardLimits): Sh
 }
 
 /** The directories a shard covers, for the summary (at most `max`, then a count). */
-export function shardDirs(shard: Pick<Shard, "files">, max = 4): string {
-  const dirs = [...new Set(shard.files.map((f) => (f.includes("/") ? f.slice(0, f.lastIndexOf("/") + 1) : "./")))];
+export function shardDirs(shard: Pick<Shard, "files">, max = 4, show: (dir: string) => string = (d) => d): string {
+  const dirs = [...new Set(shard.files.map((f) => (f.includes("/") ? f.slice(0, f.lastIndexOf("/") + 1) : "./")))].map(show);
   return dirs.length > max ? `${dirs.slice(0, max).join(", ")} and ${dirs.length - max} more` : dirs.join(", ");
 }

@@ -38,7 +38,7 @@ export async function prepareReview(run: GitHubRun, settings: Settings, host: Ho
     prBase = await mergeBase(git, pr.baseSha, head);
     kind = from === prBase ? "full" : "since-last-review";
   } else {
-    const earlier = review.scope === "since-last-review" ? (await ownReviews(run.api, pr.number)).map((r) => r.body) : [];
+    const earlier = review.scope === "since-last-review" ? (await ownReviews(run.api, pr.number, (m) => log.warning(m))).map((r) => r.body) : [];
     ({ from, head, kind, prBase } = await reviewRange(git, pr, review.scope, earlier));
   }
   const note = scopeNote(kind, { from, head });

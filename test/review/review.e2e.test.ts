@@ -10,7 +10,7 @@
  * The 400-file pull request is made once for the file (one commit of
  * generated files), not per test.
  */
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -152,7 +152,7 @@ describe("task: review, sharded on the matrix", () => {
     for (const m of matrix.include) expect(body).toMatch(new RegExp(`^\\| ${m.shard} \\|`, "m"));
     expect(body).toContain("### Not reviewed");
     const failedFiles = seen.get(FAIL_SHARD)!.split("\n").filter((l) => l.startsWith("* ")).map((l) => l.split("\t")[1]!);
-    for (const f of failedFiles.slice(0, 50)) expect(body).toContain(`\`${f}\``);
+    for (const f of failedFiles.slice(0, 50)) expect(body).toContain(`\` ${f} \``);
     // Attacks: a comment on another shard's file, and one on a line outside the diff, are left out (and counted).
     expect(body).toContain("on files of another shard left out");
     expect(body).toContain("outside the reviewed diff left out");
@@ -202,6 +202,46 @@ describe("task: review, sharded on the matrix", () => {
     expect(comments).toHaveLength(1);
     const hunks = await diffHunks("main", "feature", comments[0]!.path);
     expect(hunks.some((h) => h.RIGHT.has(comments[0]!.line!))).toBe(true);
+  }, 120_000);
+
+  it("in one job: an agent that plants a textconv program in the workspace's .git cannot make the host's review run it", async () => {
+    // The agent writes `diff.x.textconv` into the repository's config and `* diff=x` into its attributes, then asks
+    // for a review with an inline comment (so the host computes that file's diff). Host git reading the workspace's
+    // `.git` would run the program on the host; the review reads only the private repository made before the agent.
+    const dir = mkdtempSync(path.join(os.tmpdir(), "review-textconv-"));
+    const marker = path.join(dir, "textconv-ran");
+    const textconv = path.join(dir, "textconv.sh");
+    writeFileSync(textconv, `#!/bin/sh\necho ran >> "${marker}"\ncat "$1"\n`);
+    chmodSync(textconv, 0o755);
+    const agent = path.join(dir, "agent.sh");
+    writeFileSync(
+      agent,
+      [
+        "#!/bin/bash",
+        "set -e",
+        "task=$(cat)",
+        `printf '[diff "x"]\\n\\ttextconv = ${textconv}\\n' >> .git/config`,
+        "mkdir -p .git/info && echo '* diff=x' >> .git/info/attributes",
+        "file=$(printf '%s' \"$task\" | grep -m1 '^+++ b/' | cut -c7-)",
+        'printf \'{"type":"create_pull_request_review","body":"Textconv summary","event":"COMMENT","comments":[{"path":"%s","line":2,"body":"Look here","severity":"major"}]}\\n\' "$file" >> "$AGENT_SAFE_OUTPUTS"',
+        "",
+      ].join("\n"),
+    );
+    chmodSync(agent, 0o755);
+    try {
+      const before = gh.reviews(PR).length;
+      runId += 1;
+      const step = await runJob("review", { phase: "all", sandbox: "none", "agent-command": agent });
+      expect(existsSync(marker), "the textconv program ran on the host").toBe(false);
+      expect(errors(step), step.log + step.stderr).toEqual([]);
+      const reviews = gh.reviews(PR).slice(before);
+      expect(reviews).toHaveLength(1);
+      expect(reviews[0]!.body).toContain("Textconv summary");
+      const comments = gh.reviewComments(PR).filter((c) => c.reviewId === reviews[0]!.id);
+      expect(comments.map((c) => c.body)).toEqual([expect.stringContaining("Look here")]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 });
 

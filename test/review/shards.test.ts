@@ -84,7 +84,7 @@ describe("mergeReviews", () => {
     expect(m.event).toBe("COMMENT");
     expect(m.conclusion).toBe("partial");
     expect(m.costUsd).toBeCloseTo(0.75);
-    expect(m.body).toContain("`b/two.ts`");
+    expect(m.body).toContain("` b/two.ts `");
     expect(m.body).toMatch(/Shard 2\*\* \(failed: budget\)/);
     // Our marker first; the agent's forged one defused.
     expect(markedHead(m.body)).toBe(head);

@@ -9,6 +9,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { RESULTS_FILES } from "../../constants.js";
 import * as z from "../../shared/zod.js";
+import { defuseOurMarkers } from "../../shared/markers.js";
 
 export const APPROVAL_STATES = ["staged", "enacting", "enacted", "rejected"] as const;
 export type ApprovalState = (typeof APPROVAL_STATES)[number];
@@ -66,7 +67,7 @@ export function withRecord(body: string, record: ApprovalRecord): string {
  * begin like a staging comment: its approval marker is shown as text instead of hidden.
  */
 export function defuseApprovalMarkers(markdown: string): string {
-  return markdown.replace(/<!--(\s*agent-runner:approval)/gi, "&lt;!--$1");
+  return defuseOurMarkers(markdown);
 }
 
 /** The record in the results folder, for `agent-runner show` (never part of what was staged: the artifact was uploaded before). */

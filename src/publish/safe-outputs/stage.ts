@@ -18,7 +18,7 @@ import { applyRequests, type SafeOutputResult } from "./apply.js";
 import { hasSafeOutputs, SAFE_OUTPUTS_FILE } from "../../safe-outputs/config.js";
 import type { ApplyContext } from "../../safe-outputs/kind.js";
 import { readRequests, type RequestsFile } from "./requests.js";
-import { defuseApprovalMarkers } from "../approval/record.js";
+import { defuseOurMarkers } from "../../shared/markers.js";
 
 export interface SafeOutputsReport {
   results: SafeOutputResult[];
@@ -45,8 +45,9 @@ export async function safeOutputsStage(
   const file = await requests();
   if (!hasSafeOutputs(config) && !file.requests.length && !file.problems.length) return undefined;
   const policy: PostTextPolicy = { serverUrl: ctx.io.host.serverUrl, allowedDomains: settings.run.network.allowedDomains };
-  // Posted under the action's own name: no approval marker of the agent's may turn it into a staging comment.
-  const post = (markdown: string) => toSafeMarkdown(redactor.redact(defuseApprovalMarkers(markdown)), policy);
+  // Posted under the action's own name: no marker of the agent's may turn it into a staging comment, a sticky
+  // comment or a review marker (which `review-scope: since-last-review` would start from).
+  const post = (markdown: string) => toSafeMarkdown(redactor.redact(defuseOurMarkers(markdown)), policy);
   for (const p of file.problems) log.warning(`Safe outputs: ${p}`);
 
   if (settings.delivery.phase === "run") {
