@@ -94,7 +94,7 @@ export class GitHubLedger {
     }
     const truncated = !complete && !reached;
     this.cache = { head: sha, commits, complete, reached };
-    return { head: { sha, tree: commits[0]?.tree ?? "" }, ledger: readCommits(commits, complete, since), complete, truncated, commits: commits.length, calls: this.calls - before };
+    return { head: { sha, tree: commits[0]?.tree ?? "" }, ledger: readCommits(commits, complete, { since }), complete, truncated, commits: commits.length, calls: this.calls - before };
   }
 
   /** Appends one entry on `head`; false when another writer moved the ref first. */

@@ -68,7 +68,18 @@ export function trustedTime(c: LedgerCommit): number | undefined {
  * With `since`, rejected entries below the first valid entry older than it
  * are left out (they are older than the window by their place in the ledger).
  */
-export function readCommits(commits: LedgerCommit[], complete: boolean, since?: Date): ReadLedger {
+export interface ReadOptions {
+  since?: Date;
+  /**
+   * "unknown": the commits were read with plain git, which cannot see GitHub's
+   * signature or the login behind a commit (an author name is free text), so
+   * entries are judged by their content alone and the reader must say so.
+   */
+  identity?: "checked" | "unknown";
+}
+
+export function readCommits(commits: LedgerCommit[], complete: boolean, o: ReadOptions = {}): ReadLedger {
+  const { since } = o;
   const reservations = new Map<string, { sha: string; entry: Reservation }>();
   const settlements: { sha: string; entry: Settlement; beyond: boolean }[] = [];
   const rejected: Rejected[] = [];
@@ -77,7 +88,7 @@ export function readCommits(commits: LedgerCommit[], complete: boolean, since?: 
     // The root commit holds no entry: it only starts the ref.
     if (c.parents.length === 0) continue;
     const parsed = parseEntryMessage(c.message);
-    const identity = writtenByTheAction(c);
+    const identity = o.identity === "unknown" ? undefined : writtenByTheAction(c);
     if (!parsed.ok || identity || c.parents.length !== 1) {
       const claimed = parsed.ok ? parsed.entry.amountUsd : claimedAmount(c.message);
       if (!beyond) rejected.push({ sha: c.sha, time: c.time, problem: identity ?? (parsed.ok ? "a merge commit" : parsed.problem), ...(claimed !== undefined ? { claimedUsd: claimed } : {}) });

@@ -113,7 +113,7 @@ describe("reading the budget ledger, attacked by its writers", () => {
         commit("c", junk(1), { verified: false }),
       ],
       false,
-      readSince(NOW),
+      { since: readSince(NOW) },
     );
     expect(ledger.rejected.map((r) => r.sha)).toEqual(["a"]);
     expect(tally(ledger, dailyCheck(10, "workflow", WORKFLOW, NOW), NOW, 1).rejectedUsd).toBe(5);
