@@ -6,8 +6,10 @@
  * - rejected entries count in every check whatever time they claim;
  * - a ledger longer than the read's bound with no valid entry older than the
  *   window refuses admission (fail closed) instead of counting the rest as nothing.
+ * - the test clock is honoured only with AGENT_RUNNER_TEST=1.
  */
 import { describe, expect, it } from "vitest";
+import { readHostContext } from "../../src/config/host.js";
 import type { GitHubApi } from "../../src/github/api.js";
 import { readSince, reserve, type AdmissionRequest } from "../../src/ledger/admission.js";
 import { entryMessage, type LedgerEntry } from "../../src/ledger/entry.js";
@@ -133,5 +135,14 @@ describe("reading the budget ledger, attacked by its writers", () => {
     expect(admission.kind === "no-room" && admission.message).toMatch(
       new RegExp(`refs/agent-runner/ledger\\) is too long to check: its newest ${MAX_READ} commits hold no valid entry older than 2031-03-03T11:00:00.000Z`),
     );
+  });
+});
+
+describe("the test clock (AGENT_RUNNER_TEST_NOW)", () => {
+  it("is ignored unless AGENT_RUNNER_TEST=1 is set too: a stray value in a workflow does not move the ledger's day", () => {
+    const now = "2099-01-01T00:00:00Z";
+    expect(readHostContext({ GITHUB_ACTIONS: "true", AGENT_RUNNER_TEST_NOW: now }).now).toBeUndefined();
+    expect(readHostContext({ AGENT_RUNNER_TEST: "true", AGENT_RUNNER_TEST_NOW: now }).now).toBeUndefined();
+    expect(readHostContext({ AGENT_RUNNER_TEST: "1", AGENT_RUNNER_TEST_NOW: now }).now).toBe(now);
   });
 });
