@@ -54,7 +54,7 @@ export interface HostContext {
    * Test only: AGENT_RUNNER_TEST_NOW (an ISO time) is "now" for the budget
    * ledger (which UTC day a reservation counts in, when it expires) and for an
    * approval's expiry, so tests can move to the next day or past 72 hours
-   * without waiting. Never set it in a workflow.
+   * without waiting. Ignored unless AGENT_RUNNER_TEST=1 is set too.
    */
   now?: string;
   /** The runner's standard OTLP exporter variables, when any is set (trace export: trace/otel.ts). */
@@ -164,8 +164,18 @@ export function readHostContext(env: NodeJS.ProcessEnv = process.env): HostConte
     // Mirrors @actions/cache's isFeatureAvailable(): v2 talks to the results service, v1 to the cache URL.
     actionsCache: Boolean(env.ACTIONS_RUNTIME_TOKEN && (env.ACTIONS_CACHE_SERVICE_V2 ? env.ACTIONS_RESULTS_URL : env.ACTIONS_CACHE_URL)),
     ...(otelEnv(env) ? { otel: otelEnv(env)! } : {}),
-    ...(env.AGENT_RUNNER_TEST_NOW && Number.isFinite(Date.parse(env.AGENT_RUNNER_TEST_NOW)) ? { now: env.AGENT_RUNNER_TEST_NOW } : {}),
+    ...(testNow(env) ? { now: testNow(env)! } : {}),
   };
+}
+
+/**
+ * The test clock, honoured only together with AGENT_RUNNER_TEST=1 (the test
+ * harnesses set both): a stray AGENT_RUNNER_TEST_NOW in a workflow's env must
+ * not move the budget ledger's day or an approval's expiry.
+ */
+function testNow(env: NodeJS.ProcessEnv): string | undefined {
+  const now = env.AGENT_RUNNER_TEST_NOW;
+  return env.AGENT_RUNNER_TEST === "1" && now && Number.isFinite(Date.parse(now)) ? now : undefined;
 }
 
 /**

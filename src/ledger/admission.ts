@@ -5,8 +5,8 @@
  * `max-cost-usd` becomes at most that reservation, and after the run the
  * reservation is settled to the gateway's measured cost.
  */
-import type { Reservation, Settlement, LedgerScope } from "./entry.js";
-import type { GitHubLedger } from "./ledger.js";
+import { LEDGER_REF, type Reservation, type Settlement, type LedgerScope } from "./entry.js";
+import { MAX_READ, type GitHubLedger } from "./ledger.js";
 import { dailyCheck, poolCheck, tally, type CheckTally, type LedgerCheck, type Rejected } from "./tally.js";
 
 /** Below this nothing is left: a reservation of less would stop the agent at its first request. */
@@ -37,7 +37,7 @@ export type Admission =
 export function checksOf(req: Pick<AdmissionRequest, "daily" | "pool" | "workflow" | "now">): LedgerCheck[] {
   return [
     ...(req.daily ? [dailyCheck(req.daily.capUsd, req.daily.scope, req.workflow, req.now)] : []),
-    ...(req.pool ? [poolCheck(req.pool.capUsd, req.pool.id, req.now)] : []),
+    ...(req.pool ? [poolCheck(req.pool.capUsd, req.pool.id)] : []),
   ];
 }
 
@@ -57,9 +57,14 @@ export async function reserve(ledger: GitHubLedger, req: AdmissionRequest): Prom
   let tallies: CheckTally[] = [];
   let rejected: Rejected[] = [];
   const before = ledger.calls;
-  const { entry, rounds } = await ledger.update(readSince(req.now), (read) => {
+  let unread: string | undefined;
+  const since = readSince(req.now);
+  const { entry, rounds } = await ledger.update(since, (read) => {
     tallies = checks.map((c) => tally(read.ledger, c, req.now, untrusted));
     rejected = read.ledger.rejected;
+    // Fail closed: what was not read may be today's spending, and never counts as nothing.
+    unread = read.truncated ? unreadMessage(read.commits, since) : undefined;
+    if (unread) return undefined;
     const left = Math.min(...tallies.map((t) => t.leftUsd));
     if (left < MIN_RESERVATION_USD) return undefined;
     const amountUsd = roundCents(Math.min(left, req.runCapUsd ?? left));
@@ -79,7 +84,15 @@ export async function reserve(ledger: GitHubLedger, req: AdmissionRequest): Prom
   });
   const calls = ledger.calls - before;
   if (entry) return { kind: "reserved", reservation: entry, tallies, rejected, rounds, calls };
-  return { kind: "no-room", message: noRoomMessage(tallies, req), tallies, rejected, rounds, calls };
+  return { kind: "no-room", message: unread ?? noRoomMessage(tallies, req), tallies, rejected, rounds, calls };
+}
+
+function unreadMessage(commits: number, since: Date): string {
+  return (
+    `Budget: the budget ledger (${LEDGER_REF}) is too long to check: its newest ${commits} commits hold no valid entry older than ${since.toISOString()}, ` +
+    `so what it holds for the budget's window was not all read (at most ${MAX_READ} commits are). The agent was not started. ` +
+    `Look for commits on ${LEDGER_REF} not made by the action (\`agent-runner ledger\`), and restrict who can push it (docs/budgets.md).`
+  );
 }
 
 /** Down to the cent, never up: the reservation stays within what is left. */

@@ -9,11 +9,13 @@
 import { apiErrorMessage, GitHubApiError } from "../github/client.js";
 import type { GitHubApi } from "../github/api.js";
 import { entryMessage, LEDGER_REF, type LedgerEntry } from "./entry.js";
-import { readCommits, type LedgerCommit, type ReadLedger } from "./tally.js";
+import { readCommits, trustedTime, type LedgerCommit, type ReadLedger } from "./tally.js";
 
 /** Commits per page of the read, and the pages read at most: 1,000 entries back. */
 const PAGE = 100;
 const MAX_PAGES = 10;
+/** The most commits one read goes through before it gives up (and admission fails closed). */
+export const MAX_READ = PAGE * MAX_PAGES;
 /** Compare-and-swap rounds before the ledger counts as too busy to write. */
 export const MAX_ROUNDS = 40;
 
@@ -29,13 +31,21 @@ export interface LedgerRead {
   ledger: ReadLedger;
   /** The read reached the ledger's first commit. */
   complete: boolean;
+  /**
+   * The read stopped at its bound before it reached either the root or a
+   * valid entry older than `since`: what lies beyond is unknown, and must not
+   * count as nothing spent (admission refuses).
+   */
+  truncated: boolean;
+  /** Commits read (with those remembered from an earlier read). */
+  commits: number;
   /** API calls the read made (bench). */
   calls: number;
 }
 
 /** A run's handle on the ledger; it remembers what it read, so a retry reads only the new commits. */
 export class GitHubLedger {
-  private cache?: { head: string; commits: (LedgerCommit & { tree: string })[]; complete: boolean };
+  private cache?: { head: string; commits: (LedgerCommit & { tree: string })[]; complete: boolean; reached: boolean };
   calls = 0;
 
   constructor(
@@ -50,9 +60,12 @@ export class GitHubLedger {
     const sha = await this.api.refHead(LEDGER_REF).catch((e: unknown) => {
       throw new GitHubApiError(`Reading the budget ledger (${LEDGER_REF})`, e);
     });
-    if (!sha) return { ledger: readCommits([], true), complete: true, calls: this.calls - before };
+    if (!sha) return { ledger: readCommits([], true), complete: true, truncated: false, commits: 0, calls: this.calls - before };
     const commits: (LedgerCommit & { tree: string })[] = [];
     let complete = false;
+    // Reached a valid entry whose own time is before `since`: everything below is older. Never a commit's
+    // date: anyone who can push the ref chooses those.
+    let reached = false;
     pages: for (let page = 1; page <= MAX_PAGES; page++) {
       this.calls++;
       const list = await this.api.commitsFrom(sha, page, PAGE).catch((e: unknown) => {
@@ -62,9 +75,12 @@ export class GitHubLedger {
         if (this.cache && c.sha === this.cache.head) {
           commits.push(...this.cache.commits);
           complete = this.cache.complete;
+          reached ||= this.cache.reached;
           break pages;
         }
         commits.push(c);
+        const time = trustedTime(c);
+        if (time !== undefined && time < since.getTime()) reached = true;
         if (c.parents.length === 0) {
           complete = true;
           break pages;
@@ -74,11 +90,11 @@ export class GitHubLedger {
         complete = true;
         break;
       }
-      const last = list[list.length - 1]!;
-      if (Date.parse(last.time) < since.getTime()) break;
+      if (reached) break;
     }
-    this.cache = { head: sha, commits, complete };
-    return { head: { sha, tree: commits[0]?.tree ?? "" }, ledger: readCommits(commits, complete), complete, calls: this.calls - before };
+    const truncated = !complete && !reached;
+    this.cache = { head: sha, commits, complete, reached };
+    return { head: { sha, tree: commits[0]?.tree ?? "" }, ledger: readCommits(commits, complete, { since }), complete, truncated, commits: commits.length, calls: this.calls - before };
   }
 
   /** Appends one entry on `head`; false when another writer moved the ref first. */

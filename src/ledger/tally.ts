@@ -9,7 +9,9 @@
  *   identity, or settles a reservation the ledger does not hold, is reported
  *   and counts as spent in every check at the larger of what it claims and
  *   `untrustedUsd` (the reading run's own cap, the most one reservation of it
- *   can hold): never as credit.
+ *   can hold): never as credit. Whatever time it claims: its time is not
+ *   verified. Only its place in the ledger leaves it out: below (older than)
+ *   the first valid entry whose own time is before the read's `since`.
  */
 import { parseEntryMessage, utcDay, type LedgerEntry, type LedgerScope, type Reservation, type Settlement } from "./entry.js";
 
@@ -48,33 +50,60 @@ export function writtenByTheAction(c: LedgerCommit): string | undefined {
 }
 
 /**
+ * The time of a valid entry written by the action, as the entry itself says
+ * (undefined for anything else). Only such a time may decide where reading
+ * the ledger stops: a rejected commit's dates are whatever its writer chose.
+ */
+export function trustedTime(c: LedgerCommit): number | undefined {
+  if (c.parents.length !== 1 || writtenByTheAction(c)) return undefined;
+  const parsed = parseEntryMessage(c.message);
+  return parsed.ok ? Date.parse(parsed.entry.time) : undefined;
+}
+
+/**
  * Sorts the commits into valid reservations, valid settlements and rejected
  * entries. `complete` says the list reaches the ledger's root: only then is a
  * settlement whose reservation is missing certainly an orphan (else the
  * reservation may lie beyond what was read, and the settlement is dropped).
+ * With `since`, rejected entries below the first valid entry older than it
+ * are left out (they are older than the window by their place in the ledger).
  */
-export function readCommits(commits: LedgerCommit[], complete: boolean): ReadLedger {
+export interface ReadOptions {
+  since?: Date;
+  /**
+   * "unknown": the commits were read with plain git, which cannot see GitHub's
+   * signature or the login behind a commit (an author name is free text), so
+   * entries are judged by their content alone and the reader must say so.
+   */
+  identity?: "checked" | "unknown";
+}
+
+export function readCommits(commits: LedgerCommit[], complete: boolean, o: ReadOptions = {}): ReadLedger {
+  const { since } = o;
   const reservations = new Map<string, { sha: string; entry: Reservation }>();
-  const settlements: { sha: string; entry: Settlement }[] = [];
+  const settlements: { sha: string; entry: Settlement; beyond: boolean }[] = [];
   const rejected: Rejected[] = [];
+  let beyond = false;
   for (const c of commits) {
     // The root commit holds no entry: it only starts the ref.
     if (c.parents.length === 0) continue;
     const parsed = parseEntryMessage(c.message);
-    const identity = writtenByTheAction(c);
+    const identity = o.identity === "unknown" ? undefined : writtenByTheAction(c);
     if (!parsed.ok || identity || c.parents.length !== 1) {
       const claimed = parsed.ok ? parsed.entry.amountUsd : claimedAmount(c.message);
-      rejected.push({ sha: c.sha, time: c.time, problem: identity ?? (parsed.ok ? "a merge commit" : parsed.problem), ...(claimed !== undefined ? { claimedUsd: claimed } : {}) });
+      if (!beyond) rejected.push({ sha: c.sha, time: c.time, problem: identity ?? (parsed.ok ? "a merge commit" : parsed.problem), ...(claimed !== undefined ? { claimedUsd: claimed } : {}) });
       continue;
     }
     if (parsed.entry.kind === "reserve") {
-      if (reservations.has(parsed.entry.id)) rejected.push({ sha: c.sha, time: c.time, problem: `reservation ${parsed.entry.id} is recorded twice`, claimedUsd: parsed.entry.amountUsd });
-      else reservations.set(parsed.entry.id, { sha: c.sha, entry: parsed.entry });
-    } else settlements.push({ sha: c.sha, entry: parsed.entry });
+      if (!reservations.has(parsed.entry.id)) reservations.set(parsed.entry.id, { sha: c.sha, entry: parsed.entry });
+      else if (!beyond) rejected.push({ sha: c.sha, time: c.time, problem: `reservation ${parsed.entry.id} is recorded twice`, claimedUsd: parsed.entry.amountUsd });
+    } else settlements.push({ sha: c.sha, entry: parsed.entry, beyond });
+    if (since && Date.parse(parsed.entry.time) < since.getTime()) beyond = true;
   }
   const settled = new Set<string>();
-  const kept: typeof settlements = [];
-  for (const s of settlements) {
+  const kept: { sha: string; entry: Settlement }[] = [];
+  for (const { beyond, ...s } of settlements) {
+    if (beyond) continue;
     const r = reservations.get(s.entry.id);
     if (!r) {
       if (complete) rejected.push({ sha: s.sha, time: s.entry.time, problem: `settles reservation ${s.entry.id}, which the ledger does not hold`, claimedUsd: s.entry.amountUsd });
@@ -102,10 +131,8 @@ export interface LedgerCheck {
   /** The input that sets it. */
   input: "max-daily-cost-usd" | "max-total-cost-usd";
   capUsd: number;
-  /** Which reservations it counts. */
+  /** Which reservations it counts. Rejected entries count in every check: their time and scope are not to be believed. */
   counts: (r: Reservation) => boolean;
-  /** Rejected entries count in it when their time is within it (undefined: always). */
-  window?: (time: string) => boolean;
 }
 
 export interface CheckTally {
@@ -129,7 +156,7 @@ export function tally(ledger: ReadLedger, check: LedgerCheck, now: Date, untrust
     else if (Date.parse(r.expires) > now.getTime()) reserved += r.amountUsd;
   }
   let rejectedUsd = 0;
-  for (const x of ledger.rejected) if (!check.window || check.window(x.time)) rejectedUsd += Math.max(x.claimedUsd ?? 0, untrustedUsd);
+  for (const x of ledger.rejected) rejectedUsd += Math.max(x.claimedUsd ?? 0, untrustedUsd);
   spent += rejectedUsd;
   return { input: check.input, capUsd: check.capUsd, spentUsd: spent, reservedUsd: reserved, rejectedUsd, leftUsd: Math.max(0, check.capUsd - spent - reserved) };
 }
@@ -141,16 +168,12 @@ export function dailyCheck(capUsd: number, scope: LedgerScope, workflow: string,
     input: "max-daily-cost-usd",
     capUsd,
     counts: (r) => utcDay(r.time) === day && (scope === "repository" || r.workflow === workflow),
-    window: (time) => utcDay(time) === day,
   };
 }
 
 /** A fan-out's pool: every reservation drawn from it, whenever. */
-export function poolCheck(capUsd: number, pool: string, now: Date): LedgerCheck {
-  // A pool lives within one workflow run: rejected entries of the last day count in it.
-  return { input: "max-total-cost-usd", capUsd, counts: (r) => r.pool === pool, window: (time) => Date.parse(time) > now.getTime() - DAY_MS };
+export function poolCheck(capUsd: number, pool: string): LedgerCheck {
+  return { input: "max-total-cost-usd", capUsd, counts: (r) => r.pool === pool };
 }
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export type { LedgerEntry };

@@ -87,7 +87,7 @@ describe("approval: required", () => {
     ["an edited /approve comment", { author: "bob", action: "edited", body: "/approve DIGEST" }, /the comment was edited/],
     ["the person who triggered the run", { author: "alice", body: "/approve DIGEST" }, /@alice triggered this run, and 'approval-self' is false/],
     ["a digest that matches no staged run", { author: "bob", body: "/approve 0123456789ab" }, /no staged run on this thread has the digest `0123456789ab`/],
-    ["an expired staged run", { author: "bob", body: "/approve DIGEST" }, /the staged run expired at/, { AGENT_RUNNER_TEST_NOW: "2099-01-01T00:00:00Z" }],
+    ["an expired staged run", { author: "bob", body: "/approve DIGEST" }, /the staged run expired at/, { AGENT_RUNNER_TEST: "1", AGENT_RUNNER_TEST_NOW: "2099-01-01T00:00:00Z" }],
   ];
   let runId = 5000;
   it(`refuses ${refusals.map(([l]) => l).join("; ")}: each with one reply naming the reason, nothing else written`, async () => {

@@ -1,7 +1,9 @@
 /**
  * `agent-runner ledger` (dist/cli.js) in a clone: fetches refs/agent-runner/ledger with plain git
- * and prints it per UTC day and workflow, and per pool; a commit not made by the action's identity
- * is listed as rejected.
+ * and prints it per UTC day and workflow, and per pool; a commit whose message does not hold an
+ * entry is listed as rejected. A hostile commit (author `x[bot]`, a message holding the \x1e/\x1f
+ * separators of a git log format and a whole fake record after them) stays one rejected entry:
+ * no fake record is read out of it, and its author name is not taken as an identity.
  */
 import { execFile } from "node:child_process";
 import path from "node:path";
@@ -30,7 +32,8 @@ beforeAll(async () => {
   ];
   let head = await append(undefined, "agent-runner ledger: start\n");
   for (const e of entries) head = await append(head, entryMessage(e));
-  head = await append(head, entryMessage({ ...base, kind: "settle", id: "b", amountUsd: 0 }), "mallory");
+  const fake = `${"d".repeat(40)}\x1f${head}\x1fgithub-actions[bot]\x1f${base.time}\x1f${entryMessage({ ...base, kind: "settle", id: "b", amountUsd: 0 })}`;
+  head = await append(head, `agent-runner ledger: settle\n\n{"not json\x1e${fake}\x1e`, "x[bot]");
   await git(repo.origin, ["update-ref", "refs/agent-runner/ledger", head]);
 });
 afterAll(() => repo?.cleanup());
@@ -42,11 +45,16 @@ describe("agent-runner ledger", () => {
     expect(lines[0]).toMatch(/^day \(UTC\)\s+workflow\s+runs\s+settled\s+unsettled\s+tokens$/);
     expect(stdout).toMatch(/2031-01-02\s+octo\/repo\/\.github\/workflows\/triage\.yml\s+2\s+\$0\.75\s+\$2\.00\s+1200/);
     expect(stdout).toMatch(/pool 900\s+octo\/repo\/\.github\/workflows\/triage\.yml\s+1\s+\$0\.00\s+\$2\.00/);
-    expect(stdout).toMatch(/rejected [0-9a-f]{12} .*made by 'mallory', not by the action's token; counted as spent/);
+    // The fake settlement inside the hostile message is not read: b stays unsettled ($2.00 above).
+    expect(stdout).toMatch(/rejected [0-9a-f]{12} .*the entry is not JSON; counted as spent/);
+    expect(stdout).toMatch(/Who made each entry is not checked here/);
+    expect(stdout).not.toMatch(/dddddddddddd/);
     // Fetched into the clone with plain git.
     expect(await git(repo.dir, ["for-each-ref", "--format=%(refname)", "refs/agent-runner"])).toBe("refs/agent-runner/ledger\n");
-    const json = JSON.parse((await run(process.execPath, [path.join(ACTION_ROOT, "dist/cli.js"), "ledger", "--dir", repo.dir, "--no-fetch", "--json"])).stdout) as { days: unknown[]; rejected: unknown[] };
+    const json = JSON.parse((await run(process.execPath, [path.join(ACTION_ROOT, "dist/cli.js"), "ledger", "--dir", repo.dir, "--no-fetch", "--json"])).stdout) as { days: unknown[]; rejected: unknown[]; entries: number; identity: string };
     expect(json.days).toHaveLength(1);
     expect(json.rejected).toHaveLength(1);
+    expect(json.entries).toBe(5);
+    expect(json.identity).toBe("unverified");
   });
 });

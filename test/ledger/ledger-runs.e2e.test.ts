@@ -83,6 +83,7 @@ function step(now: string, env: Record<string, string> = {}): Promise<StepResult
       GITHUB_API_URL: gh.url,
       GITHUB_REPOSITORY: "octo/repo",
       GITHUB_WORKFLOW_REF: "octo/repo/.github/workflows/triage.yml@refs/heads/main",
+      AGENT_RUNNER_TEST: "1",
       AGENT_RUNNER_TEST_NOW: now,
       ...env,
     },
