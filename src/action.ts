@@ -282,7 +282,7 @@ async function openApprovalStep(
   const triggered: StageContext = { ...ctx, settings: { ...trigger.settings, delivery: { ...trigger.settings.delivery, phase: "publish" } } };
   const verified = await approval.verifyStaged(triggered, trigger.run, staging);
   if ("refused" in verified) return refuse(verified.refused);
-  if (!(await approval.takeDecision(api, verified.digest, verified.result.diff.baseCommit)))
+  if (!(await approval.takeDecision(api, verified.digest, "approve")))
     return refuse(`another approval of \`${verified.digest.slice(0, 12)}\` was taken first; a staged run is published once`);
   const enacting = await approval.recordDecision(ctx, api, staging, { ...staging.record, state: "enacting", decision: { by, at } }, `⏳ Approved by @${by} at ${at}: publishing.`);
   const run = { ...trigger.run, approval: { by, digest: verified.digest } };

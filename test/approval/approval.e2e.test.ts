@@ -39,6 +39,10 @@ afterAll(async () => {
   await results?.close();
 });
 
+/** The decision locks in the origin: `refs/agent-runner/approvals/<digest>`. */
+const lockRefs = async () =>
+  (await s.repo.git(["--git-dir", s.repo.origin, "for-each-ref", "--format=%(refname)", "refs/agent-runner/approvals/"])).split("\n").filter(Boolean);
+
 const bot = (n = 7) => s.gh.issueComments(n).filter((c) => c.user === "github-actions[bot]");
 
 /** A later workflow run on an `issue_comment` event: `body` from `author`. */
@@ -79,6 +83,7 @@ describe("approval: required", () => {
     expect(s.gh.pulls()).toEqual([]);
     expect(s.gh.repo().issues.get(7)!.labels).toEqual([]);
     expect((await s.repo.git(["--git-dir", s.repo.origin, "tag", "--list"])).trim()).toBe("");
+    expect(await lockRefs()).toEqual([]);
   }
 
   const refusals: Array<[string, EventTweaks, RegExp, Record<string, string>?]> = [
@@ -153,6 +158,14 @@ describe("approval: required", () => {
     expect((await s.repo.git(["--git-dir", s.repo.origin, "rev-parse", `${pr.head.ref}^{tree}`])).trim()).toBe(expected);
     expect(commit!.parents[0]).toBe(s.repo.initialSha);
     expect(await s.repo.git(["--git-dir", s.repo.origin, "log", "-1", "--format=%B", pr.head.ref])).toContain(`Approval-digest: ${digest}`);
+    // The lock: a ref outside refs/tags and refs/heads (creating it starts no workflow), on a root commit the
+    // action made, not on the staged base commit (which can be a fork's).
+    expect(await lockRefs()).toEqual([`refs/agent-runner/approvals/${digest}`]);
+    expect((await s.repo.git(["--git-dir", s.repo.origin, "tag", "--list"])).trim()).toBe("");
+    const lock = (await s.repo.git(["--git-dir", s.repo.origin, "rev-list", "--parents", "-n", "1", `refs/agent-runner/approvals/${digest}`])).trim().split(" ");
+    expect(lock).toHaveLength(1);
+    expect(lock[0]).not.toBe(s.repo.initialSha);
+    expect(await s.repo.git(["--git-dir", s.repo.origin, "ls-tree", "--name-only", lock[0]!])).toBe("DECISION\n");
     // The staged safe output, applied once.
     expect(s.gh.repo().issues.get(7)!.labels).toEqual(["bug"]);
     // The loser: one reply naming why; the staging comment records the approval.

@@ -5,7 +5,10 @@
  * approver's comment supplies only the digest prefix. Each refusal answers
  * with one reply naming the reason and writes nothing else. The approval
  * itself is taken once: a ref created through the Git Data API, which
- * GitHub creates for exactly one of two callers.
+ * GitHub creates for exactly one of two callers. The ref lies outside
+ * refs/tags and refs/heads (creating a tag or branch can start push/create
+ * workflows) and points at a commit the action makes itself, never at the
+ * staged base commit, which can be a fork's.
  */
 import { errorMessage } from "../../errors.js";
 import type { IssueComment, GitHubApi } from "../../github/api.js";
@@ -40,8 +43,8 @@ export interface Staging {
 export type Checked = { kind: "refused"; reason: string } | { kind: "ok"; staging: Staging };
 
 const WRITE_PERMISSIONS = ["admin", "maintain", "write"];
-/** The ref that takes an approval once: a tag, which every GitHub repository accepts through the refs API. */
-export const approvalLockRef = (digest: string): string => `refs/tags/agent-runner/approved/${digest}`;
+/** The ref that takes a decision once: neither a tag nor a branch, so creating it starts no workflow. */
+export const approvalLockRef = (digest: string): string => `refs/agent-runner/approvals/${digest}`;
 
 const normalize = (login: string) => login.trim().toLowerCase();
 
@@ -111,9 +114,17 @@ function post(ctx: StageContext, markdown: string, keepMentions: string[] = []) 
   return toSafeMarkdown(ctx.redactor.redact(markdown), { serverUrl: ctx.io.host.serverUrl, allowedDomains: ctx.settings.run.network.allowedDomains, keepMentions });
 }
 
-/** Takes the decision for `digest` once; false when another `/approve` or `/reject` took it first. */
-export async function takeDecision(api: GitHubApi, digest: string, sha: string): Promise<boolean> {
-  return (await api.createRefOnce(approvalLockRef(digest), sha)) === "created";
+/**
+ * Takes the decision for `digest` once; false when another `/approve` or `/reject` took it first.
+ * The lock points at a root commit of the action's own (one small file naming the digest, as the
+ * ledger's first commit), so no commit of the staged run's, which may come from a fork, is ever
+ * referenced from the repository.
+ */
+export async function takeDecision(api: GitHubApi, digest: string, verb: "approve" | "reject"): Promise<boolean> {
+  const blob = await api.createBlob(Buffer.from(`Agent Runner approval lock: ${verb} of the staged run ${digest} was decided once (docs/approval.md).\n`));
+  const tree = await api.createRootTree([{ path: "DECISION", mode: "100644", sha: blob }]);
+  const commit = await api.createCommit({ message: `agent-runner approval: ${verb} ${digest}\n`, tree, parents: [] });
+  return (await api.createRefOnce(approvalLockRef(digest), commit.sha)) === "created";
 }
 
 /** The staging comment with a new record and an audit line (who, what, when); its staged content stays. */
