@@ -280,7 +280,7 @@ async function openApprovalStep(
   if (trigger.kind === "skip") return refuse(trigger.reason);
   // Enactment is a publish phase whatever the step's phase: no agent ran here, the artifact is what is checked and delivered.
   const triggered: StageContext = { ...ctx, settings: { ...trigger.settings, delivery: { ...trigger.settings.delivery, phase: "publish" } } };
-  const verified = await approval.verifyStaged(triggered, trigger.run, staging);
+  const verified = await approval.verifyStaged(triggered, api, trigger.run, staging);
   if ("refused" in verified) return refuse(verified.refused);
   if (!(await approval.takeDecision(api, verified.digest, "approve")))
     return refuse(`another approval of \`${verified.digest.slice(0, 12)}\` was taken first; a staged run is published once`);

@@ -25,6 +25,8 @@ const AGENT = [
 ].join("\n");
 const INPUTS = { approval: "required", "safe-outputs": JSON.stringify({ "add-labels": { allowed: ["bug"] } }) };
 
+const WORKFLOW = ".github/workflows/agent.yml";
+
 let results: FakeActionsResults;
 let s: Scenario;
 let digest = "";
@@ -33,6 +35,8 @@ let artifactName = "";
 beforeAll(async () => {
   results = await startFakeActionsResults({ repository: FIXTURE_REPO });
   s = await scenario({ fixture: "issue_comment.issue", agent: AGENT, results, collaborators: { alice: "write", bob: "write", dave: "maintain", carol: "read" } });
+  // The staging runs, as GitHub lists them (GET …/actions/runs/{id}): runs of this workflow on the repository itself.
+  for (const id of [STAGE_RUN, 7001, 8001]) s.gh.addWorkflowRun({ id, path: WORKFLOW, repo: FIXTURE_REPO });
 });
 afterAll(async () => {
   await s?.close();
@@ -127,6 +131,27 @@ describe("approval: required", () => {
       await expectNothingWritten();
     } finally {
       swap(original);
+    }
+  });
+
+  it("refuses a staging run that is a fork's pull request's, or another workflow's: read from GitHub before any download", async () => {
+    const cases: Array<[Parameters<Scenario["gh"]["addWorkflowRun"]>[0], RegExp]> = [
+      [{ id: STAGE_RUN, path: WORKFLOW, repo: FIXTURE_REPO, headRepo: "mallory/fork" }, /ran for mallory\/fork \(a fork's pull request\)/],
+      [{ id: STAGE_RUN, path: ".github/workflows/other.yml", repo: FIXTURE_REPO }, /is of the workflow '\.github\/workflows\/other\.yml', not this one/],
+    ];
+    try {
+      for (const [seed, reason] of cases) {
+        s.gh.addWorkflowRun(seed);
+        const before = bot().length;
+        const r = await comment(runId++, { author: "bob", body: `/approve ${digest.slice(0, 12)}` });
+        expect(r.outputs["approval-state"], r.log).toBe("refused");
+        expect(bot().slice(before).map((c) => c.body)).toEqual([expect.stringMatching(reason)]);
+        expect(r.log).not.toContain("downloaded again");
+        await expectNothingWritten();
+      }
+    } finally {
+      // The newest seed of an id is what GitHub answers: the staging run as it was.
+      s.gh.addWorkflowRun({ id: STAGE_RUN, path: WORKFLOW, repo: FIXTURE_REPO });
     }
   });
 

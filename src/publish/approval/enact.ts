@@ -24,6 +24,7 @@ import { safeOutputsFile } from "../safe-outputs/stage.js";
 import { DIGEST_PREFIX_LENGTH, digestMatches, stagedContent, stagedDigest } from "./digest.js";
 import { readApprovalMarker, saveRecord, withRecord, type ApprovalRecord } from "./record.js";
 import { stagedPlan } from "./stage.js";
+import { workflowIdentity } from "../../shared/workflow-identity.js";
 
 /** What the trigger stage's parser made of the comment (trigger/approval-command.ts). */
 export interface ApprovalRequest {
@@ -47,6 +48,8 @@ const WRITE_PERMISSIONS = ["admin", "maintain", "write"];
 export const approvalLockRef = (digest: string): string => `refs/agent-runner/approvals/${digest}`;
 
 const normalize = (login: string) => login.trim().toLowerCase();
+/** Who writes with the workflow's own token: the only bot whose comments count when the token cannot say who it is. */
+export const ACTIONS_BOT = "github-actions[bot]";
 
 function now(ctx: StageContext): Date {
   return ctx.io.host.now ? new Date(ctx.io.host.now) : new Date();
@@ -54,16 +57,22 @@ function now(ctx: StageContext): Date {
 
 /**
  * The staging comments of the thread the action wrote: its own identity when
- * the token can say who it is (a personal token), else a bot's comment (the
- * workflow or an app token), never a person's, whose pasted marker means nothing.
+ * the token can say who it is (a personal token), else the workflow token's
+ * `github-actions[bot]` exactly (any other bot, another app's included, may
+ * post what it likes), never a person's, whose pasted marker means nothing.
+ * Only records this workflow staged count: another workflow's approve job
+ * (other approvers, other rules) never publishes them.
  */
-export async function stagingComments(api: GitHubApi, req: Pick<ApprovalRequest, "repository" | "thread">): Promise<Staging[]> {
+export async function stagingComments(api: GitHubApi, req: Pick<ApprovalRequest, "repository" | "thread"> & { workflow: string | undefined }): Promise<Staging[]> {
+  const workflow = req.workflow?.toLowerCase();
+  if (!workflow) return [];
   const comments = await api.issueComments(req.thread);
   const me = await api.authenticatedLogin();
-  const own = comments.filter((c) => (me ? c.author === me : c.authorType === "Bot"));
+  const own = comments.filter((c) => c.author !== undefined && (me ? c.author === me : c.author === ACTIONS_BOT));
   return own.flatMap((comment) => {
     const record = readApprovalMarker(comment.body);
-    return record && record.repository.toLowerCase() === req.repository.toLowerCase() && record.thread === req.thread ? [{ comment, record }] : [];
+    const ours = record && record.repository.toLowerCase() === req.repository.toLowerCase() && record.thread === req.thread && record.workflow.toLowerCase() === workflow;
+    return ours ? [{ comment, record }] : [];
   });
 }
 
@@ -76,7 +85,7 @@ export async function checkRequest(ctx: StageContext, api: GitHubApi, req: Appro
   if (req.actor.isBot) return refused(`@${req.actor.login} is a bot, and bots never approve or reject`);
   if (verb.kind === "malformed") return refused(`\`/approve\` needs the digest from the staging comment: \`/approve <first ${DIGEST_PREFIX_LENGTH} hex digits>\``);
   if (verb.kind === "approve" && verb.digest.length < DIGEST_PREFIX_LENGTH) return refused(`give at least ${DIGEST_PREFIX_LENGTH} hex digits of the digest`);
-  const all = await stagingComments(api, req);
+  const all = await stagingComments(api, { ...req, workflow: workflowIdentity(ctx.io.host.workflowRef) });
   const matching = verb.kind === "approve" ? all.filter((s) => digestMatches(s.record.digest, verb.digest)) : all.filter((s) => s.record.state === "staged");
   const staging = matching.at(-1) ?? (verb.kind === "reject" ? all.at(-1) : undefined);
   if (!staging) return refused(verb.kind === "approve" ? `no staged run on this thread has the digest \`${verb.digest}\`` : "there is no staged run on this thread");
@@ -145,8 +154,10 @@ export interface Verified {
  * The staged artifact downloaded again (from the run the staging comment names),
  * its digest recomputed with this run's delivery plan: it must be the staged one.
  */
-export async function verifyStaged(ctx: StageContext, run: GitHubRun, staging: Staging): Promise<Verified | { refused: string }> {
+export async function verifyStaged(ctx: StageContext, api: GitHubApi, run: GitHubRun, staging: Staging): Promise<Verified | { refused: string }> {
   const r = staging.record;
+  const origin = await stagedOrigin(api, r, workflowIdentity(ctx.io.host.workflowRef)).catch((e: unknown) => `the staged run ${r.runId} or its artifact could not be read (${errorMessage(e)})`);
+  if (origin) return { refused: origin };
   const access = repositoryAccess({ repository: r.repository, apiUrl: ctx.io.host.apiUrl }, ctx.settings.github.token);
   if (!access) return { refused: `the staging comment names no repository` };
   const dir = ctx.resultsDir;
@@ -162,12 +173,46 @@ export async function verifyStaged(ctx: StageContext, run: GitHubRun, staging: S
     return { refused: `the staged artifact is not what was staged: ${errorMessage(e)}` };
   }
   const requests = await readRequests(safeOutputsFile(dir));
-  const digest = stagedDigest(await stagedContent(result, requests, stagedPlan({ run }, result), { runId: r.runId, id: r.artifactId, name: r.artifactName }));
+  // This run's workflow, not the record's: a record of another workflow no longer matches its digest.
+  const workflow = workflowIdentity(ctx.io.host.workflowRef) ?? "";
+  const digest = stagedDigest(await stagedContent(result, requests, stagedPlan({ run }, result), { runId: r.runId, id: r.artifactId, name: r.artifactName }, workflow));
   if (digest !== r.digest)
     return { refused: `the digest does not match: the artifact or the delivery plan is not what was staged (staged \`${r.digest.slice(0, DIGEST_PREFIX_LENGTH)}\`, now \`${digest.slice(0, DIGEST_PREFIX_LENGTH)}\`)` };
   result.artifacts = [{ name: r.artifactName, id: String(r.artifactId) }];
   ctx.log.info(`Approval: artifact '${r.artifactName}' of run ${r.runId} downloaded again; digest ${digest} matches.`);
   return { result, artifact: { id: r.artifactId, name: r.artifactName }, digest };
+}
+
+/**
+ * Why the record's run and artifact are not this workflow's own staging, or undefined. Read from
+ * GitHub before anything is downloaded: the artifact must be the one named, of the run named, and
+ * that run a run of this same workflow file on the repository's own branches (not a fork's pull
+ * request, whose jobs can upload artifacts of any name).
+ */
+async function stagedOrigin(api: GitHubApi, r: ApprovalRecord, workflow: string | undefined): Promise<string | undefined> {
+  const artifact = artifactProblem(await api.artifact(r.artifactId), r);
+  if (artifact) return artifact;
+  return runProblem(await api.workflowRun(Number(r.runId)), { repository: r.repository, workflow });
+}
+
+/** Why the artifact GitHub lists under the record's id is not the one staged, or undefined. */
+export function artifactProblem(a: { name: string; runId?: number; expired: boolean }, r: Pick<ApprovalRecord, "artifactName" | "runId">): string | undefined {
+  if (a.name !== r.artifactName) return `the staged artifact is called '${a.name}', not '${r.artifactName}' as staged`;
+  if (a.runId === undefined || String(a.runId) !== r.runId) return `the artifact '${a.name}' belongs to run ${a.runId ?? "unknown"}, not to the staging run ${r.runId}`;
+  if (a.expired) return `the staged artifact '${a.name}' of run ${r.runId} has expired`;
+  return undefined;
+}
+
+/** Why the staging run is not a run of this workflow on the repository itself, or undefined. */
+export function runProblem(run: { id: number; path: string; repository: string; headRepository?: string }, want: { repository: string; workflow: string | undefined }): string | undefined {
+  const repo = want.repository.toLowerCase();
+  if (run.repository.toLowerCase() !== repo) return `the staging run ${run.id} belongs to ${run.repository}, not ${want.repository}`;
+  if (!run.headRepository || run.headRepository.toLowerCase() !== repo)
+    return `the staging run ${run.id} ran for ${run.headRepository ?? "an unknown repository"} (a fork's pull request), not for ${want.repository} itself`;
+  if (!want.workflow) return "this run does not know its workflow (GITHUB_WORKFLOW_REF), so it cannot tell whether the staging run was one of its own";
+  const path = run.path.replace(/@.*$/, "");
+  if (`${run.repository}/${path}`.toLowerCase() !== want.workflow.toLowerCase()) return `the staging run ${run.id} is of the workflow '${path}', not this one`;
+  return undefined;
 }
 
 /** Outputs of a decision step. */
