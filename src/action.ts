@@ -260,16 +260,19 @@ async function openApprovalStep(
   const [approval, { createOctokit }, { GitHubApi }] = await Promise.all([import("./publish/approval/enact.js"), import("./github/client.js"), import("./github/api.js")]);
   const [owner = "", name = ""] = request.repository.split("/");
   const api = new GitHubApi(await createOctokit({ token: settings.github.token, apiUrl: io.host.apiUrl, log }), { owner, name, fullName: request.repository });
-  const refuse = async (reason: string) => {
-    await approval.replyRefusal(ctx, api, request, reason);
+  const refuse = async (reason: string, silent = false) => {
+    await (silent ? approval.noteSilentRefusal(ctx, request, reason) : approval.replyRefusal(ctx, api, request, reason));
     return decided(ctx, approval.approvalOutputs("refused"));
   };
   const checked = await approval.checkRequest(ctx, api, request);
-  if (checked.kind === "refused") return refuse(checked.reason);
+  if (checked.kind === "refused") return refuse(checked.reason, checked.silent);
   const { staging } = checked;
   const by = request.actor.login;
   const at = (io.host.now ? new Date(io.host.now) : new Date()).toISOString();
   if (request.verb.kind === "reject") {
+    // The same lock as an approval: a /reject racing an /approve, or a second /reject, decides nothing.
+    if (!(await approval.takeDecision(api, staging.record.digest, "reject")))
+      return refuse(`the staged run \`${staging.record.digest.slice(0, 12)}\` was already decided by another \`/approve\` or \`/reject\``);
     await approval.recordDecision(ctx, api, staging, { ...staging.record, state: "rejected", decision: { by, at } }, `🚫 Rejected by @${by} at ${at}. Nothing was published.`);
     await approval.reply(ctx, api, request.thread, `🚫 @${by} rejected the staged run \`${staging.record.digest.slice(0, 12)}\`: nothing was published.`, [by]);
     return decided(ctx, approval.approvalOutputs("rejected", staging.record.digest));

@@ -2,8 +2,11 @@
  * `/approve <digest>` and `/reject` on a thread with a staging comment.
  * Every check reads what the action wrote itself (the staging comment, found
  * by its author and marker) or GitHub (permissions, the artifact); the
- * approver's comment supplies only the digest prefix. Each refusal answers
- * with one reply naming the reason and writes nothing else. The approval
+ * approver's comment supplies only the digest prefix. A refusal of someone
+ * who may decide answers with one reply naming the reason; a stranger's
+ * command (no right to decide, or no staging comment on the thread) is
+ * refused silently (the log and step summary only), so that anyone who
+ * can comment cannot make the bot write. Nothing else is written. The approval
  * itself is taken once: a ref created through the Git Data API, which
  * GitHub creates for exactly one of two callers. The ref lies outside
  * refs/tags and refs/heads (creating a tag or branch can start push/create
@@ -41,7 +44,8 @@ export interface Staging {
   record: ApprovalRecord;
 }
 
-export type Checked = { kind: "refused"; reason: string } | { kind: "ok"; staging: Staging };
+/** `silent`: a stranger's command, refused without a reply. */
+export type Checked = { kind: "refused"; reason: string; silent?: boolean } | { kind: "ok"; staging: Staging };
 
 const WRITE_PERMISSIONS = ["admin", "maintain", "write"];
 /** The ref that takes a decision once: neither a tag nor a branch, so creating it starts no workflow. */
@@ -80,12 +84,16 @@ export async function stagingComments(api: GitHubApi, req: Pick<ApprovalRequest,
 export async function checkRequest(ctx: StageContext, api: GitHubApi, req: ApprovalRequest): Promise<Checked> {
   const refused = (reason: string): Checked => ({ kind: "refused", reason });
   const verb = req.verb;
+  // First whether this is anyone's business: strangers and threads without a staging comment get no reply.
+  const all = await stagingComments(api, { ...req, workflow: workflowIdentity(ctx.io.host.workflowRef) });
+  if (!all.length) return { kind: "refused", reason: "there is no staging comment of this workflow on this thread", silent: true };
+  if (!(await mayDecide(ctx, api, req.actor.login)))
+    return { kind: "refused", reason: `@${req.actor.login} is neither listed in 'approvers' nor has write, maintain or admin permission`, silent: true };
   if (req.action !== "created")
     return refused(`the comment was ${req.action === "edited" ? "edited" : `'${req.action}'`}; only a newly posted \`/approve\` or \`/reject\` counts, so post a new comment`);
   if (req.actor.isBot) return refused(`@${req.actor.login} is a bot, and bots never approve or reject`);
   if (verb.kind === "malformed") return refused(`\`/approve\` needs the digest from the staging comment: \`/approve <first ${DIGEST_PREFIX_LENGTH} hex digits>\``);
   if (verb.kind === "approve" && verb.digest.length < DIGEST_PREFIX_LENGTH) return refused(`give at least ${DIGEST_PREFIX_LENGTH} hex digits of the digest`);
-  const all = await stagingComments(api, { ...req, workflow: workflowIdentity(ctx.io.host.workflowRef) });
   const matching = verb.kind === "approve" ? all.filter((s) => digestMatches(s.record.digest, verb.digest)) : all.filter((s) => s.record.state === "staged");
   const staging = matching.at(-1) ?? (verb.kind === "reject" ? all.at(-1) : undefined);
   if (!staging) return refused(verb.kind === "approve" ? `no staged run on this thread has the digest \`${verb.digest}\`` : "there is no staged run on this thread");
@@ -95,6 +103,12 @@ export async function checkRequest(ctx: StageContext, api: GitHubApi, req: Appro
   if (who) return refused(who);
   if (now(ctx).getTime() > Date.parse(r.expiresAt)) return refused(`the staged run expired at ${r.expiresAt}; ask the agent again`);
   return { kind: "ok", staging };
+}
+
+/** Whether `login` is someone who may decide at all: listed in `approvers`, or with write, maintain or admin permission. */
+async function mayDecide(ctx: StageContext, api: GitHubApi, login: string): Promise<boolean> {
+  if (ctx.settings.approval.approvers.some((a) => normalize(a) === normalize(login))) return true;
+  return WRITE_PERMISSIONS.includes(await api.permission(login));
 }
 
 /** Why `login` may not decide, or undefined. */
@@ -112,6 +126,13 @@ export async function replyRefusal(ctx: StageContext, api: GitHubApi, req: Pick<
   const what = req.verb.kind === "reject" ? "rejection" : "approval";
   ctx.log.warning(`Approval: refused: ${reason}.`);
   await api.createComment(req.thread, post(ctx, `❌ @${req.actor.login}, this ${what} was refused: ${reason}. Nothing was published.`, [req.actor.login]));
+}
+
+/** A stranger's command: the log and the step summary say why, the thread gets nothing. */
+export async function noteSilentRefusal(ctx: StageContext, req: Pick<ApprovalRequest, "thread" | "actor" | "verb">, reason: string): Promise<void> {
+  const what = req.verb.kind === "reject" ? "/reject" : "/approve";
+  ctx.log.info(`Approval: ignored ${what} from @${req.actor.login} on #${req.thread} without a reply: ${reason}.`);
+  await ctx.io.appendSummary(post(ctx, `### Approval\n\n- Ignored \`${what}\` from @${req.actor.login} on #${req.thread}, without a reply: ${reason}.\n`));
 }
 
 /** A reply on the thread (a rejection's confirmation). */
