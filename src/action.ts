@@ -260,16 +260,19 @@ async function openApprovalStep(
   const [approval, { createOctokit }, { GitHubApi }] = await Promise.all([import("./publish/approval/enact.js"), import("./github/client.js"), import("./github/api.js")]);
   const [owner = "", name = ""] = request.repository.split("/");
   const api = new GitHubApi(await createOctokit({ token: settings.github.token, apiUrl: io.host.apiUrl, log }), { owner, name, fullName: request.repository });
-  const refuse = async (reason: string) => {
-    await approval.replyRefusal(ctx, api, request, reason);
+  const refuse = async (reason: string, silent = false) => {
+    await (silent ? approval.noteSilentRefusal(ctx, request, reason) : approval.replyRefusal(ctx, api, request, reason));
     return decided(ctx, approval.approvalOutputs("refused"));
   };
   const checked = await approval.checkRequest(ctx, api, request);
-  if (checked.kind === "refused") return refuse(checked.reason);
+  if (checked.kind === "refused") return refuse(checked.reason, checked.silent);
   const { staging } = checked;
   const by = request.actor.login;
   const at = (io.host.now ? new Date(io.host.now) : new Date()).toISOString();
   if (request.verb.kind === "reject") {
+    // The same lock as an approval: a /reject racing an /approve, or a second /reject, decides nothing.
+    if (!(await approval.takeDecision(api, staging.record.digest, "reject")))
+      return refuse(`the staged run \`${staging.record.digest.slice(0, 12)}\` was already decided by another \`/approve\` or \`/reject\``);
     await approval.recordDecision(ctx, api, staging, { ...staging.record, state: "rejected", decision: { by, at } }, `🚫 Rejected by @${by} at ${at}. Nothing was published.`);
     await approval.reply(ctx, api, request.thread, `🚫 @${by} rejected the staged run \`${staging.record.digest.slice(0, 12)}\`: nothing was published.`, [by]);
     return decided(ctx, approval.approvalOutputs("rejected", staging.record.digest));
@@ -280,9 +283,9 @@ async function openApprovalStep(
   if (trigger.kind === "skip") return refuse(trigger.reason);
   // Enactment is a publish phase whatever the step's phase: no agent ran here, the artifact is what is checked and delivered.
   const triggered: StageContext = { ...ctx, settings: { ...trigger.settings, delivery: { ...trigger.settings.delivery, phase: "publish" } } };
-  const verified = await approval.verifyStaged(triggered, trigger.run, staging);
+  const verified = await approval.verifyStaged(triggered, api, trigger.run, staging);
   if ("refused" in verified) return refuse(verified.refused);
-  if (!(await approval.takeDecision(api, verified.digest, verified.result.diff.baseCommit)))
+  if (!(await approval.takeDecision(api, verified.digest, "approve")))
     return refuse(`another approval of \`${verified.digest.slice(0, 12)}\` was taken first; a staged run is published once`);
   const enacting = await approval.recordDecision(ctx, api, staging, { ...staging.record, state: "enacting", decision: { by, at } }, `⏳ Approved by @${by} at ${at}: publishing.`);
   const run = { ...trigger.run, approval: { by, digest: verified.digest } };

@@ -208,6 +208,20 @@ export class GitHubApi {
     await this.octokit.rest.git.updateRef({ ...this.r, ref: `heads/${branch}`, sha, force });
   }
 
+  // ------------------------------------------------------------------ workflow runs and artifacts (approval)
+
+  /** An artifact of the repository: its name and the workflow run that uploaded it. */
+  async artifact(id: number): Promise<{ id: number; name: string; runId?: number; expired: boolean }> {
+    const { data } = await this.octokit.rest.actions.getArtifact({ ...this.r, artifact_id: id });
+    return { id: data.id, name: data.name, ...(data.workflow_run?.id != null ? { runId: data.workflow_run.id } : {}), expired: data.expired };
+  }
+
+  /** A workflow run of the repository: its workflow file, and where it and its head live. */
+  async workflowRun(id: number): Promise<{ id: number; path: string; repository: string; headRepository?: string }> {
+    const { data } = await this.octokit.rest.actions.getWorkflowRun({ ...this.r, run_id: id });
+    return { id: data.id, path: data.path, repository: data.repository.full_name, ...(data.head_repository?.full_name ? { headRepository: data.head_repository.full_name } : {}) };
+  }
+
   // ------------------------------------------------------------------ any ref (the budget ledger)
 
   /** The commit a fully qualified ref (`refs/…`) points at; undefined when it does not exist. */

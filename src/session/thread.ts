@@ -34,17 +34,7 @@ export function sessionKey(thread: number | "local"): string {
   return `agent-session-${thread}`;
 }
 
-/**
- * The workflow a run belongs to, as sessions record it: GITHUB_WORKFLOW_REF
- * without the ref (`owner/repo/.github/workflows/agent.yml`). The same file
- * on another branch or a PR's merge ref is the same workflow.
- */
-export function workflowIdentity(workflowRef: string | undefined): string | undefined {
-  const ref = workflowRef?.trim();
-  if (!ref) return undefined;
-  const at = ref.lastIndexOf("@");
-  return at > 0 ? ref.slice(0, at) : ref;
-}
+export { workflowIdentity } from "../shared/workflow-identity.js";
 
 /** What artifact names may hold of a session id without loss (`:` is refused by the artifact service). */
 const NAME_SAFE_ID = /^[A-Za-z0-9._-]{1,200}$/;

@@ -2,8 +2,9 @@
  * Issue #34 acceptance, through dist/ against the fake GitHub and its
  * artifact service: `@agent` with `approval: required` stages (one comment,
  * nothing else written); an allowed `/approve <digest>` publishes exactly the
- * staged bytes; every refusal writes a reply naming the reason and nothing
- * else. One staged run is shared by the refusal cases.
+ * staged bytes; every refusal of someone who may decide writes a reply naming
+ * the reason and nothing else, a stranger's is refused without a reply. One
+ * staged run is shared by the refusal cases.
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -25,6 +26,8 @@ const AGENT = [
 ].join("\n");
 const INPUTS = { approval: "required", "safe-outputs": JSON.stringify({ "add-labels": { allowed: ["bug"] } }) };
 
+const WORKFLOW = ".github/workflows/agent.yml";
+
 let results: FakeActionsResults;
 let s: Scenario;
 let digest = "";
@@ -33,11 +36,17 @@ let artifactName = "";
 beforeAll(async () => {
   results = await startFakeActionsResults({ repository: FIXTURE_REPO });
   s = await scenario({ fixture: "issue_comment.issue", agent: AGENT, results, collaborators: { alice: "write", bob: "write", dave: "maintain", carol: "read" } });
+  // The staging runs, as GitHub lists them (GET …/actions/runs/{id}): runs of this workflow on the repository itself.
+  for (const id of [STAGE_RUN, 7001, 8001]) s.gh.addWorkflowRun({ id, path: WORKFLOW, repo: FIXTURE_REPO });
 });
 afterAll(async () => {
   await s?.close();
   await results?.close();
 });
+
+/** The decision locks in the origin: `refs/agent-runner/approvals/<digest>`. */
+const lockRefs = async () =>
+  (await s.repo.git(["--git-dir", s.repo.origin, "for-each-ref", "--format=%(refname)", "refs/agent-runner/approvals/"])).split("\n").filter(Boolean);
 
 const bot = (n = 7) => s.gh.issueComments(n).filter((c) => c.user === "github-actions[bot]");
 
@@ -79,15 +88,28 @@ describe("approval: required", () => {
     expect(s.gh.pulls()).toEqual([]);
     expect(s.gh.repo().issues.get(7)!.labels).toEqual([]);
     expect((await s.repo.git(["--git-dir", s.repo.origin, "tag", "--list"])).trim()).toBe("");
+    expect(await lockRefs()).toEqual([]);
   }
 
   const refusals: Array<[string, EventTweaks, RegExp, Record<string, string>?]> = [
-    ["a user with read permission", { author: "carol", body: "/approve DIGEST" }, /@carol has 'read' permission/],
-    ["a bot, whatever its permission", { author: "dependabot[bot]", authorType: "Bot", body: "/approve DIGEST" }, /dependabot\S* is a bot, and bots never approve/],
     ["an edited /approve comment", { author: "bob", action: "edited", body: "/approve DIGEST" }, /the comment was edited/],
     ["the person who triggered the run", { author: "alice", body: "/approve DIGEST" }, /@alice triggered this run, and 'approval-self' is false/],
     ["a digest that matches no staged run", { author: "bob", body: "/approve 0123456789ab" }, /no staged run on this thread has the digest `0123456789ab`/],
     ["an expired staged run", { author: "bob", body: "/approve DIGEST" }, /the staged run expired at/, { AGENT_RUNNER_TEST: "1", AGENT_RUNNER_TEST_NOW: "2099-01-01T00:00:00Z" }],
+  ];
+  // Strangers (neither in `approvers` nor with write permission), and a thread with no staging comment of this
+  // workflow: refused without a reply, so that anyone who can comment cannot make the bot write.
+  const silent: Array<[string, EventTweaks, RegExp, Record<string, string>?]> = [
+    ["a user with read permission", { author: "carol", body: "/approve DIGEST" }, /@carol is neither listed in 'approvers' nor has write, maintain or admin permission/],
+    ["a user with no permission, twice", { author: "mallory", body: "/approve DIGEST" }, /@mallory is neither listed/],
+    ["a user with no permission, twice", { author: "mallory", body: "/reject" }, /@mallory is neither listed/],
+    ["a bot without write permission", { author: "dependabot[bot]", authorType: "Bot", body: "/approve DIGEST" }, /dependabot\[bot\] is neither listed/],
+    [
+      "another workflow's approve job (its own records only)",
+      { author: "bob", body: "/approve DIGEST" },
+      /there is no staging comment of this workflow on this thread/,
+      { GITHUB_WORKFLOW_REF: `${FIXTURE_REPO}/.github/workflows/lenient.yml@refs/heads/main` },
+    ],
   ];
   let runId = 5000;
   it(`refuses ${refusals.map(([l]) => l).join("; ")}: each with one reply naming the reason, nothing else written`, async () => {
@@ -100,6 +122,19 @@ describe("approval: required", () => {
       expect(runs[i]!.exitCode, label + runs[i]!.log).toBe(0);
       expect(runs[i]!.outputs["approval-state"], label).toBe("refused");
       expect(replies.filter((c) => reason.test(c.body) && /was refused/.test(c.body)).length, label).toBe(1);
+    });
+    await expectNothingWritten();
+  });
+
+  it(`refuses ${silent.map(([l]) => l).join("; ")} silently: no reply, the reason in the log and the step summary`, async () => {
+    const before = bot().length;
+    const runs = await Promise.all(silent.map(([, tweaks, , env]) => comment(runId++, { ...tweaks, body: tweaks.body!.replace("DIGEST", digest.slice(0, 12)) }, env)));
+    expect(bot().slice(before).map((c) => c.body)).toEqual([]);
+    silent.forEach(([label, , reason], i) => {
+      expect(runs[i]!.exitCode, label + runs[i]!.log).toBe(0);
+      expect(runs[i]!.outputs["approval-state"], label).toBe("refused");
+      expect(runs[i]!.log, label).toMatch(reason);
+      expect(runs[i]!.log, label).toContain("without a reply");
     });
     await expectNothingWritten();
   });
@@ -122,6 +157,27 @@ describe("approval: required", () => {
       await expectNothingWritten();
     } finally {
       swap(original);
+    }
+  });
+
+  it("refuses a staging run that is a fork's pull request's, or another workflow's: read from GitHub before any download", async () => {
+    const cases: Array<[Parameters<Scenario["gh"]["addWorkflowRun"]>[0], RegExp]> = [
+      [{ id: STAGE_RUN, path: WORKFLOW, repo: FIXTURE_REPO, headRepo: "mallory/fork" }, /ran for mallory\/fork \(a fork's pull request\)/],
+      [{ id: STAGE_RUN, path: ".github/workflows/other.yml", repo: FIXTURE_REPO }, /is of the workflow '\.github\/workflows\/other\.yml', not this one/],
+    ];
+    try {
+      for (const [seed, reason] of cases) {
+        s.gh.addWorkflowRun(seed);
+        const before = bot().length;
+        const r = await comment(runId++, { author: "bob", body: `/approve ${digest.slice(0, 12)}` });
+        expect(r.outputs["approval-state"], r.log).toBe("refused");
+        expect(bot().slice(before).map((c) => c.body)).toEqual([expect.stringMatching(reason)]);
+        expect(r.log).not.toContain("downloaded again");
+        await expectNothingWritten();
+      }
+    } finally {
+      // The newest seed of an id is what GitHub answers: the staging run as it was.
+      s.gh.addWorkflowRun({ id: STAGE_RUN, path: WORKFLOW, repo: FIXTURE_REPO });
     }
   });
 
@@ -153,6 +209,14 @@ describe("approval: required", () => {
     expect((await s.repo.git(["--git-dir", s.repo.origin, "rev-parse", `${pr.head.ref}^{tree}`])).trim()).toBe(expected);
     expect(commit!.parents[0]).toBe(s.repo.initialSha);
     expect(await s.repo.git(["--git-dir", s.repo.origin, "log", "-1", "--format=%B", pr.head.ref])).toContain(`Approval-digest: ${digest}`);
+    // The lock: a ref outside refs/tags and refs/heads (creating it starts no workflow), on a root commit the
+    // action made, not on the staged base commit (which can be a fork's).
+    expect(await lockRefs()).toEqual([`refs/agent-runner/approvals/${digest}`]);
+    expect((await s.repo.git(["--git-dir", s.repo.origin, "tag", "--list"])).trim()).toBe("");
+    const lock = (await s.repo.git(["--git-dir", s.repo.origin, "rev-list", "--parents", "-n", "1", `refs/agent-runner/approvals/${digest}`])).trim().split(" ");
+    expect(lock).toHaveLength(1);
+    expect(lock[0]).not.toBe(s.repo.initialSha);
+    expect(await s.repo.git(["--git-dir", s.repo.origin, "ls-tree", "--name-only", lock[0]!])).toBe("DECISION\n");
     // The staged safe output, applied once.
     expect(s.gh.repo().issues.get(7)!.labels).toEqual(["bug"]);
     // The loser: one reply naming why; the staging comment records the approval.
@@ -182,11 +246,22 @@ describe("approval: required", () => {
     const second = staged.outputs["approval-digest"]!;
     expect(second).not.toBe(digest);
     const pullsBefore = s.gh.pulls().length;
+    // A decision already taken (the lock exists, as while an /approve is publishing): /reject records nothing.
+    const lockRef = `refs/agent-runner/approvals/${second}`;
+    await s.repo.git(["--git-dir", s.repo.origin, "update-ref", lockRef, s.repo.initialSha]);
+    const raced = await comment(7004, { author: "bob", body: "/reject" });
+    expect(raced.outputs["approval-state"], raced.log).toBe("refused");
+    expect(bot().at(-1)!.body).toMatch(/was already decided by another `\/approve` or `\/reject`/);
+    expect(bot().find((c) => c.body.includes(second) && c.body.includes("waiting for approval"))).toBeDefined();
+    await s.repo.git(["--git-dir", s.repo.origin, "update-ref", "-d", lockRef]);
     const rejected = await comment(7002, { author: "bob", body: "/reject" });
     expect(rejected.outputs["approval-state"]).toBe("rejected");
     const staging = bot().find((c) => c.body.includes(second) && c.body.includes("Rejected by @bob"));
     expect(staging).toBeDefined();
     expect(bot().at(-1)!.body).toContain("rejected the staged run");
+    // The rejection took the same lock as an approval, on a commit of the action's own.
+    expect(await lockRefs()).toContain(lockRef);
+    expect((await s.repo.git(["--git-dir", s.repo.origin, "rev-parse", lockRef])).trim()).not.toBe(s.repo.initialSha);
     const late = await comment(7003, { author: "bob", body: `/approve ${second.slice(0, 12)}` });
     expect(late.outputs["approval-state"]).toBe("refused");
     expect(bot().at(-1)!.body).toMatch(/was already rejected by @bob/);

@@ -9,10 +9,13 @@ import { describe, expect, it } from "vitest";
 import { canonicalJson, digestMatches, stagedContent, stagedDigest, type StagedPlan } from "../../src/publish/approval/digest.js";
 import { approvalMarker, defuseApprovalMarkers, readApprovalMarker, withRecord, type ApprovalRecord } from "../../src/publish/approval/record.js";
 import { approvalVerb } from "../../src/trigger/approval-command.js";
+import { artifactProblem, runProblem, stagingComments } from "../../src/publish/approval/enact.js";
+import type { GitHubApi, IssueComment } from "../../src/github/api.js";
 import { parseSettings, type RawInputs } from "../../src/config/parse.js";
 import type { RunResult } from "../../src/result.js";
 
 const DIGEST = "ab".repeat(32);
+const WF = "o/r/.github/workflows/agent.yml";
 const RECORD: ApprovalRecord = {
   v: 1,
   state: "staged",
@@ -22,6 +25,7 @@ const RECORD: ApprovalRecord = {
   runId: "42",
   artifactId: 9,
   artifactName: "agent-run-42-1",
+  workflow: "o/r/.github/workflows/agent.yml",
   stagedAt: "2026-01-01T00:00:00.000Z",
   expiresAt: "2026-01-04T00:00:00.000Z",
   actor: "alice",
@@ -69,12 +73,55 @@ describe("the approval record", () => {
   });
 });
 
+describe("where a staging record may point", () => {
+  /** A GitHubApi with only what stagingComments reads. */
+  const api = (comments: IssueComment[], me?: string) => ({ issueComments: async () => comments, authenticatedLogin: async () => me }) as unknown as GitHubApi;
+  const staged = (author: string, authorType = "Bot"): IssueComment => ({ id: 1, url: "u", body: `${approvalMarker(RECORD)}\nstaged`, author, authorType });
+
+  it("with an unknown token identity, only github-actions[bot]'s comments are staging comments, not any bot's", async () => {
+    const req = { repository: "o/r", thread: 7, workflow: RECORD.workflow };
+    expect(await stagingComments(api([staged("evil-app[bot]"), staged("dependabot[bot]")]), req)).toEqual([]);
+    expect((await stagingComments(api([staged("evil-app[bot]"), staged("github-actions[bot]")]), req)).map((x) => x.comment.author)).toEqual(["github-actions[bot]"]);
+    // A personal token: its own login only.
+    expect((await stagingComments(api([staged("github-actions[bot]"), staged("me", "User")], "me"), req)).map((x) => x.comment.author)).toEqual(["me"]);
+  });
+
+  it("only records this workflow staged count: another workflow's approve job never reads them", async () => {
+    const req = { repository: "o/r", thread: 7 };
+    const comments = [staged("github-actions[bot]")];
+    expect(await stagingComments(api(comments), { ...req, workflow: "o/r/.github/workflows/agent.yml" })).toHaveLength(1);
+    expect(await stagingComments(api(comments), { ...req, workflow: "O/R/.github/workflows/AGENT.yml" })).toHaveLength(1);
+    expect(await stagingComments(api(comments), { ...req, workflow: "o/r/.github/workflows/lenient.yml" })).toEqual([]);
+    expect(await stagingComments(api(comments), { ...req, workflow: undefined })).toEqual([]);
+  });
+
+  it("the artifact must be the one named, of the staging run, not expired", () => {
+    expect(artifactProblem({ name: "agent-run-42-1", runId: 42, expired: false }, RECORD)).toBeUndefined();
+    expect(artifactProblem({ name: "agent-run-42-1", runId: 43, expired: false }, RECORD)).toMatch(/belongs to run 43, not to the staging run 42/);
+    expect(artifactProblem({ name: "agent-run-42-1", expired: false }, RECORD)).toMatch(/belongs to run unknown/);
+    expect(artifactProblem({ name: "other", runId: 42, expired: false }, RECORD)).toMatch(/called 'other', not 'agent-run-42-1'/);
+    expect(artifactProblem({ name: "agent-run-42-1", runId: 42, expired: true }, RECORD)).toMatch(/has expired/);
+  });
+
+  it("the staging run must be this workflow's, on the repository itself", () => {
+    const want = { repository: "o/r", workflow: "o/r/.github/workflows/agent.yml" };
+    const run = { id: 42, path: ".github/workflows/agent.yml", repository: "o/r", headRepository: "o/r" };
+    expect(runProblem(run, want)).toBeUndefined();
+    expect(runProblem({ ...run, path: ".github/workflows/agent.yml@refs/heads/main" }, want)).toBeUndefined();
+    expect(runProblem({ ...run, headRepository: "mallory/r" }, want)).toMatch(/ran for mallory\/r \(a fork's pull request\)/);
+    expect(runProblem({ ...run, headRepository: undefined } as never, want)).toMatch(/a fork's pull request/);
+    expect(runProblem({ ...run, repository: "x/y", headRepository: "x/y" }, want)).toMatch(/belongs to x\/y, not o\/r/);
+    expect(runProblem({ ...run, path: ".github/workflows/other.yml" }, want)).toMatch(/of the workflow '.github\/workflows\/other.yml', not this one/);
+    expect(runProblem(run, { ...want, workflow: undefined })).toMatch(/GITHUB_WORKFLOW_REF/);
+  });
+});
+
 describe("the digest", () => {
   it("canonical JSON sorts keys at every level and drops undefined", () => {
     expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: undefined, x: "s" }], c: null } })).toBe('{"a":{"c":null,"d":[2,{"x":"s","z":1}]},"b":1}');
   });
 
-  it("changes with any staged byte, request, plan or artifact, and not with key order", async () => {
+  it("changes with any staged byte, request, plan, artifact or workflow, and not with key order", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "digest-"));
     const patchPath = path.join(dir, "patch.diff");
     writeFileSync(patchPath, "diff --git a/x b/x\n");
@@ -82,19 +129,20 @@ describe("the digest", () => {
     const plan: StagedPlan = { mode: "pull-request", repository: "o/r", thread: 7, baseCommit: "c".repeat(40) };
     const artifact = { runId: "42", id: 9, name: "agent-run-42-1" };
     const requests = { requests: [{ line: 1, value: { type: "add_labels", labels: ["bug"] } }], problems: [] };
-    const base = stagedDigest(await stagedContent(result, requests, plan, artifact));
+    const base = stagedDigest(await stagedContent(result, requests, plan, artifact, WF));
     expect(base).toMatch(/^[0-9a-f]{64}$/);
     const reordered = { requests: [{ line: 1, value: { labels: ["bug"], type: "add_labels" } }], problems: [] };
-    expect(stagedDigest(await stagedContent(result, reordered, plan, artifact))).toBe(base);
+    expect(stagedDigest(await stagedContent(result, reordered, plan, artifact, WF))).toBe(base);
     const others = [
-      stagedDigest(await stagedContent(result, { requests: [{ line: 1, value: { type: "add_labels", labels: ["wontfix"] } }], problems: [] }, plan, artifact)),
-      stagedDigest(await stagedContent(result, requests, { ...plan, mode: "commit" }, artifact)),
-      stagedDigest(await stagedContent(result, requests, plan, { ...artifact, id: 10 })),
-      stagedDigest(await stagedContent({ ...result, output: "other" } as RunResult, requests, plan, artifact)),
+      stagedDigest(await stagedContent(result, { requests: [{ line: 1, value: { type: "add_labels", labels: ["wontfix"] } }], problems: [] }, plan, artifact, WF)),
+      stagedDigest(await stagedContent(result, requests, { ...plan, mode: "commit" }, artifact, WF)),
+      stagedDigest(await stagedContent(result, requests, plan, { ...artifact, id: 10 }, WF)),
+      stagedDigest(await stagedContent({ ...result, output: "other" } as RunResult, requests, plan, artifact, WF)),
+      stagedDigest(await stagedContent(result, requests, plan, artifact, "o/r/.github/workflows/other.yml")),
     ];
     writeFileSync(patchPath, "diff --git a/x b/x\n ");
-    others.push(stagedDigest(await stagedContent(result, requests, plan, artifact)));
-    expect(new Set([base, ...others]).size).toBe(6);
+    others.push(stagedDigest(await stagedContent(result, requests, plan, artifact, WF)));
+    expect(new Set([base, ...others]).size).toBe(7);
   });
 
   it("an approver's prefix matches from 12 hex digits on", () => {

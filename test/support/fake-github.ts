@@ -237,6 +237,8 @@ export interface WorkflowRunSeed {
   conclusion?: string | null;
   headBranch?: string;
   createdAt?: string;
+  /** `head_repository.full_name` when the run is a fork's pull request (default: the repository itself). */
+  headRepo?: string;
 }
 
 export interface FakeGitHub {
@@ -1517,6 +1519,41 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     return { ...page, body: { total_count: list.length, workflow_runs: page.body } };
   });
 
+  // One workflow run (`GET …/actions/runs/{run_id}`, components["schemas"]["workflow-run"]): the newest seed with that id.
+  on("GET", `${R}/actions/runs/{run_id}`, (ctx) => {
+    const r = requireRepo(ctx);
+    const id = Number(ctx.params["run_id"]);
+    const w = workflowRuns.filter((x) => x.id === id && x.repo.toLowerCase() === r.fullName.toLowerCase()).at(-1);
+    if (!w) throw notFound();
+    const repository = renderRepo(r);
+    const head = w.headRepo && w.headRepo.toLowerCase() !== r.fullName.toLowerCase() ? { ...repository, id: r.id + 1000, full_name: w.headRepo, name: w.headRepo.split("/")[1] } : repository;
+    return {
+      status: 200,
+      body: {
+        id: w.id,
+        name: w.name,
+        node_id: nodeId("WFR_", w.id),
+        head_branch: w.headBranch,
+        head_sha: fakeSha(`run-${w.id}`),
+        path: w.path,
+        run_number: w.id,
+        run_attempt: 1,
+        event: w.event,
+        status: "completed",
+        conclusion: w.conclusion,
+        url: `${api}/repos/${r.fullName}/actions/runs/${w.id}`,
+        html_url: `${web}/${r.fullName}/actions/runs/${w.id}`,
+        pull_requests: [],
+        created_at: w.createdAt,
+        updated_at: w.createdAt,
+        artifacts_url: `${api}/repos/${r.fullName}/actions/runs/${w.id}/artifacts`,
+        display_title: w.name,
+        repository,
+        head_repository: head,
+      },
+    };
+  });
+
   // artifacts
   on("GET", `${R}/actions/artifacts`, (ctx) => artifactList(ctx, requireRepo(ctx)));
   on("GET", `${R}/actions/runs/{run_id}/artifacts`, (ctx) => artifactList(ctx, requireRepo(ctx), Number(ctx.params["run_id"])));
@@ -1861,6 +1898,7 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
         conclusion: seed.conclusion ?? "success",
         headBranch: seed.headBranch ?? "main",
         createdAt: seed.createdAt ?? ts(),
+        headRepo: seed.headRepo ?? "",
       });
     },
     addRepo,

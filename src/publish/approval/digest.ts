@@ -1,8 +1,9 @@
 /**
  * The digest a person approves: SHA-256 over one canonical JSON document of
  * what would be written (the patch's bytes, each safe-output request, the
- * agent's final message), where it would go (the delivery plan) and which
- * run artifact holds it. Staging computes it from the results folder; an
+ * agent's final message), where it would go (the delivery plan), which
+ * run artifact holds it and which workflow staged it (only that workflow's
+ * approvals, with its approvers, may publish it). Staging computes it from the results folder; an
  * approval recomputes it from the artifact downloaded again, so a replaced
  * or edited artifact, or a plan that changed, no longer matches.
  */
@@ -41,6 +42,8 @@ export interface StagedContent {
   finalMessageSha256: string;
   plan: StagedPlan;
   artifact: StagedArtifact;
+  /** The workflow that staged it and alone may publish it (workflowIdentity: `owner/repo/.github/workflows/x.yml`). */
+  workflow: string;
 }
 
 const sha256 = (data: string | Buffer): string => createHash("sha256").update(data).digest("hex");
@@ -58,7 +61,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** What is staged, read from a results folder (the run's own, or the artifact downloaded again). */
-export async function stagedContent(result: RunResult, requests: RequestsFile, plan: StagedPlan, artifact: StagedArtifact): Promise<StagedContent> {
+export async function stagedContent(result: RunResult, requests: RequestsFile, plan: StagedPlan, artifact: StagedArtifact, workflow: string): Promise<StagedContent> {
   const patch = await readFile(result.diff.patchPath);
   return {
     version: 1,
@@ -71,6 +74,7 @@ export async function stagedContent(result: RunResult, requests: RequestsFile, p
     finalMessageSha256: sha256(result.output),
     plan,
     artifact,
+    workflow,
   };
 }
 

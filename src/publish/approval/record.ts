@@ -25,6 +25,8 @@ export const ApprovalRecord = z.object({
   runId: z.string(),
   artifactId: z.number().check(z.int()),
   artifactName: z.string(),
+  /** The workflow that staged it (workflowIdentity); another workflow's approve job never reads this record. */
+  workflow: z.string(),
   stagedAt: z.string(),
   expiresAt: z.string(),
   /** Who triggered the run (may approve only with approval-self). */

@@ -17,6 +17,7 @@ import type { Outputs } from "../outputs.js";
 import type { RequestsFile } from "../safe-outputs/requests.js";
 import { DIGEST_PREFIX_LENGTH, stagedContent, stagedDigest, type StagedPlan } from "./digest.js";
 import { approvalMarker, saveRecord, type ApprovalRecord } from "./record.js";
+import { workflowIdentity } from "../../shared/workflow-identity.js";
 
 export interface Staged {
   digest: string;
@@ -40,8 +41,10 @@ export async function stageForApproval(ctx: StageContext, gh: GitHubStage, resul
       "Input 'approval': 'required' stages the run artifact for a later approval, and this run has none (it needs the Actions artifact service and 'upload-artifacts: true').",
     );
   if (!thread) throw new ConfigurationError("Input 'approval': 'required' needs an issue or pull request to put the staging comment on.");
+  const workflow = workflowIdentity(io.host.workflowRef);
+  if (!workflow) throw new ConfigurationError("Input 'approval': 'required' binds the staged run to its workflow, and this run does not know it (GITHUB_WORKFLOW_REF is not set).");
   const plan = stagedPlan(gh, result);
-  const content = await stagedContent(result, requests, plan, { runId, id: artifact.id, name: artifact.name });
+  const content = await stagedContent(result, requests, plan, { runId, id: artifact.id, name: artifact.name }, workflow);
   const digest = stagedDigest(content);
   const now = io.host.now ? new Date(io.host.now) : new Date();
   const record: ApprovalRecord = {
@@ -53,6 +56,7 @@ export async function stageForApproval(ctx: StageContext, gh: GitHubStage, resul
     runId,
     artifactId: artifact.id,
     artifactName: artifact.name,
+    workflow,
     stagedAt: now.toISOString(),
     expiresAt: new Date(now.getTime() + settings.approval.expiresHours * 3600_000).toISOString(),
     ...(gh.run.trigger.requester ? { actor: gh.run.trigger.requester.login } : {}),
