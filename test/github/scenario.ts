@@ -126,17 +126,23 @@ export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
     },
   });
 
+  let resetting: Promise<void> = Promise.resolve();
   return {
     repo,
     gh,
     ev,
     capture,
     async run(inputs = {}, extraEnv = {}, step = {}) {
-      // A fresh checkout of what the runner would have: the event's commit, clean.
-      await repo.git(["checkout", "-q", "--detach", checkout]);
-      await repo.git(["reset", "-q", "--hard"]);
-      await repo.git(["clean", "-qfdx"]);
-      await opts.beforeStep?.(repo.dir);
+      // A fresh checkout of what the runner would have: the event's commit, clean. Runs started at once
+      // (Promise.all) take turns here: two resets of one working copy race for its index.lock.
+      const turn = resetting.then(async () => {
+        await repo.git(["checkout", "-q", "--detach", checkout]);
+        await repo.git(["reset", "-q", "--hard"]);
+        await repo.git(["clean", "-qfdx"]);
+        await opts.beforeStep?.(repo.dir);
+      });
+      resetting = turn.catch(() => {});
+      await turn;
       return runStep("main", { ...stepOptions(inputs, extraEnv), ...step });
     },
     post: (main, inputs = {}, extraEnv = {}) =>

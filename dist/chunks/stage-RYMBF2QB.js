@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{e as a,f as b,g as c}from"./chunk-4CCWHNZN.js";import"./chunk-NWEND3EO.js";import"./chunk-FNN3TB6A.js";import"./chunk-OWBHPWZ7.js";import"./chunk-EJ2MJZJ3.js";import"./chunk-RRGJ5MZK.js";import"./chunk-VXUKBLKY.js";import"./chunk-EJD6QUMW.js";import"./chunk-6NDGCS4I.js";import"./chunk-D45J7JPW.js";import"./chunk-GU74WSFE.js";import"./chunk-7O52XZFL.js";export{b as stageForApproval,a as stagedPlan,c as stagingBody};
