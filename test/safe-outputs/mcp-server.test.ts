@@ -76,6 +76,7 @@ describe("the safe-outputs MCP server", () => {
       side: "RIGHT (default): the new version; LEFT: the old one.",
       start_line: "First line of a multi-line comment.",
       body: "The comment, in GitHub Markdown.",
+      severity: "critical, major, minor or nit: when comments are capped, the most severe are kept.",
     });
   });
 
