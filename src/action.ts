@@ -347,12 +347,14 @@ async function startSession(step: Step): Promise<void> {
 /** The agent itself, its events feeding the progress comment. */
 async function runTheAgent(step: Step): Promise<void> {
   const { github } = step;
-  const ctx = step.session ? { ...step.ctx, settings: { ...step.ctx.settings, run: step.session.run } } : step.ctx;
+  const carried = step.session ? { ...step.ctx, settings: { ...step.ctx.settings, run: step.session.run } } : step.ctx;
   const [{ runAgent }, { hostInstallOptions }, { hostRepoDir }] = await Promise.all([
     import("./runner.js"),
     import("./agents/install.js"),
     import("./git/host-repo.js"),
   ]);
+  const touched = TouchedWorkspaces.forJob(carried.io.host.runnerTemp, carried.configFingerprint, carried.configCheckout);
+  const ctx = !github && carried.settings.approval.mode === "required" && !carried.settings.attempts ? await inStagingCopy(carried, touched) : carried;
   const runId = randomUUID();
   const attempts = ctx.settings.attempts ? await import("./attempts/run.js") : undefined;
   // Every marker the agents' processes will carry, saved before any starts: post kills what a killed main left behind.
@@ -367,7 +369,7 @@ async function runTheAgent(step: Step): Promise<void> {
     sandboxHost: ctx.io.host.sandbox,
     gitEnv: ctx.io.host.gitEnv,
     hostGitDir: hostRepoDir(ctx.runDir),
-    touched: TouchedWorkspaces.forJob(ctx.io.host.runnerTemp, ctx.configFingerprint, ctx.configCheckout),
+    touched,
     install: hostInstallOptions(ctx.io.host),
     ...(step.session ? { session: step.session.hooks } : {}),
     ...(step.checkpoint ? { checkpoint: step.checkpoint } : {}),
@@ -377,6 +379,18 @@ async function runTheAgent(step: Step): Promise<void> {
   step.result = attempts ? await attempts.runAttempts(ctx.settings, deps) : await runAgent(ctx.settings, deps);
   // From here on the agent's text leaves only once threat detection has passed: no more progress edits.
   if (ctx.settings.delivery.threatDetection !== "none") github?.stage.progress.pause();
+}
+
+/**
+ * `approval: required` without an event (`agent-runner run`): the agent works in a copy of the
+ * checkout, as an attempt does (attempts/workspaces.ts), so the working tree changes only when
+ * `agent-runner approve` applies the staged patch (publish/approval/local.ts).
+ */
+async function inStagingCopy(ctx: StageContext, touched: TouchedWorkspaces): Promise<StageContext> {
+  const { checkoutOf, copyCheckout } = await import("./attempts/workspaces.js");
+  const copy = await copyCheckout(await checkoutOf(ctx.settings.workspace, ctx.io.host.gitEnv, touched), path.join(ctx.runDir, "scratch", "staging-workspace"));
+  ctx.log.info(`Approval: the agent works in a copy of the checkout; ${ctx.settings.workspace} is left as it is until the staged patch is approved.`);
+  return { ...ctx, settings: { ...ctx.settings, workspace: copy.workspace } };
 }
 
 /** A held run's results stay on the runner: the artifact would carry what detection held back. */
@@ -486,7 +500,12 @@ async function detectThreats(step: Step): Promise<void> {
 /** `approval: required`: everything checked and nothing held back or refused, the one comment shows what an approval would publish. */
 async function stageApproval(step: Step): Promise<void> {
   const { ctx, github } = step;
-  if (ctx.settings.approval.mode !== "required" || !github || step.threats?.held || step.refusal) return;
+  if (ctx.settings.approval.mode !== "required" || step.threats?.held || step.refusal) return;
+  // The CLI: the record in the results folder, for `agent-runner approve`.
+  if (!github) {
+    step.staged = await (await import("./publish/approval/local.js")).stageLocally(ctx, resultOf(step), await safeOutputRequests(step));
+    return;
+  }
   const { stageForApproval } = await import("./publish/approval/stage.js");
   step.staged = await stageForApproval(ctx, github.stage, resultOf(step), step.artifact, await safeOutputRequests(step));
 }

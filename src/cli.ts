@@ -21,6 +21,7 @@ const EXTRA_FLAGS = {
   "results-dir": { type: "string" },
   "state-dir": { type: "string" },
   verbose: { type: "boolean" },
+  json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -50,7 +51,12 @@ function usage(): string {
     `  --${"results-dir".padEnd(width)}Folder for the results (default: a new folder under ${os.tmpdir()}/agent-runner).`,
     `  --${"state-dir".padEnd(width)}Folder that keeps session state between runs, so --session continue resumes the last run's session (default: none; each run starts fresh).`,
     `  --${"verbose".padEnd(width)}Print debug lines.`,
+    `  --${"json".padEnd(width)}Print the run's summary (and with --approval required, what was staged) as JSON.`,
     `  --${"help".padEnd(width)}Show this help.`,
+    "",
+    "With --approval required the agent works in a copy of the checkout and nothing is applied: the run prints",
+    "what it staged (files, safe-output requests, delivery, digest); agent-runner approve <results folder> <digest>",
+    "then applies exactly that patch to the working tree.",
     "",
     "Example:",
     `  ${NPX_COMMAND} run --agent command --agent-command 'bash -c \"cat > TASK.md\"' --prompt 'Write the task down'`,
@@ -63,7 +69,72 @@ const COMMANDS = [
   "  show   Print a past run's summary from its artifact zip or results folder, and its transcript (agent-runner show --help).",
   "  logs   List a repository's recent runs from their artifacts, with totals (agent-runner logs --help).",
   "  ledger Print the budget ledger (refs/agent-runner/ledger) of this clone per day, workflow and pool (agent-runner ledger --help).",
+  "  approve Apply a run staged with --approval required to its working tree, after checking its digest (agent-runner approve --help).",
+  "  reject  Drop a run staged with --approval required: it can no longer be approved (agent-runner approve --help).",
 ].join("\n");
+
+function approveUsage(): string {
+  const flag = (name: string, text: string) => `  --${name.padEnd(8)}${text}`;
+  return [
+    "Usage: agent-runner approve <results folder> <digest>   (the first 12 hex digits or all 64)",
+    "       agent-runner reject <results folder>",
+    "",
+    "agent-runner run --approval required runs the agent in a copy of the checkout, checks its work like any",
+    "run, applies nothing and prints the staged summary with its digest. approve reads the results folder again",
+    "(nothing in it is trusted), recomputes the digest from its bytes, and only when it is the one given, the run",
+    "was neither approved nor rejected before (a ref refs/agent-runner/approvals/<digest> in the working tree's",
+    "repository), has not expired and its patch still applies (no merge is attempted), applies exactly that",
+    "patch to the working tree it was staged for (uncommitted, as a local run leaves it) and records who and",
+    "when in approval.json (agent-runner show prints it). Safe-output requests are listed; a local run applies none.",
+    "reject takes the same decision without applying anything.",
+    "",
+    "Options:",
+    flag("json", "Print the outcome as JSON."),
+    flag("help", "Show this help."),
+    "",
+    "Example:",
+    `  ${NPX_COMMAND} run --agent claude --prompt 'fix the failing test' --approval required --results-dir run1`,
+    `  ${NPX_COMMAND} approve run1 0123456789ab`,
+  ].join("\n");
+}
+
+/** `agent-runner approve <dir> <digest>` and `agent-runner reject <dir>` (publish/approval/local.ts). */
+async function decide(verb: "approve" | "reject", args: string[]): Promise<number> {
+  const parsed = parseFlags(args, { json: { type: "boolean" }, help: { type: "boolean", short: "h" } }, verb, true);
+  if (!parsed) return 2;
+  if (parsed.values.help) {
+    process.stdout.write(approveUsage() + "\n");
+    return 0;
+  }
+  const want = verb === "approve" ? 2 : 1;
+  if (parsed.positionals.length !== want) {
+    process.stderr.write(`${verb === "approve" ? "Give the results folder and the digest" : "Give the results folder"}.\nUse: agent-runner ${verb} --help\n`);
+    return 2;
+  }
+  const [dir, digest] = parsed.positionals as [string, string | undefined];
+  try {
+    const [local, { approvedLines, localUser }, { readHostContext }] = await Promise.all([import("./publish/approval/local.js"), import("./cli/approve.js"), import("./config/host.js")]);
+    const opts = { gitEnv: readHostContext().gitEnv, by: localUser() };
+    if (verb === "reject") {
+      const record = await local.rejectLocally(dir, opts);
+      if (parsed.values.json) process.stdout.write(terminalJson({ approval: record }));
+      else writeLines(process.stdout, [`rejected: digest ${record.digest}; nothing was applied, and it can no longer be approved`]);
+      return 0;
+    }
+    const approved = await local.approveLocally(dir, digest!, opts);
+    if (parsed.values.json) process.stdout.write(terminalJson({ approval: approved.record, workTree: approved.workTree, changedFiles: approved.files, ...(approved.movedTo ? { movedTo: approved.movedTo } : {}) }));
+    else writeLines(process.stdout, approvedLines(approved, path.resolve(dir)));
+    return 0;
+  } catch (e) {
+    return reportError(e);
+  }
+}
+
+/** What a run staged with --approval required, read back the way `approve` reads it (the same digest). */
+async function stagedSummary(resultsDir: string): Promise<import("./cli/approve.js").StagedView> {
+  const [{ withStagedFolder }, { stagedView }] = await Promise.all([import("./publish/approval/local.js"), import("./cli/approve.js")]);
+  return withStagedFolder(resultsDir, async (staged) => stagedView(staged));
+}
 
 function showUsage(): string {
   const flag = (name: string, text: string) => `  --${name.padEnd(12)}${text}`;
@@ -298,8 +369,9 @@ async function main(argv: string[]): Promise<number> {
   if (command === "show") return show(rest);
   if (command === "logs") return logs(rest);
   if (command === "ledger") return ledger(rest);
+  if (command === "approve" || command === "reject") return decide(command, rest);
   if (command !== "run") {
-    process.stderr.write(`Unknown command '${command}'.${didYouMean(command, ["run", "show", "logs", "ledger"])}\n${COMMANDS}\n`);
+    process.stderr.write(`Unknown command '${command}'.${didYouMean(command, ["run", "show", "logs", "ledger", "approve", "reject"])}\n${COMMANDS}\n`);
     return 2;
   }
   const options = { ...Object.fromEntries(Object.keys(INPUTS).map((n) => [n, { type: "string" as const }])), ...EXTRA_FLAGS };
@@ -366,8 +438,26 @@ async function main(argv: string[]): Promise<number> {
       failed = m;
     },
   }).finally(() => rm(jobTemp, { recursive: true, force: true }).catch(() => undefined));
+  // A staged run's summary, read back as `approve` reads it; a number: it could not be (the error was printed).
+  let staged: import("./cli/approve.js").StagedView | number | undefined;
   if (result) {
     await writeFile(path.join(resultsDir, "outputs.json"), JSON.stringify(outputs, null, 2) + "\n");
+    staged = outputs["approval-state"] === "staged" ? await stagedSummary(resultsDir).catch((e: unknown) => reportError(e)) : undefined;
+    if (values.json) {
+      process.stdout.write(
+        terminalJson({
+          conclusion: result.conclusion,
+          ...(result.reason ? { reason: result.reason } : {}),
+          changedFiles: result.diff.changedFiles,
+          ...(result.usage.costUsd !== undefined ? { costUsd: result.usage.costUsd } : {}),
+          results: resultsDir,
+          outputs,
+          ...(typeof staged === "object" ? { staged } : {}),
+        }),
+      );
+      if (failed) writeBlock(process.stderr, `error: ${failed}`);
+      return failed || typeof staged === "number" ? 1 : 0;
+    }
     writeLines(process.stdout, [
       `conclusion: ${result.conclusion}${result.reason ? ` (${result.reason})` : ""}`,
       `changed files: ${result.diff.changedFiles.length ? result.diff.changedFiles.join(", ") : "none"}`,
@@ -379,12 +469,13 @@ async function main(argv: string[]): Promise<number> {
           ]
         : []),
       `results: ${resultsDir}`,
+      ...(typeof staged === "object" ? (await import("./cli/approve.js")).stagedLines(staged) : []),
     ]);
     // Last, so that its own lines cannot pass for ours above.
     writeBlock(process.stdout, `final message: ${outputs["final-message"] ?? ""}`);
   }
   if (failed) writeBlock(process.stderr, `error: ${failed}`);
-  return failed ? 1 : 0;
+  return failed || typeof staged === "number" ? 1 : 0;
 }
 
 process.exitCode = await main(process.argv.slice(2));

@@ -20,7 +20,7 @@ import type { RunResult } from "../result.js";
 import { writeTranscriptHtml } from "../trace/transcript-files.js";
 import { readResult, readRunRow, showLines, type RunRow } from "./run-row.js";
 import { writeLines } from "./terminal.js";
-import { loadRecord, recordLine, type ApprovalRecord } from "../publish/approval/record.js";
+import { loadRecord, recordLine, type AnyApprovalRecord } from "../publish/approval/record.js";
 
 export interface ShowOptions {
   /** A run artifact zip or a results folder. */
@@ -34,8 +34,8 @@ export interface ShowOptions {
 
 export interface Shown {
   row: RunRow;
-  /** approval: required: the record the step left in the results folder. */
-  approval?: ApprovalRecord;
+  /** approval: required: the record the step (or `agent-runner run` and `approve`) left in the results folder. */
+  approval?: AnyApprovalRecord;
   /** The results folder read (the extracted zip for an artifact). */
   dir: string;
   transcript?: string;

@@ -188,9 +188,14 @@ export interface DownloadedRun {
  * refuse anything but regular files, and point the result's paths at `dir`.
  * result.json is rewritten with the new paths so later steps read one truth.
  */
-export async function readDownloadedRun(dir: string, artifactName: string): Promise<DownloadedRun> {
+export async function readDownloadedRun(dir: string, artifactName: string, localHint?: string): Promise<DownloadedRun> {
+  // localHint: a results folder on this machine (`agent-runner approve`), named by its path.
   const bad = (what: string) =>
-    new ConfigurationError(`The artifact '${artifactName}' is not a usable Agent Runner run artifact: ${what} Was it produced by 'phase: run' of this workflow run?`);
+    new ConfigurationError(
+      localHint
+        ? `'${artifactName}' is not a usable results folder: ${what} ${localHint}`
+        : `The artifact '${artifactName}' is not a usable Agent Runner run artifact: ${what} Was it produced by 'phase: run' of this workflow run?`,
+    );
   const walk = await regularFiles(dir);
   if (walk.skipped.length) throw bad(`it holds entries that are not regular files (${walk.skipped.join(", ")}).`);
   let raw: unknown;

@@ -16,9 +16,12 @@ import type { RequestsFile } from "../safe-outputs/requests.js";
 /** The first hex digits an `/approve` comment names: enough to tell staged runs apart, short enough to type. */
 export const DIGEST_PREFIX_LENGTH = 12;
 
-/** Where the staged bytes would go. */
+/**
+ * Where the staged bytes would go. `working-tree` (the CLI, local.ts): the patch applied to a
+ * local checkout, named by `repository` (its absolute path).
+ */
 export interface StagedPlan {
-  mode: DeliveryMode;
+  mode: DeliveryMode | "working-tree";
   repository: string;
   thread?: number;
   /** The commit the patch was made against. */
@@ -44,6 +47,8 @@ export interface StagedContent {
   artifact: StagedArtifact;
   /** The workflow that staged it and alone may publish it (workflowIdentity: `owner/repo/.github/workflows/x.yml`). */
   workflow: string;
+  /** Local staging only (local.ts): when it expires, bound here because the record beside it is in a folder anyone may edit. */
+  expiresAt?: string;
 }
 
 const sha256 = (data: string | Buffer): string => createHash("sha256").update(data).digest("hex");
@@ -61,7 +66,14 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** What is staged, read from a results folder (the run's own, or the artifact downloaded again). */
-export async function stagedContent(result: RunResult, requests: RequestsFile, plan: StagedPlan, artifact: StagedArtifact, workflow: string): Promise<StagedContent> {
+export async function stagedContent(
+  result: RunResult,
+  requests: RequestsFile,
+  plan: StagedPlan,
+  artifact: StagedArtifact,
+  workflow: string,
+  bound: { expiresAt?: string } = {},
+): Promise<StagedContent> {
   const patch = await readFile(result.diff.patchPath);
   return {
     version: 1,
@@ -75,6 +87,8 @@ export async function stagedContent(result: RunResult, requests: RequestsFile, p
     plan,
     artifact,
     workflow,
+    // Absent on GitHub (canonicalJson leaves undefined out): its digests are unchanged.
+    ...(bound.expiresAt !== undefined ? { expiresAt: bound.expiresAt } : {}),
   };
 }
 

@@ -35,6 +35,33 @@ export const ApprovalRecord = z.object({
 });
 export type ApprovalRecord = z.infer<typeof ApprovalRecord>;
 
+/**
+ * `agent-runner run --approval required` (local.ts): the record in the results folder, the only
+ * place it is kept. That folder is anyone's to edit, so nothing here is trusted on its own: the
+ * digest the person types is recomputed from the folder's bytes (with `stagingId`, `workTree`
+ * and `expiresAt` bound into it), and a second approval is refused by a ref in the working
+ * tree's own repository, not by `state`.
+ */
+export const LocalApprovalRecord = z.object({
+  v: z.literal(1),
+  kind: z.literal("local"),
+  state: z.enum(APPROVAL_STATES),
+  digest: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
+  /** A random id of this staging: two stagings of the same patch are two decisions. */
+  stagingId: z.string().check(z.regex(/^[0-9a-f-]{36}$/)),
+  /** The checkout (absolute path) the patch is applied to, and the commit it was made against. */
+  workTree: z.string().check(z.minLength(1), z.maxLength(4096)),
+  baseCommit: z.string().check(z.regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/)),
+  stagedAt: z.string(),
+  expiresAt: z.string(),
+  /** What the safe-output policy says of each request, in file order (shown only: a local run applies none). */
+  requestVerdicts: z.array(z.string().check(z.maxLength(2000))).check(z.maxLength(1000)),
+  decision: z.optional(Decision),
+});
+export type LocalApprovalRecord = z.infer<typeof LocalApprovalRecord>;
+
+export type AnyApprovalRecord = ApprovalRecord | LocalApprovalRecord;
+
 const PREFIX = "<!-- agent-runner:approval:";
 const SUFFIX = " -->";
 
@@ -73,24 +100,33 @@ export function defuseApprovalMarkers(markdown: string): string {
 }
 
 /** The record in the results folder, for `agent-runner show` (never part of what was staged: the artifact was uploaded before). */
-export async function saveRecord(resultsDir: string, record: ApprovalRecord): Promise<void> {
+export async function saveRecord(resultsDir: string, record: AnyApprovalRecord): Promise<void> {
   await writeFile(path.join(resultsDir, RESULTS_FILES.approval), JSON.stringify(record, null, 2) + "\n");
 }
 
-/** The saved record, or undefined (none, or not one). */
-export async function loadRecord(resultsDir: string): Promise<ApprovalRecord | undefined> {
+/** The saved record (the action's or the CLI's), or undefined (none, or not one). */
+export async function loadRecord(resultsDir: string): Promise<AnyApprovalRecord | undefined> {
   const text = await readFile(path.join(resultsDir, RESULTS_FILES.approval), "utf8").catch(() => undefined);
-  if (text === undefined) return undefined;
+  return text === undefined ? undefined : parseRecord(text);
+}
+
+/** A record's text as either kind, or undefined. */
+export function parseRecord(text: string): AnyApprovalRecord | undefined {
+  let raw: unknown;
   try {
-    const parsed = ApprovalRecord.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
+    raw = JSON.parse(text);
   } catch {
     return undefined;
   }
+  const local = LocalApprovalRecord.safeParse(raw);
+  if (local.success) return local.data;
+  const parsed = ApprovalRecord.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
 }
 
 /** One line for `show`. */
-export function recordLine(r: ApprovalRecord): string {
-  const who = r.decision ? ` by @${r.decision.by} at ${r.decision.at}${r.decision.note ? ` (${r.decision.note})` : ""}` : "";
+export function recordLine(r: AnyApprovalRecord): string {
+  const who = r.decision ? ` by ${"kind" in r ? "" : "@"}${r.decision.by} at ${r.decision.at}${r.decision.note ? ` (${r.decision.note})` : ""}` : "";
+  if ("kind" in r) return `${r.state}${who}; digest ${r.digest}; staged ${r.stagedAt} locally for ${r.workTree} on ${r.baseCommit.slice(0, 12)}, expires ${r.expiresAt}`;
   return `${r.state}${who}; digest ${r.digest}; staged ${r.stagedAt} from run ${r.runId} (artifact '${r.artifactName}'), expires ${r.expiresAt}`;
 }

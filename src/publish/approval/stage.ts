@@ -75,11 +75,12 @@ export async function stageForApproval(ctx: StageContext, gh: GitHubStage, resul
   };
 }
 
-const PLAN_WORDS: Record<StagedPlan["mode"], string> = {
+export const PLAN_WORDS: Record<StagedPlan["mode"], string> = {
   "pull-request": "a pull request from a new branch",
   commit: "a commit on the pull request's branch",
   comment: "the patch in a comment (nothing pushed)",
   none: "nothing delivered",
+  "working-tree": "the patch applied to the local working tree",
 };
 
 export interface StagingBodyInput {
