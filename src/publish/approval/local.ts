@@ -252,7 +252,7 @@ async function checkDecidable(staged: StagedFolder, opts: LocalDecisionOptions, 
   const { record, digest } = staged;
   const short = digest.slice(0, DIGEST_PREFIX_LENGTH);
   if (record.state !== "staged")
-    throw new ApprovalRefusedError(`the staged run \`${short}\` was already ${record.state}${record.decision ? ` by ${record.decision.by} at ${record.decision.at}` : ""}`);
+    throw new ApprovalRefusedError(`the staged run \`${short}\` was already ${record.state === "enacted" ? "approved and applied" : record.state}${record.decision ? ` by ${record.decision.by} at ${record.decision.at}` : ""}`);
   const top = await workTreeOf(record.workTree, opts.gitEnv).catch(() => undefined);
   if (top !== record.workTree) throw new ApprovalRefusedError(`the working tree '${record.workTree}' it was staged for is gone or no longer a git checkout`);
   const git = new Git(record.workTree, opts.gitEnv);
