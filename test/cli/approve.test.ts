@@ -207,15 +207,26 @@ describe("refusals that need a staging of their own", () => {
   it("--json gives the staged summary as JSON; reject drops it, and approve is refused after", { timeout: SLOW }, async () => {
     const ws = makeWorkspace(FILES);
     const base = tree(ws);
-    const staged = await cli(["run", "--agent", "command", "--agent-command", AGENT, "--sandbox", "none", "--prompt", "x", "--approval", "required", "--json"], ws);
+    // Two requests: one the policy allows, one of a kind it does not enable. Both are listed; a local run applies neither.
+    const script = path.join(mkdtempSync(path.join(os.tmpdir(), "approve-agent-")), "agent.sh");
+    writeFileSync(
+      script,
+      `printf '%s\\n' '{"type":"add_labels","labels":["bug"]}' '{"type":"create_issue","title":"t","body":"b"}' >> "$AGENT_SAFE_OUTPUTS"\nprintf 'more\\n' >> README.md\n`,
+    );
+    const args = ["run", "--agent", "command", "--agent-command", `bash ${script}`, "--sandbox", "none", "--prompt", "x", "--approval", "required", "--safe-outputs", '{"add-labels": {"allowed": ["bug"]}}'];
+    const staged = await cli([...args, "--json"], ws);
+    expect(staged.stderr).not.toMatch(/^error:/m);
     expect(staged.code).toBe(0);
     const json = JSON.parse(staged.stdout);
     expect(json.conclusion).toBe("success");
     expect(json.staged).toMatchObject({
       state: "staged",
       delivery: { mode: "working-tree", workTree: ws },
-      changedFiles: ["README.md", "added.txt", "blob.bin", "gone.txt", "run.sh"],
-      requests: [],
+      changedFiles: ["README.md"],
+      requests: [
+        { line: 1, type: "add_labels", args: { labels: ["bug"] }, verdict: "passes the safe-output policy; a local run applies no GitHub request" },
+        { line: 2, type: "create_issue", args: { title: "t", body: "b" }, verdict: "refused by the policy: line 2: 'create-issue' is not enabled in the 'safe-outputs' input" },
+      ],
     });
     expect(json.staged.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(json.staged.approve).toBe(`agent-runner approve ${json.results} ${json.staged.digest.slice(0, 12)}`);
