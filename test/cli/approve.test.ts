@@ -140,6 +140,10 @@ describe("agent-runner run --approval required, then approve", () => {
       rmSync(path.join(dir, "patch.diff"));
       symlinkSync(path.join(results, "patch.diff"), path.join(dir, "patch.diff"));
     }, /patch\.diff is a symbolic link, which is never followed/],
+    ["an approval.json that is a symbolic link", (dir: string) => {
+      rmSync(path.join(dir, "approval.json"));
+      symlinkSync(path.join(results, "approval.json"), path.join(dir, "approval.json"));
+    }, /approval\.json is a symbolic link, which is never followed/],
     ["a result.json that does not parse as one", (dir: string) => writeFileSync(path.join(dir, "result.json"), '{"conclusion":"success"}'), /is not a usable results folder: result\.json does not have the expected shape/],
   ])("%s in the results folder: refused, exit 1, nothing applied", async (_what, edit, message) => {
     const r = await cli(["approve", tampered(edit), digest.slice(0, 12)], ws);
