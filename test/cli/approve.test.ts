@@ -266,6 +266,20 @@ describe("refusals that need a staging of their own", () => {
   });
 });
 
+describe("two approvals at once", () => {
+  it("exactly one applies the patch; the other is refused and the tree holds the patch once", { timeout: SLOW }, async () => {
+    const ws = makeWorkspace(FILES);
+    const staged = await cli(["run", "--agent", "command", "--agent-command", AGENT, "--sandbox", "none", "--prompt", "x", "--approval", "required"], ws);
+    expect(staged.code).toBe(0);
+    const both = await Promise.all([0, 1].map(() => cli(["approve", resultsOf(staged)!, digestOf(staged)!], ws)));
+    expect(both.map((r) => r.code).sort()).toEqual([0, 1]);
+    const refused = both.find((r) => r.code === 1)!;
+    expect(refused.stderr).toMatch(/refused: .*(already|decided first)/);
+    expect(readFileSync(path.join(ws, "README.md"), "utf8")).toBe("# test repo\nmore\n");
+    expect(git(ws, "for-each-ref", "--format=%(refname)", "refs/agent-runner/").trim()).toBe(`refs/agent-runner/approvals/${digestOf(staged)}`);
+  });
+});
+
 describe("with claude against the stub model", () => {
   let stub: StubModel;
   beforeAll(async () => {
