@@ -194,7 +194,7 @@ export const INPUTS = {
   "github-token": { description: "Token for the GitHub API and git pushes. Never given to the agent.", default: "${{ github.token }}" },
   approval: {
     description:
-      "`none` or `required`: with `required` the publish phase checks everything, then writes nothing but one staging comment (the files, a collapsed diff, each safe-output request, the delivery plan and a digest); an `/approve <digest>` comment from an allowed approver publishes exactly those bytes, `/reject` drops them (see docs/approval.md).",
+      "`none` or `required`: with `required` the publish phase checks everything, then writes nothing but one staging comment (the files, a collapsed diff, each safe-output request, the delivery plan and a digest); an `/approve <digest>` comment from an allowed approver publishes exactly those bytes, `/reject` drops them (see docs/approval.md). With `agent-runner run` the agent works in a copy of the checkout and the run prints what it staged; `agent-runner approve <results folder> <digest>` applies exactly that patch to the working tree.",
     default: "none",
   },
   approvers: { description: "With `approval: required`: who may approve (logins). Default: users with write, maintain or admin permission. Bots never approve." },
