@@ -12,7 +12,7 @@ import { terminalJson, writeBlock, writeLines } from "./cli/terminal.js";
 import type { RawInputs } from "./config/parse.js";
 import type { RunResult } from "./result.js";
 import { INPUTS, NPX_COMMAND, type InputName, type InputSpec, type OutputName } from "./constants.js";
-import { errorMessage, isConfigurationError } from "./errors.js";
+import { ConfigurationError, errorMessage, isConfigurationError } from "./errors.js";
 import { MODEL_KEY_NAMES } from "./shared/agents.js";
 import { didYouMean } from "./shared/did-you-mean.js";
 import { consoleLogger } from "./logger.js";
@@ -133,7 +133,12 @@ async function decide(verb: "approve" | "reject", args: string[]): Promise<numbe
 /** What a run staged with --approval required, read back the way `approve` reads it (the same digest). */
 async function stagedSummary(resultsDir: string): Promise<import("./cli/approve.js").StagedView> {
   const [{ withStagedFolder }, { stagedView }] = await Promise.all([import("./publish/approval/local.js"), import("./cli/approve.js")]);
-  return withStagedFolder(resultsDir, async (staged) => stagedView(staged));
+  return withStagedFolder(resultsDir, async (staged) => {
+    // What approve will recompute must be what the run staged: else something wrote into the folder meanwhile.
+    if (staged.digest !== staged.record.digest)
+      throw new ConfigurationError(`the results folder changed after the run staged it (digest ${staged.record.digest} staged, ${staged.digest} now): run again.`);
+    return stagedView(staged);
+  });
 }
 
 function showUsage(): string {
@@ -470,6 +475,8 @@ async function main(argv: string[]): Promise<number> {
         : []),
       `results: ${resultsDir}`,
       ...(typeof staged === "object" ? (await import("./cli/approve.js")).stagedLines(staged) : []),
+      // Held back or refused by the checks: the agent worked in a copy, and there is nothing to approve.
+      ...(staged === undefined && inputs.approval?.trim() === "required" ? ["not staged for approval: the checks held the run back (see above); nothing was applied to the working tree"] : []),
     ]);
     // Last, so that its own lines cannot pass for ours above.
     writeBlock(process.stdout, `final message: ${outputs["final-message"] ?? ""}`);

@@ -266,6 +266,21 @@ describe("refusals that need a staging of their own", () => {
   });
 });
 
+describe("the run's checks come first", () => {
+  it("a patch the patch rules refuse (a workflow file) is not staged: exit 1, no record, the tree untouched", { timeout: SLOW }, async () => {
+    const ws = makeWorkspace(FILES);
+    const base = tree(ws);
+    const agent = `bash -c 'mkdir -p .github/workflows && printf "on: push\\n" > .github/workflows/evil.yml'`;
+    const r = await cli(["run", "--agent", "command", "--agent-command", agent, "--sandbox", "none", "--prompt", "x", "--approval", "required"], ws);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: .*\.github\/workflows\/evil\.yml/m);
+    expect(r.stdout).toContain("not staged for approval: the checks held the run back (see above); nothing was applied to the working tree");
+    expect(r.stdout).not.toMatch(/digest:/);
+    expect(readdirSync(resultsOf(r)!)).not.toContain("approval.json");
+    expect(tree(ws)).toEqual(base);
+  });
+});
+
 describe("two approvals at once", () => {
   it("exactly one applies the patch; the other is refused and the tree holds the patch once", { timeout: SLOW }, async () => {
     const ws = makeWorkspace(FILES);
