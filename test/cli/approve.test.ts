@@ -281,6 +281,19 @@ describe("the run's checks come first", () => {
   });
 });
 
+describe("the staged summary passes the terminal door", () => {
+  it("a file name and a request the agent chose, with ESC and OSC sequences, are shown as text", { timeout: SLOW }, async () => {
+    const ws = makeWorkspace(FILES);
+    const script = path.join(mkdtempSync(path.join(os.tmpdir(), "approve-agent-")), "agent.sh");
+    writeFileSync(script, `printf x > "$(printf 'a\\033]0;pwned\\007b.txt')"\nprintf '%s\\n' '{"type":"add_labels","labels":["\\u001b[2Jbug"]}' >> "$AGENT_SAFE_OUTPUTS"\n`);
+    const r = await cli(["run", "--agent", "command", "--agent-command", `bash ${script}`, "--sandbox", "none", "--prompt", "x", "--approval", "required", "--safe-outputs", '{"add-labels": {"allowed": ["bug"]}}'], ws);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(/[\u001b\u0007]/);
+    expect(r.stdout).toMatch(/^ {2}files changed: 1: a\\x1b\]0;pwned\\x07b\.txt$/m);
+    expect(r.stdout).toMatch(/^ {4}line 1: add_labels \{"labels":\["\\u001b\[2Jbug"\]\} — refused by the policy: /m);
+  });
+});
+
 describe("two approvals at once", () => {
   it("exactly one applies the patch; the other is refused and the tree holds the patch once", { timeout: SLOW }, async () => {
     const ws = makeWorkspace(FILES);
