@@ -328,8 +328,9 @@ describe("with claude against the stub model", () => {
     expect(staged.stdout).toMatch(/^ {2}files changed: 1: claude\.txt$/m);
     expect(staged.stdout).toMatch(/^final message: Wrote claude\.txt\.$/m);
     expect(tree(ws)).toEqual(base);
-    const ok = await cli(["approve", resultsOf(staged)!, digestOf(staged)!.slice(0, 12)], ws);
+    const ok = await cli(["approve", resultsOf(staged)!, digestOf(staged)!.slice(0, 12), "--json"], ws);
     expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ approval: { kind: "local", state: "enacted", digest: digestOf(staged) }, workTree: ws, changedFiles: ["claude.txt"] });
     expect(tree(ws)).toEqual({ ...base, "claude.txt": `- ${Buffer.from("from claude\n").toString("base64")}` });
   });
 });
