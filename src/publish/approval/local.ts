@@ -27,7 +27,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { constants } from "node:fs";
-import { mkdir, mkdtemp, open, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, open, rename, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { SafeOutputsConfig } from "../../safe-outputs/config.js";
@@ -127,6 +127,8 @@ export interface StagedFolder {
 /** Read a results folder staged by `agent-runner run --approval required`; `use` runs while its private copy exists. */
 export async function withStagedFolder<T>(dir: string, use: (staged: StagedFolder, patchPath: string) => Promise<T>): Promise<T> {
   const folder = path.resolve(dir);
+  if (!(await stat(folder).catch(() => undefined))?.isDirectory())
+    throw new ConfigurationError(`'${dir}' is not a folder: give the results folder that \`agent-runner run --approval required\` printed.`);
   const copy = await mkdtemp(path.join(os.tmpdir(), "agent-runner-approve-"));
   try {
     const approvalText = (await copyRegularFile(folder, copy, RESULTS_FILES.approval, CAPS.approval)).toString("utf8");
