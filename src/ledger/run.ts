@@ -7,26 +7,20 @@ import { randomUUID } from "node:crypto";
 import { GitHubApi } from "../github/api.js";
 import { createOctokit } from "../github/client.js";
 import type { Logger } from "../logger.js";
-import { reserve, settle, tallyLine, usd, type Admission } from "./admission.js";
-import type { LedgerScope, Reservation } from "./entry.js";
+import { reserve, settle, tallyLine, usd, type Admission, type AdmissionRequest } from "./admission.js";
+import type { Reservation } from "./entry.js";
 import { GitHubLedger } from "./ledger.js";
 
-export interface RunLedgerOptions {
+/** What a run tells the ledger about itself: the admission request's own fields, with a clock and a time limit in place of its times. */
+export type RunLedgerOptions = Pick<AdmissionRequest, "run" | "workflow" | "thread" | "model" | "runCapUsd" | "daily" | "pool"> & {
   token: string;
   apiUrl: string;
   repository: { owner: string; name: string; fullName: string };
   log: Logger;
   now: () => Date;
-  run: string;
-  workflow: string;
-  thread?: string;
-  model?: string;
-  runCapUsd?: number;
-  daily?: { capUsd: number; scope: LedgerScope };
-  pool?: { capUsd: number; id: string };
   /** The run's time limit: an unsettled reservation counts until then. */
   timeoutSeconds: number;
-}
+};
 
 /** Slack past the agent's own time limit before an unsettled reservation stops counting (install, checks, delivery). */
 const EXPIRY_SLACK_SECONDS = 15 * 60;
