@@ -5,8 +5,14 @@
  * - the publish job settles to the run artifact's claim, clamped to the reservation (the artifact is
  *   hostile); a missing or malformed claim counts as the whole reservation;
  * - gather's pool report: spent, reserved, left, and the plan's items that hold no reservation.
+ * - `phase: reserve` is a budget's step only; the ledger's inputs are taken in every phase of the flow.
  */
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { parseSettings } from "../../src/config/parse.js";
+import { isConfigurationError } from "../../src/errors.js";
 import { heldReservation, settledClaim } from "../../src/ledger/admission.js";
 import { entryMessage, type LedgerEntry, type Reservation } from "../../src/ledger/entry.js";
 import { legRun } from "../../src/ledger/legs.js";
@@ -110,5 +116,31 @@ describe("gather's pool report", () => {
     expect(report).toMatchObject({ spentUsd: 0.5, rejectedUsd: 0.5, leftUsd: 1.5, rejected: 1 });
     expect(poolSection(report)).toContain("(1 ledger entry rejected and counted as spent: $0.50)");
     expect(poolSection(report)).toContain("No item was skipped for lack of budget.");
+  });
+});
+
+describe("the ledger's inputs in the two-job flow", () => {
+  const cwd = () => mkdtempSync(path.join(os.tmpdir(), "legs-parse-"));
+  const problems = (raw: Record<string, string>): string[] => {
+    try {
+      parseSettings(raw, { cwd: cwd() });
+      return [];
+    } catch (e) {
+      if (!isConfigurationError(e)) throw e;
+      return e.message.split("\n");
+    }
+  };
+  const budget = { agent: "codex", model: "gpt-4.1", "max-cost-usd": "1", "max-daily-cost-usd": "10" };
+
+  it("phase reserve runs no agent (no prompt needed) and needs a budget to reserve", () => {
+    expect(problems({ ...budget, phase: "reserve" })).toEqual([]);
+    expect(parseSettings({ ...budget, phase: "reserve" }, { cwd: cwd() }).ledger).toEqual({ dailyCapUsd: 10, scope: "workflow" });
+    expect(problems({ agent: "codex", phase: "reserve" }).join("\n")).toMatch(/Input 'phase': 'reserve' reserves a run's budget on the ledger: give 'max-daily-cost-usd' or 'max-total-cost-usd' too/);
+  });
+
+  it("run and publish take the budget too (the cap read from the ledger, the settlement); agent command is still refused", () => {
+    expect(problems({ ...budget, phase: "run", prompt: "p" })).toEqual([]);
+    expect(problems({ ...budget, phase: "publish" })).toEqual([]);
+    expect(problems({ agent: "command", "agent-command": "true", prompt: "p", phase: "run", "max-total-cost-usd": "5" }).join("\n")).toMatch(/Input 'max-total-cost-usd': needs a model-backed agent/);
   });
 });
