@@ -53,8 +53,9 @@ export const WORKFLOW_INPUTS = {
   "aws-region": { to: RUN },
   "vertex-project": { to: RUN },
   "vertex-region": { to: RUN },
-  prompt: { to: RUN },
-  "prompt-file": { to: RUN },
+  // The trigger check skips an event that brings no prompt: the reserve job decides it as the run job does.
+  prompt: { to: RESERVE_RUN },
+  "prompt-file": { to: RESERVE_RUN },
   attachments: { to: RUN },
   "comment-attachments": { to: RUN },
   instructions: { to: RUN },
