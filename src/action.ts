@@ -6,6 +6,7 @@
  *   run     the agent runs; the run artifact carries its result to a publish job
  *   publish no agent: the run job's artifact, its patch checked, then delivery
  *   all     both in one job
+ *   reserve no agent: the run's budget reserved on the ledger, before a read-only run job (then it ends)
  * Talks to the runner only through ActionIO; each stage lives in the folder of its step.
  */
 import { randomUUID } from "node:crypto";
@@ -70,9 +71,12 @@ export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
  */
 const PHASES: Record<Settings["delivery"]["phase"], readonly Stage[]> = {
   run: [prepareWorkspace, resumeCheckpoint, startSession, runTheAgent, judgeOutput, uploadArtifact, endSession, applySafeOutputs, deliver, report, exportTrace, conclude],
-  publish: [downloadArtifact, checkThePatch, detectThreats, stageApproval, applySafeOutputs, deliver, report, recordForGather, conclude],
+  // The reservation is settled first: whatever fails later, the ledger has the run's cost.
+  publish: [downloadArtifact, settleBudget, checkThePatch, detectThreats, stageApproval, applySafeOutputs, deliver, report, recordForGather, conclude],
   // Nothing the agent wrote leaves (artifact, session state, comment) before threat detection has passed.
   all: [prepareWorkspace, resumeCheckpoint, startSession, runTheAgent, checkThePatch, judgeOutput, settleBudget, detectThreats, uploadArtifact, endSession, stageApproval, applySafeOutputs, deliver, report, postReview, exportTrace, recordForGather, conclude],
+  // Ends in openStep, once the reservation is made (admitAcrossRuns).
+  reserve: [],
 };
 
 /** `/approve`: the publish phase's checks and delivery on the staged artifact, then the audit in the staging comment. */
@@ -174,33 +178,58 @@ async function openStep(io: ActionIO, log: Logger, redactor: Redactor): Promise<
   io.saveState(STATE.resultsDir, resultsDir);
   const ctx: StageContext = { io, settings, log, redactor, resultsDir, runDir, configFingerprint: config, ...(origins.checkout ? { configCheckout: origins.checkout } : {}) };
   if (event) return openGitHubStep(ctx, event, parse);
-  const admitted = await admitAcrossRuns(ctx, io.inputs["issue-number"]);
+  const admitted = await admitAcrossRuns(ctx, { repository: io.inputs.repository?.trim() || io.host.repository || "", ...(io.inputs["issue-number"]?.trim() ? { thread: io.inputs["issue-number"].trim() } : {}) });
   if (admitted.skip !== undefined) return skipped(admitted.ctx, admitted.skip);
+  if (admitted.reserved !== undefined) return reservedOnly(admitted.ctx, admitted.reserved);
   return { ctx: { ...admitted.ctx, settings: await readInputFiles(admitted.ctx.settings, { cwd: io.host.workspace, stagingDir: inputStagingDir(runDir) }) }, ...admitted.step };
+}
+
+/** Which leg of a workflow run a step is: the item's repository and thread (the reserve job's key for it, `legRun`). */
+interface Leg {
+  repository: string;
+  thread?: string;
 }
 
 /**
  * Budgets across runs (ledger/): before anything is posted or the agent
  * starts, the run's cap is reserved on the ledger and the run's max-cost-usd
  * becomes at most the reservation. Nothing left: the run is skipped.
+ * - all: this step reserves (and settles, settleBudget).
+ * - reserve: this step reserves under the leg's key, and the step ends there.
+ * - run: the reserve job's reservation, read from the ledger, is the cap; none: skipped.
+ * - publish: the same reservation, settled to the artifact's claim (settleBudget); none: skipped.
  */
-async function admitAcrossRuns(ctx: StageContext, thread: string | undefined): Promise<{ ctx: StageContext; skip?: string; step?: Pick<Step, "settleBudget"> }> {
+async function admitAcrossRuns(ctx: StageContext, leg: Leg): Promise<{ ctx: StageContext; skip?: string; reserved?: string; step?: Pick<Step, "settleBudget"> }> {
   const ledger = ctx.settings.ledger;
   if (!ledger) return { ctx };
   const { io, settings } = ctx;
-  const { admitRun } = await import("./ledger/run.js");
+  const phase = settings.delivery.phase;
+  const ledgerRun = await import("./ledger/run.js");
   const repository = io.host.repository ?? "";
   const [owner = "", name = ""] = repository.split("/");
-  const runCap = settings.budget?.maxCostUsd;
-  const admitted = await admitRun({
+  const where = {
     token: settings.github.token,
     apiUrl: io.host.apiUrl,
     repository: { owner, name, fullName: repository },
     log: ctx.log,
     now: () => (io.host.now ? new Date(io.host.now) : new Date()),
-    run: `${io.host.runId ?? "local"}-${io.host.runAttempt ?? "1"}`,
+  };
+  const legRun = ledgerRun.legRun(io.host.runId ?? "local", leg.thread ? `${leg.repository}#${leg.thread}` : leg.repository);
+  if (phase === "run" || phase === "publish") {
+    const found = await ledgerRun.findLegReservation({ ...where, run: legRun, for: phase });
+    if (found.kind === "none") {
+      if (phase === "run") io.setOutput("budget-exceeded", "true");
+      return { ctx, skip: found.message };
+    }
+    if (phase === "publish") return { ctx, ...(found.kind === "held" ? { step: { settleBudget: found.settle! } } : {}) };
+    return { ctx: cappedAt(ctx, found.reservation.amountUsd) };
+  }
+  const runCap = settings.budget?.maxCostUsd;
+  const admitted = await ledgerRun.admitRun({
+    ...where,
+    run: phase === "reserve" ? legRun : `${io.host.runId ?? "local"}-${io.host.runAttempt ?? "1"}`,
     workflow: workflowIdentity(io.host.workflowRef) ?? io.host.workflow ?? "local",
-    ...(thread ? { thread } : {}),
+    ...(leg.thread ? { thread: leg.thread } : {}),
     ...(settings.agent.model ? { model: settings.agent.model } : {}),
     ...(runCap !== undefined ? { runCapUsd: runCap } : {}),
     ...(ledger.dailyCapUsd !== undefined ? { daily: { capUsd: ledger.dailyCapUsd, scope: ledger.scope } } : {}),
@@ -212,9 +241,24 @@ async function admitAcrossRuns(ctx: StageContext, thread: string | undefined): P
     return { ctx, skip: admitted.admission.message };
   }
   const amount = admitted.admission.reservation.amountUsd;
-  // Held like a cap the workflow set: the gateway stops the agent at the reservation.
-  const budget = { modelPrices: {}, ...settings.budget, maxCostUsd: amount, costCapIsDefault: false };
-  return { ctx: { ...ctx, settings: { ...settings, budget } }, step: { settleBudget: admitted.settle! } };
+  if (phase === "reserve") return { ctx, reserved: `reserved $${amount.toFixed(2)} for run ${legRun}; the run job takes it as its cap, the publish job settles it` };
+  return { ctx: cappedAt(ctx, amount), step: { settleBudget: admitted.settle! } };
+}
+
+/** Held like a cap the workflow set: the gateway stops the agent at the reservation. */
+function cappedAt(ctx: StageContext, amountUsd: number): StageContext {
+  const { settings } = ctx;
+  const maxCostUsd = Math.min(amountUsd, settings.budget?.maxCostUsd ?? amountUsd);
+  return { ...ctx, settings: { ...settings, budget: { modelPrices: {}, ...settings.budget, maxCostUsd, costCapIsDefault: false } } };
+}
+
+/** `phase: reserve`: the reservation is on the ledger, and that is all this step does. */
+function reservedOnly(ctx: StageContext, line: string): undefined {
+  ctx.log.info(`Budget ledger: ${line}.`);
+  ctx.io.setOutput("conclusion", "success");
+  ctx.io.setOutput("budget-exceeded", "false");
+  ctx.io.saveState(STATE.finished, "true");
+  return undefined;
 }
 
 /** The GitHub stages (Markdown and HTML parsers, the API client) load only for runs with an event. */
@@ -228,8 +272,10 @@ async function openGitHubStep(ctx: StageContext, event: GitHubEvent, reparse: Pa
   const trigger = await stages.prepareTrigger({ event, settings: ctx.settings, raw: io.inputs, host: io.host, log, reparse, runDir: ctx.runDir });
   if (trigger.kind === "skip") return skipped(ctx, trigger.reason);
   const thread = trigger.run.trigger.thread?.number;
-  const admitted = await admitAcrossRuns({ ...ctx, settings: trigger.settings }, thread !== undefined ? String(thread) : undefined);
+  const leg = { repository: trigger.run.trigger.repo.fullName, ...(thread !== undefined ? { thread: String(thread) } : {}) };
+  const admitted = await admitAcrossRuns({ ...ctx, settings: trigger.settings }, leg);
   if (admitted.skip !== undefined) return skipped(admitted.ctx, admitted.skip);
+  if (admitted.reserved !== undefined) return reservedOnly(admitted.ctx, admitted.reserved);
   const item = reviewShardItem(trigger.run.trigger.item, admitted.ctx.settings, trigger.run.trigger.repo.fullName);
   const triggered = { ...admitted.ctx, ...(item ? { item } : {}) };
   return { ctx: triggered, github: { stage: await stages.startProgress(triggered, trigger.run), stages }, ...admitted.step };
@@ -256,7 +302,7 @@ async function openApprovalStep(
   reparse: Parameters<GitHubStages["prepareTrigger"]>[0]["reparse"],
 ): Promise<Step | undefined> {
   const { io, log, settings } = ctx;
-  if (settings.delivery.phase === "run") return skipped(ctx, "an approval comment is decided by the publish job");
+  if (settings.delivery.phase === "run" || settings.delivery.phase === "reserve") return skipped(ctx, "an approval comment is decided by the publish job");
   const [approval, { createOctokit }, { GitHubApi }] = await Promise.all([import("./publish/approval/enact.js"), import("./github/client.js"), import("./github/api.js")]);
   const [owner = "", name = ""] = request.repository.split("/");
   const api = new GitHubApi(await createOctokit({ token: settings.github.token, apiUrl: io.host.apiUrl, log }), { owner, name, fullName: request.repository });

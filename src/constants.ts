@@ -116,7 +116,7 @@ export const INPUTS = {
   },
   "max-daily-cost-usd": {
     description:
-      "Budget across runs: at most this many US dollars per UTC day for this workflow (or the repository, `ledger-scope`), kept on the ledger ref `refs/agent-runner/ledger` in the repository. Before the agent starts the job reserves the run's `max-cost-usd` (or what is left, if less) and caps the run at it; after the run the reservation is settled to the gateway's measured cost. With nothing left the run ends `skipped` and the model is never called. Needs `phase: all` and `contents: write` (see Budgets across runs).",
+      "Budget across runs: at most this many US dollars per UTC day for this workflow (or the repository, `ledger-scope`), kept on the ledger ref `refs/agent-runner/ledger` in the repository. Before the agent starts the job reserves the run's `max-cost-usd` (or what is left, if less) and caps the run at it; after the run the reservation is settled to the gateway's measured cost. With nothing left the run ends `skipped` and the model is never called. Needs `contents: write` where it reserves and settles: `phase: all`, or the reusable workflows' reserve and publish jobs around a read-only run job (see Budgets across runs).",
   },
   "ledger-scope": {
     description: "What `max-daily-cost-usd` counts: `workflow` (this workflow file's runs) or `repository` (every workflow of the repository that uses the ledger).",
@@ -202,7 +202,7 @@ export const INPUTS = {
   "approval-expires-hours": { description: "With `approval: required`: hours a staged run can be approved (at most the artifact's retention).", default: "72" },
   phase: {
     description:
-      "`run` (agent only, results to an artifact), `publish` (deliver a run's artifact), `all`; for fan-out, `plan` (lists the items: output `matrix`) and `gather` (one report of this workflow run's items: output `report`).",
+      "`run` (agent only, results to an artifact), `publish` (deliver a run's artifact), `all`; `reserve` (budgets across runs: reserves the run's cap on the ledger before a read-only run job, which takes it as its cap; the publish job settles it); for fan-out, `plan` (lists the items: output `matrix`) and `gather` (one report of this workflow run's items: output `report`).",
     default: "all",
   },
   deliver: { description: "How the result is delivered: `auto`, `comment`, `commit`, `pull-request`, `none`.", default: "auto" },

@@ -11,11 +11,11 @@
 import { ACTION_USES, INPUTS, type InputName, type InputSpec, workflowUses } from "../../src/constants.js";
 
 /** The jobs of the two workflows, by what their action step does (its `phase`). */
-export type Role = "plan" | "run" | "publish" | "gather";
+export type Role = "plan" | "reserve" | "run" | "publish" | "gather";
 
 export const WORKFLOWS = {
-  "agent.yml": { roles: ["run", "publish"] },
-  "fan-out.yml": { roles: ["plan", "run", "publish", "gather"] },
+  "agent.yml": { roles: ["reserve", "run", "publish"] },
+  "fan-out.yml": { roles: ["plan", "reserve", "run", "publish", "gather"] },
 } as const satisfies Record<string, { roles: readonly Role[] }>;
 export type WorkflowFile = keyof typeof WORKFLOWS;
 
@@ -31,21 +31,31 @@ export interface Route {
 const RUN = ["run"] as const;
 const PUBLISH = ["publish"] as const;
 const BOTH = ["run", "publish"] as const;
+/**
+ * The reserve job (budgets across runs) parses the settings as the run job will, so it reserves the cap the
+ * run job would have (`max-cost-usd`, its default from the model and its prices) and skips the events the run
+ * job's trigger check skips: it gets those inputs too.
+ */
+const RESERVE_RUN = ["reserve", "run"] as const;
+const RESERVE_BOTH = ["reserve", "run", "publish"] as const;
+/** The ledger's own inputs: reserved in the reserve job, the cap in the run job, settled in the publish job. */
+const LEDGER = ["reserve", "run", "publish"] as const;
 const FAN_OUT_ONLY = { "agent.yml": "fan-out.yml's plan and gather phases: agent.yml has no plan or gather job." };
 
 export const WORKFLOW_INPUTS = {
-  agent: { to: ["plan", "run", "publish", "gather"] },
+  agent: { to: ["plan", "reserve", "run", "publish", "gather"] },
   "agent-version": { to: RUN },
   // The publish job never runs it; the parser checks it with `agent: command`.
   "agent-command": { to: BOTH },
-  model: { to: RUN },
-  "base-url": { to: RUN },
-  provider: { to: RUN },
+  model: { to: RESERVE_RUN },
+  "base-url": { to: RESERVE_RUN },
+  provider: { to: RESERVE_RUN },
   "aws-region": { to: RUN },
   "vertex-project": { to: RUN },
   "vertex-region": { to: RUN },
-  prompt: { to: RUN },
-  "prompt-file": { to: RUN },
+  // The trigger check skips an event that brings no prompt: the reserve job decides it as the run job does.
+  prompt: { to: RESERVE_RUN },
+  "prompt-file": { to: RESERVE_RUN },
   attachments: { to: RUN },
   "comment-attachments": { to: RUN },
   instructions: { to: RUN },
@@ -56,18 +66,21 @@ export const WORKFLOW_INPUTS = {
   "agent-args": { to: RUN },
   "output-schema": { to: RUN },
   "max-turns": { to: RUN },
-  "max-cost-usd": { to: RUN },
+  "max-cost-usd": { to: RESERVE_RUN },
   "max-tokens": { to: RUN },
   "max-model-requests": { to: RUN },
-  // Admission across runs reserves before the agent starts, with contents: write: the run jobs of both workflows hold no write token.
-  "max-daily-cost-usd": { not: "The ledger is written before the agent starts by a job with contents: write; the run job of this workflow has no write token (use phase: all in a job of your own)." },
-  "ledger-scope": { not: "Goes with max-daily-cost-usd, which this workflow does not take yet." },
-  "max-total-cost-usd": { not: "The ledger is written before the agent starts by a job with contents: write; the run job of this workflow has no write token (use phase: all in a job of your own)." },
-  "model-prices": { to: RUN },
+  // Admission across runs: the run jobs hold no write token, so a reserve job (contents: write) reserves before
+  // them; the run job reads its reservation from the ledger as its cap; the publish job settles it.
+  "max-daily-cost-usd": { to: LEDGER },
+  "ledger-scope": { to: LEDGER },
+  // Gather reports the pool: spent, reserved, left, and the items skipped for lack of budget.
+  "max-total-cost-usd": { to: [...LEDGER, "gather"], not: { "agent.yml": "A pool is shared by the items of one fan-out (fan-out.yml); one run of agent.yml has max-cost-usd and max-daily-cost-usd." } },
+  "model-prices": { to: RESERVE_RUN },
   "model-retries": { to: RUN },
   "model-retry-max-wait-seconds": { to: RUN },
   "fallback-models": { to: RUN },
-  "timeout-minutes": { to: RUN, type: "number" },
+  // The reservation expires after the run's time limit (plus slack): the reserve job sets it.
+  "timeout-minutes": { to: RESERVE_RUN, type: "number" },
   "stall-minutes": { to: RUN, type: "number" },
   attempts: { to: RUN, type: "number" },
   select: { to: RUN },
@@ -75,7 +88,7 @@ export const WORKFLOW_INPUTS = {
   "max-fix-rounds": { to: RUN, type: "number" },
   "verify-timeout-minutes": { to: RUN },
   // Both jobs read the same file, so delivery settings in it apply in the publish job too.
-  "config-file": { to: BOTH },
+  "config-file": { to: RESERVE_BOTH },
   env: { to: RUN },
   "forward-env": { to: RUN },
   secrets: {
@@ -86,18 +99,18 @@ export const WORKFLOW_INPUTS = {
   network: { to: RUN },
   "allowed-domains": { to: RUN },
   "docker-image": { to: RUN },
-  "working-directory": { to: BOTH },
+  "working-directory": { to: RESERVE_BOTH },
   // Both jobs work on the same checkout of the thread's pull request.
   "pr-checkout": { to: BOTH },
   session: { to: RUN },
   "fork-session": { to: RUN },
   resume: { to: RUN },
-  // Who may trigger is checked in both jobs.
-  "trigger-phrase": { to: BOTH },
-  "allowed-users": { to: BOTH },
-  "allowed-bots": { to: BOTH },
-  // The run job skips an `/approve` event; the publish job stages and enacts.
-  approval: { to: BOTH },
+  // Who may trigger is checked in every job (the reserve job reserves nothing for an event the run job skips).
+  "trigger-phrase": { to: RESERVE_BOTH },
+  "allowed-users": { to: RESERVE_BOTH },
+  "allowed-bots": { to: RESERVE_BOTH },
+  // The run and reserve jobs skip an `/approve` event; the publish job stages and enacts.
+  approval: { to: RESERVE_BOTH },
   approvers: { to: PUBLISH },
   "approval-self": { to: PUBLISH, type: "boolean" },
   "approval-expires-hours": { to: PUBLISH, type: "number" },
@@ -107,7 +120,7 @@ export const WORKFLOW_INPUTS = {
       "fan-out.yml": "A token is a secret, not an input: each job uses its own github.token, or a GitHub App token for the item's repository when app-id is set.",
     },
   },
-  phase: { not: "Each job sets its own phase (run, publish; fan-out.yml also plan and gather)." },
+  phase: { not: "Each job sets its own phase (reserve, run, publish; fan-out.yml also plan and gather)." },
   // The run job sets `deliver: none` and `comment: none` itself: it has no write token.
   deliver: { to: PUBLISH },
   comment: { to: PUBLISH },
@@ -130,7 +143,7 @@ export const WORKFLOW_INPUTS = {
   "artifact-name": { to: BOTH },
   "retention-days": { to: BOTH },
   "otel-endpoint": { to: RUN },
-  "issue-number": { to: BOTH, not: { "fan-out.yml": "Each item job sets it from its matrix entry." } },
+  "issue-number": { to: RESERVE_BOTH, not: { "fan-out.yml": "Each item job sets it from its matrix entry." } },
   repository: {
     not: {
       "agent.yml": "Both jobs check out and work on the calling repository; items of other repositories go through fan-out.yml.",
@@ -143,7 +156,7 @@ export const WORKFLOW_INPUTS = {
   repositories: { to: ["plan"], not: FAN_OUT_ONLY },
   "max-items": { to: ["plan"], not: FAN_OUT_ONLY, type: "number" },
   "allow-foreign-items": {
-    to: ["plan", "run", "publish"],
+    to: ["plan", "reserve", "run", "publish"],
     not: { "agent.yml": "Fan-out items only: agent.yml runs on the calling repository." },
     type: "boolean",
   },
@@ -203,7 +216,7 @@ function callInput(name: InputName): string {
   return `${name}: { ${fields.join(", ")} }`;
 }
 
-const BEGIN = /^(\s*)# generated:(inputs|with (plan|run|publish|gather))\b.*$/;
+const BEGIN = /^(\s*)# generated:(inputs|with (plan|reserve|run|publish|gather))\b.*$/;
 const END = /^\s*# end generated\s*$/;
 
 /**
@@ -243,11 +256,11 @@ export function generateWorkflow(file: WorkflowFile, text: string): string {
   return out.join("\n");
 }
 
-/** The action's own steps (ids agent, publish, plan, gather) and the usage examples in the header comment. */
+/** The action's own steps (ids agent, reserve, publish, plan, gather) and the usage examples in the header comment. */
 function rewriteUses(line: string, previous: string | undefined): string {
   const example = line.replace(/(uses: )\S+\/\.github\/workflows\/([\w.-]+\.yml)@\S+/, (_m, uses: string, f: string) => uses + workflowUses(f));
   if (example !== line) return example;
-  if (previous && /^\s*- id: (agent|publish|plan|gather)\s*$/.test(previous))
+  if (previous && /^\s*- id: (agent|reserve|publish|plan|gather)\s*$/.test(previous))
     return line.replace(/^(\s*uses: )\S+/, `$1${ACTION_USES}`);
   return line;
 }

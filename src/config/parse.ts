@@ -173,9 +173,9 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   /** A file-valued input's path; its content is read later (config/input-files.ts), once the event is known. */
   const pathInput = (name: InputName): string | undefined => str(name)?.trim() || undefined;
 
-  // phase publish runs no agent: what only an agent run needs is not required there.
+  // phase publish and reserve run no agent: what only an agent run needs is not required there.
   const phase = oneOf("phase", Phase.options);
-  const runsAgent = phase !== "publish";
+  const runsAgent = phase !== "publish" && phase !== "reserve";
 
   // --- agent -------------------------------------------------------------
   const backendRaw = (str("agent") ?? "").trim();
@@ -363,7 +363,7 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
     problems.add("otel-endpoint", `'${otelEndpoint}' is not an http(s) URL; write it like https://otel-collector.example:4318 (a URL without a path gets /v1/traces).`);
 
   // The default cost cap holds only where prices are known: the vendor's own API or a cloud (not a base-url's server), and a model gateway (not `command`).
-  const costSource = isDefaulted("max-cost-usd") ? defaultCostCap(runsAgent && backend !== "command", agentCandidate.baseUrl, ctx.notice) : "given";
+  const costSource = isDefaulted("max-cost-usd") ? defaultCostCap((runsAgent || phase === "reserve") && backend !== "command", agentCandidate.baseUrl, ctx.notice) : "given";
   const budget = parseBudget(str, value("model-prices"), costSource, problems);
   const verify = parseVerify(str, problems);
   const modelRetry = parseModelRetry(str, list("fallback-models"), problems);
@@ -467,9 +467,10 @@ function parseVerify(str: (name: InputName) => string | undefined, problems: Pro
 
 /**
  * `max-daily-cost-usd`, `ledger-scope`, `max-total-cost-usd`: admission across
- * runs. The reservation is made before the agent starts and settled to the
- * gateway's measured cost, so it needs a job that writes (phase all) and a
- * model gateway (not `command`).
+ * runs. The reservation is made before the agent starts by a job that writes
+ * (phase all, or a reserve job before a read-only run job) and settled to the
+ * gateway's measured cost (phase all, or the publish job), so it needs a model
+ * gateway (not `command`). `reserve` alone is refused without a budget.
  */
 function parseLedger(str: (name: InputName) => string | undefined, phase: string, backend: string, problems: Problems): LedgerSettings | undefined {
   const cap = (name: "max-daily-cost-usd" | "max-total-cost-usd"): number | undefined => {
@@ -484,10 +485,11 @@ function parseLedger(str: (name: InputName) => string | undefined, phase: string
   const totalCapUsd = cap("max-total-cost-usd");
   const scopeRaw = (str("ledger-scope") ?? "workflow").trim() || "workflow";
   if (scopeRaw !== "workflow" && scopeRaw !== "repository") problems.add("ledger-scope", `'${scopeRaw}' must be 'workflow' or 'repository'.`);
-  if (dailyCapUsd === undefined && totalCapUsd === undefined) return undefined;
+  if (dailyCapUsd === undefined && totalCapUsd === undefined) {
+    if (phase === "reserve") problems.add("phase", "'reserve' reserves a run's budget on the ledger: give 'max-daily-cost-usd' or 'max-total-cost-usd' too.");
+    return undefined;
+  }
   const given = dailyCapUsd !== undefined ? "max-daily-cost-usd" : "max-total-cost-usd";
-  if (phase !== "all")
-    problems.add(given, `needs 'phase: all': the ledger is written before the agent starts by a job with contents: write, and a 'phase: ${phase}' job is not that job.`);
   if (backend === "command")
     problems.add(given, "needs a model-backed agent (claude, codex, opencode, gemini): the reservation is settled to the model gateway's measured cost, and agent 'command' sends no requests through it.");
   return { ...(dailyCapUsd !== undefined ? { dailyCapUsd } : {}), ...(totalCapUsd !== undefined ? { totalCapUsd } : {}), scope: scopeRaw === "repository" ? "repository" : "workflow" };

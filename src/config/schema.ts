@@ -151,7 +151,7 @@ export interface VerifySettings {
   timeoutSeconds: number;
 }
 
-export const Phase = z.enum(["all", "run", "publish"]);
+export const Phase = z.enum(["all", "run", "publish", "reserve"]);
 export const CommitMethod = z.enum(["api", "git"]);
 export const ThreatDetection = z.enum(["auto", "agent", "none"]);
 export const ProtectedFiles = z.enum(["review", "block", "allow"]);

@@ -23,6 +23,7 @@ import { itemRef, parseRepository } from "../shared/item-ref.js";
 import type { RepoRef } from "../shared/trigger.js";
 import { MATRIX_LIMIT, type FanOutItem } from "./items.js";
 import { DeliveryRecord, RECORD_FILE } from "./record.js";
+import type { PoolReport } from "../ledger/pool.js";
 
 type Conclusion = "success" | "failure" | "incomplete" | "timeout" | "cancelled" | "skipped";
 
@@ -243,4 +244,27 @@ export function reportTable(entries: ReportEntry[], runUrl: string | undefined):
     ),
     "",
   ].join("\n");
+}
+
+/** Why an item of the plan has no run: its reserve job found the pool (max-total-cost-usd) spent or reserved. */
+export const SKIPPED_FOR_BUDGET = "Skipped for lack of budget: the fan-out's pool (max-total-cost-usd) was spent or reserved when this item reserved; its agent was not started.";
+
+/** The entries with the items the pool skipped marked so (they left no artifact: `missing` until now). */
+export function withPoolSkips(entries: ReportEntry[], pool: PoolReport): ReportEntry[] {
+  const skipped = new Set(pool.skipped.map((i) => i.toLowerCase()));
+  return entries.map((e) => (skipped.has(e.item.toLowerCase()) && (e.conclusion === "missing" || e.conclusion === "skipped") ? { ...e, conclusion: "skipped", error: SKIPPED_FOR_BUDGET } : e));
+}
+
+/** The pool's section of the report: only numbers, our words and item references (checked, else as code). */
+export function poolSection(pool: PoolReport): string {
+  const usd = (n: number) => `$${n.toFixed(2)}`;
+  const lines = [
+    `#### Budget pool (max-total-cost-usd ${pool.capUsd})`,
+    "",
+    `${usd(pool.spentUsd)} spent, ${usd(pool.reservedUsd)} reserved, ${usd(pool.leftUsd)} left${pool.rejected ? ` (${pool.rejected} ledger entr${pool.rejected === 1 ? "y" : "ies"} rejected and counted as spent: ${usd(pool.rejectedUsd)})` : ""}.`,
+    "",
+  ];
+  if (!pool.skipped.length) return [...lines, "No item was skipped for lack of budget.", ""].join("\n");
+  const names = pool.skipped.map((i) => (isItemRef(i) ? i : inlineCode(i)));
+  return [...lines, `${pool.skipped.length} item${pool.skipped.length === 1 ? "" : "s"} skipped for lack of budget: ${names.join(", ")}.`, ""].join("\n");
 }

@@ -27,7 +27,8 @@ export interface FanOutSettings {
   repository: RepoRef;
   /** `allowForeign`: keep items of other owners than the workflow's (`allow-foreign-items`). */
   plan?: { source: PlanSource; maxItems: number; allowForeign: boolean };
-  gather?: { expected?: string; reportIssue?: number | "new" };
+  /** `poolCapUsd`: `max-total-cost-usd`, whose pool the report shows (ledger/pool.ts). */
+  gather?: { expected?: string; reportIssue?: number | "new"; poolCapUsd?: number };
 }
 
 function given(raw: RawInputs, name: keyof RawInputs): string | undefined {
@@ -76,7 +77,14 @@ export function parseFanOutSettings(raw: RawInputs, host: Pick<HostContext, "rep
       if (!token) problems.push("Input 'github-token': is empty; posting the report comment needs it.");
     }
     const expected = given(raw, "items");
-    gather = { ...(expected ? { expected } : {}), ...(reportIssue !== undefined ? { reportIssue } : {}) };
+    const poolText = given(raw, "max-total-cost-usd");
+    const poolCapUsd = poolText !== undefined ? Number(poolText) : undefined;
+    if (poolCapUsd !== undefined && !(Number.isFinite(poolCapUsd) && poolCapUsd > 0)) problems.push(`Input 'max-total-cost-usd': '${poolText!.slice(0, 40)}' is not a positive number of US dollars, e.g. 10.`);
+    gather = {
+      ...(expected ? { expected } : {}),
+      ...(reportIssue !== undefined ? { reportIssue } : {}),
+      ...(poolCapUsd !== undefined && poolCapUsd > 0 ? { poolCapUsd } : {}),
+    };
   }
   if (problems.length) throw new ConfigurationError(problems);
   return { phase, token, repository: repository!, ...(plan ? { plan } : {}), ...(gather ? { gather } : {}) };

@@ -16,7 +16,7 @@ import type { ActionIO } from "../stage-context.js";
 import type { Redactor } from "../shared/redact.js";
 import { ownerOf } from "../shared/item-ref.js";
 import { runUrl } from "../trigger/stage.js";
-import { gatherReport, reportTable } from "./gather.js";
+import { gatherReport, poolSection, reportTable, withPoolSkips } from "./gather.js";
 import { parseFanOutSettings, type FanOutPhase, type FanOutSettings } from "./inputs.js";
 import { expectedItems } from "./items.js";
 import { droppedLine, matrixJson, planItems, planLine, planSummary } from "./plan.js";
@@ -66,9 +66,12 @@ async function gatherStage(io: ActionIO, log: Logger, redactor: Redactor, settin
     log,
   });
   const url = runUrl(io.host, io.host.repository ?? settings.repository.fullName);
-  const table = reportTable(entries, url);
-  log.info(`Gather: ${entries.length} item(s): ${entries.map((e) => `${e.item} ${e.conclusion}`).join(", ") || "none"}.`);
-  io.setOutput("report", redactor.redact(JSON.stringify(entries)));
+  const pool = await poolOfRun(io, log, settings, expected.map((i) => i.item));
+  const reported = pool ? withPoolSkips(entries, pool) : entries;
+  const table = reportTable(reported, url) + (pool ? `\n${poolSection(pool)}` : "");
+  log.info(`Gather: ${reported.length} item(s): ${reported.map((e) => `${e.item} ${e.conclusion}`).join(", ") || "none"}.`);
+  if (pool) log.info(`Gather: budget pool ${pool.capUsd}: $${pool.spentUsd.toFixed(2)} spent, $${pool.reservedUsd.toFixed(2)} reserved, $${pool.leftUsd.toFixed(2)} left; ${pool.skipped.length} item(s) skipped for lack of budget${pool.skipped.length ? `: ${pool.skipped.join(", ")}` : ""}.`);
+  io.setOutput("report", redactor.redact(JSON.stringify(reported)));
   await io.appendSummary(toSafeMarkdown(redactor.redact(table), { serverUrl: io.host.serverUrl }, SUMMARY_LIMIT));
   const reportIssue = settings.gather?.reportIssue;
   if (reportIssue === undefined) return;
@@ -87,4 +90,23 @@ async function gatherStage(io: ActionIO, log: Logger, redactor: Redactor, settin
     },
     table,
   );
+}
+
+/** `max-total-cost-usd`: this workflow run's pool on the budget ledger (of this repository), for the report. */
+async function poolOfRun(io: ActionIO, log: Logger, settings: FanOutSettings, items: string[]) {
+  const capUsd = settings.gather?.poolCapUsd;
+  if (capUsd === undefined) return undefined;
+  const { readPoolReport } = await import("../ledger/run.js");
+  const repository = io.host.repository ?? settings.repository.fullName;
+  const [owner = "", name = ""] = repository.split("/");
+  return readPoolReport({
+    token: settings.token,
+    apiUrl: io.host.apiUrl,
+    repository: { owner, name, fullName: repository },
+    log,
+    now: () => (io.host.now ? new Date(io.host.now) : new Date()),
+    pool: io.host.runId ?? "local",
+    capUsd,
+    items,
+  });
 }

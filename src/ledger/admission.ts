@@ -7,7 +7,7 @@
  */
 import { LEDGER_REF, type Reservation, type Settlement, type LedgerScope } from "./entry.js";
 import { MAX_READ, type GitHubLedger } from "./ledger.js";
-import { dailyCheck, poolCheck, tally, type CheckTally, type LedgerCheck, type Rejected } from "./tally.js";
+import { dailyCheck, poolCheck, tally, type CheckTally, type LedgerCheck, type ReadLedger, type Rejected } from "./tally.js";
 
 /** Below this nothing is left: a reservation of less would stop the agent at its first request. */
 export const MIN_RESERVATION_USD = 0.01;
@@ -100,7 +100,12 @@ function roundCents(usd: number): number {
   return Math.floor(usd * 100) / 100;
 }
 
-export async function settle(ledger: GitHubLedger, r: Reservation, measured: { costUsd: number; tokens?: number }, now: Date): Promise<Settlement> {
+/**
+ * Settles `r` to the measured cost, unless the ledger already holds its
+ * settlement (a publish job run again): decided on the read, like any write,
+ * so two settlers racing write one settlement. Undefined: it was settled already.
+ */
+export async function settle(ledger: GitHubLedger, r: Reservation, measured: { costUsd: number; tokens?: number }, now: Date): Promise<Settlement | undefined> {
   const entry: Settlement = {
     v: 1,
     kind: "settle",
@@ -114,8 +119,43 @@ export async function settle(ledger: GitHubLedger, r: Reservation, measured: { c
     ...(r.model ? { model: r.model } : {}),
     time: now.toISOString(),
   };
-  await ledger.update(readSince(now), () => entry);
-  return entry;
+  const done = await ledger.update(readSince(now), (read) => (read.ledger.settlements.some((s) => s.entry.id === r.id) ? undefined : entry));
+  return done.entry;
+}
+
+/** What a leg's run or publish job finds on the ledger for its run key (reserve job: `legRun`). */
+export type Held = { kind: "held"; reservation: Reservation } | { kind: "settled"; reservation: Reservation } | { kind: "none" };
+
+/**
+ * The newest reservation recorded under `run` that is not settled (and, with
+ * `live`, not expired: the run job starts no agent on a reservation that no
+ * longer counts). Only valid entries written by the action are looked at.
+ */
+export function heldReservation(read: ReadLedger, run: string, now: Date, live: boolean): Held {
+  const settled = new Set(read.settlements.map((s) => s.entry.id));
+  let found: Held = { kind: "none" };
+  // Newest first: the ledger is read from its head.
+  for (const { entry } of read.reservations.values()) {
+    if (entry.run !== run) continue;
+    if (settled.has(entry.id)) {
+      if (found.kind === "none") found = { kind: "settled", reservation: entry };
+      continue;
+    }
+    if (live && Date.parse(entry.expires) <= now.getTime()) continue;
+    return { kind: "held", reservation: entry };
+  }
+  return found;
+}
+
+/**
+ * The cost a publish job settles a leg to: what the run artifact claims (hostile: the run job ran the
+ * agent), never more than the reservation (the run job's gateway was capped there) and never a
+ * claim missing or not a number (then all of it).
+ */
+export function settledClaim(claimUsd: number | undefined, reservedUsd: number): { amountUsd: number; clampedFrom?: number } {
+  if (claimUsd === undefined || !Number.isFinite(claimUsd) || claimUsd < 0) return { amountUsd: reservedUsd };
+  if (claimUsd > reservedUsd) return { amountUsd: reservedUsd, clampedFrom: claimUsd };
+  return { amountUsd: claimUsd };
 }
 
 export function usd(n: number): string {

@@ -17,10 +17,10 @@ const tokens = z.number().check(z.int(), z.nonnegative());
 const isoTime = z.iso.datetime();
 const id = z.string().check(z.minLength(1), z.maxLength(200));
 
-export const Reservation = z.object({
+/** What a reservation and its settlement both say: whose run, which budget, how much, when. */
+const EntryBase = z.object({
   v: z.literal(1),
-  kind: z.literal("reserve"),
-  /** The reservation's own id: the settlement names it. */
+  /** A reservation's own id; a settlement names the reservation it settles. */
   id,
   /** `<run id>-<attempt>` of the workflow run, and the job's step (the same run may reserve for several legs). */
   run: id,
@@ -31,25 +31,19 @@ export const Reservation = z.object({
   amountUsd: money,
   model: z.optional(id),
   time: isoTime,
+});
+
+export const Reservation = z.extend(EntryBase, {
+  kind: z.literal("reserve"),
   /** Until then an unsettled reservation counts as spent; after it, it counts no more (the job's timeout has passed). */
   expires: isoTime,
 });
 export type Reservation = z.infer<typeof Reservation>;
 
-export const Settlement = z.object({
-  v: z.literal(1),
+/** `amountUsd`: the model gateway's measured cost. */
+export const Settlement = z.extend(EntryBase, {
   kind: z.literal("settle"),
-  /** The reservation settled. */
-  id,
-  run: id,
-  workflow: id,
-  thread: z.optional(id),
-  pool: z.optional(id),
-  /** The model gateway's measured cost. */
-  amountUsd: money,
   tokens: z.optional(tokens),
-  model: z.optional(id),
-  time: isoTime,
 });
 export type Settlement = z.infer<typeof Settlement>;
 

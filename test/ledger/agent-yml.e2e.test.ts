@@ -1,0 +1,185 @@
+/**
+ * `max-daily-cost-usd` in the two-job flow of .github/workflows/agent.yml, through dist/: each job's
+ * `with:` taken from the file and evaluated (test/fanout/workflow-sim.ts), against the fake GitHub (refs
+ * refuse non-fast-forward moves), the fake Actions results service and the stub model. Three `@agent`
+ * comments, one workflow run each: reserve job (contents: write) → run job (read-only, capped at its
+ * reservation read from the ledger) → publish job (settles it). The agent is a `codex` that is a bash
+ * script making two model requests through the gateway ($0.50 each by the stub's prices).
+ */
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readCommits } from "../../src/ledger/tally.js";
+import { errors } from "../artifacts/helpers.js";
+import { actionInputs, callInputs, interpolate, loadWorkflow, type Context, type Job } from "../fanout/workflow-sim.js";
+import { buildEvent, FIXTURE_REPO, writeEvent } from "../support/events.js";
+import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
+import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
+import { cloneRepo, createRepo, git, type GitRepoFixture } from "../support/git-fixtures.js";
+import { runStep, type StepResult } from "../support/harness.js";
+import { startStubModel, type StubModel } from "../support/stub-model.js";
+
+const TOKEN = "ghs_agentYmlLedgerToken0123456789abcdefABC";
+const REPO = FIXTURE_REPO;
+const LEDGER = "refs/agent-runner/ledger";
+const NOW = "2031-08-01T12:00:00Z";
+const WORKFLOW_REF = `${REPO}/.github/workflows/agent-call.yml@refs/heads/main`;
+
+let repo: GitRepoFixture;
+let results: FakeActionsResults;
+let gh: FakeGitHub;
+let stub: StubModel;
+let eventEnv: Record<string, string>;
+let bin: string;
+
+function fakeCodex(): string {
+  const root = mkdtempSync(path.join(os.tmpdir(), "agent-yml-codex-"));
+  mkdirSync(path.join(root, "bin"));
+  const file = path.join(root, "bin", "codex");
+  writeFileSync(
+    file,
+    `#!/bin/bash
+B=$(grep -o 'http://127.0.0.1:[0-9]*/v1' "$CODEX_HOME/config.toml" | head -1)
+for i in 1 2; do
+  curl -sS --noproxy '*' -o /dev/null -m 30 -H "Authorization: Bearer $OPENAI_API_KEY" -H 'content-type: application/json' \\
+    -d '{"model":"stub-model","input":"spend","max_output_tokens":2000}' "$B/responses"
+done
+echo done
+`,
+  );
+  chmodSync(file, 0o755);
+  return path.join(root, "bin");
+}
+
+beforeAll(async () => {
+  repo = await createRepo({ files: { "README.md": "# Demo\n" } });
+  results = await startFakeActionsResults({ repository: REPO });
+  gh = await startFakeGitHub({ token: TOKEN, results, repo: { fullName: REPO, gitDir: repo.origin, collaborators: { alice: "write" } } });
+  const ev = buildEvent("issue_comment.issue");
+  gh.seedEvent(ev);
+  ({ env: eventEnv } = await writeEvent(mkdtempSync(path.join(os.tmpdir(), "agent-yml-event-")), ev));
+  stub = await startStubModel([], { usage: { inputTokens: 1000, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1000 } });
+  bin = fakeCodex();
+});
+afterAll(async () => {
+  await gh?.close();
+  await results?.close();
+  await stub?.close();
+  await repo?.cleanup();
+});
+
+async function runJob(runId: number, job: string, inputs: Record<string, string>): Promise<StepResult> {
+  const ws = await cloneRepo(repo.origin);
+  return runStep("main", {
+    workspace: ws,
+    inputs,
+    githubToken: TOKEN,
+    env: {
+      ...eventEnv,
+      ...results.runtimeEnv({ runId, runAttempt: 1, job, repository: REPO, github: { url: gh.url, serverUrl: gh.serverUrl }, workspace: ws }),
+      PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
+      GITHUB_WORKFLOW_REF: WORKFLOW_REF,
+      AGENT_RUNNER_TEST: "1",
+      AGENT_RUNNER_TEST_NOW: NOW,
+    },
+  });
+}
+
+function jobOutputs(job: Job, steps: Record<string, StepResult>): Record<string, string> {
+  const ctx = { steps: Object.fromEntries(Object.entries(steps).map(([id, s]) => [id, { outputs: s.outputs }])) };
+  return Object.fromEntries(Object.entries(job.outputs ?? {}).map(([k, v]) => [k, interpolate(v, ctx)]));
+}
+
+async function ledger() {
+  const out = await git(repo.origin, ["log", "--format=%H%x1f%P%x1f%an%x1f%cI%x1f%B%x1e", LEDGER]);
+  const commits = out
+    .split("\x1e")
+    .map((r) => r.replace(/^\n/, ""))
+    .filter(Boolean)
+    .map((r) => {
+      const [sha = "", parents = "", author = "", time = "", message = ""] = r.split("\x1f");
+      return { sha, parents: parents.split(" ").filter(Boolean), author, time, message };
+    });
+  return readCommits(commits, true);
+}
+
+describe("max-daily-cost-usd in agent.yml's two jobs, through dist/", () => {
+  const wf = loadWorkflow(".github/workflows/agent.yml");
+
+  it("the reserve job reserves, the run job is capped at the reservation it reads, the publish job settles; a third run finds nothing left and never starts", { timeout: 600_000 }, async () => {
+    const reserveJob = wf.jobs["reserve"]!;
+    const runJobDef = wf.jobs["run"]!;
+    const publishJob = wf.jobs["publish"]!;
+    // The shape that makes it safe: only the reserve and publish jobs write; the run job waits for the reserve job.
+    expect(reserveJob.permissions).toMatchObject({ contents: "write" });
+    expect(runJobDef.permissions).toMatchObject({ contents: "read" });
+    expect(runJobDef.needs).toBe("reserve");
+    expect(runJobDef.if).toContain("needs.reserve.outputs.conclusion != 'skipped'");
+    expect(reserveJob.if).toContain("inputs.max-daily-cost-usd != ''");
+
+    const base: Context = {
+      inputs: callInputs(wf, {
+        agent: "codex",
+        "agent-version": "preinstalled",
+        sandbox: "none",
+        "base-url": `${stub.url}/v1`,
+        model: "stub-model",
+        "model-prices": "stub-model: {input: 250, output: 250}",
+        "max-cost-usd": "1.5",
+        "max-daily-cost-usd": "2",
+        "threat-detection": "none",
+      }),
+      secrets: { OPENAI_API_KEY: "sk-stub-model-key-0123456789abcdef" },
+      github: { token: TOKEN, repository: REPO },
+    };
+
+    const flow = async (runId: number) => {
+      const reserve = await runJob(runId, "reserve", actionInputs(reserveJob, base));
+      expect(errors(reserve), reserve.log + reserve.stderr).toEqual([]);
+      const needs = { reserve: { result: "success", outputs: jobOutputs(reserveJob, { reserve }) } };
+      const requests = stub.modelRequests().length;
+      // The run job starts even when the reserve job found nothing (its `if:` would not let it): its own check refuses too.
+      const run = await runJob(runId, "run", actionInputs(runJobDef, { ...base, needs }));
+      expect(errors(run), run.log + run.stderr).toEqual([]);
+      const runNeeds = { ...needs, run: { result: "success", outputs: jobOutputs(runJobDef, { agent: run }) } };
+      const publish = run.outputs.conclusion === "skipped" ? undefined : await runJob(runId, "publish", actionInputs(publishJob, { ...base, needs: runNeeds }));
+      return { reserve, needs, run, publish, requests: stub.modelRequests().length - requests };
+    };
+
+    // Run 1: $1.50 reserved of $2; the run spends $1.00 under that cap; the publish job settles $1.00.
+    const one = await flow(9101);
+    expect(one.reserve.log).toMatch(/Budget ledger: reserved \$1\.50 \(max-daily-cost-usd 2: \$0\.00 spent, \$0\.00 reserved, \$2\.00 left/);
+    expect(one.needs.reserve.outputs["conclusion"]).toBe("success");
+    expect(one.run.log).toMatch(/Budget ledger: looked up run 9101:octo-org\/octo-repo#7: held \$1\.50/);
+    expect(one.run.outputs.conclusion).toBe("success");
+    expect(one.requests).toBe(2);
+    expect(one.publish!.log).toMatch(/Budget ledger: settled \$1\.00 of the \$1\.50 reserved/);
+    expect(errors(one.publish!), one.publish!.log).toEqual([]);
+
+    // Run 2: what is left ($1.00) is reserved, and is the run's cap (below its max-cost-usd of 1.5).
+    const two = await flow(9102);
+    expect(two.reserve.log).toMatch(/Budget ledger: reserved \$1\.00 \(max-daily-cost-usd 2: \$1\.00 spent, \$0\.00 reserved, \$1\.00 left/);
+    expect(two.run.log).toMatch(/looked up run 9102:octo-org\/octo-repo#7: held \$1\.00/);
+    expect(two.requests).toBeLessThanOrEqual(2);
+    expect(two.publish!.log).toMatch(/Budget ledger: settled \$(0\.50|1\.00) of the \$1\.00 reserved/);
+
+    // Run 3: nothing left. The reserve job ends skipped (the run job's `if:` holds it back); the run job's own check skips too.
+    const three = await flow(9103);
+    expect(three.reserve.log).toMatch(/Budget: nothing is left in the daily budget of workflow octo-org\/octo-repo\/\.github\/workflows\/agent-call\.yml for 2031-08-01 \(UTC\)/);
+    expect(three.needs.reserve.outputs["conclusion"]).toBe("skipped");
+    expect(three.run.outputs.conclusion).toBe("skipped");
+    expect(three.run.log).toMatch(/holds no live reservation for this run \(9103:octo-org\/octo-repo#7\)/);
+    expect(three.requests).toBe(0);
+    expect(results.artifacts({ runId: 9103 })).toEqual([]);
+
+    const read = await ledger();
+    expect(read.rejected).toEqual([]);
+    expect(read.reservations.size).toBe(2);
+    expect(read.settlements).toHaveLength(2);
+    const settled = read.settlements.reduce((s, x) => s + x.entry.amountUsd, 0);
+    expect(settled).toBeLessThanOrEqual(2);
+    // The workspace never gets the ledger ref.
+    expect(await git(repo.dir, ["for-each-ref", "refs/agent-runner"])).toBe("");
+  });
+});
