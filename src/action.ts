@@ -70,7 +70,7 @@ export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
  */
 const PHASES: Record<Settings["delivery"]["phase"], readonly Stage[]> = {
   run: [prepareWorkspace, resumeCheckpoint, startSession, runTheAgent, judgeOutput, uploadArtifact, endSession, applySafeOutputs, deliver, report, exportTrace, conclude],
-  publish: [downloadArtifact, checkThePatch, detectThreats, stageApproval, applySafeOutputs, deliver, report, recordForGather, conclude],
+  publish: [downloadArtifact, checkThePatch, detectThreats, stageApproval, applySafeOutputs, deliver, report, postReview, recordForGather, conclude],
   // Nothing the agent wrote leaves (artifact, session state, comment) before threat detection has passed.
   all: [prepareWorkspace, resumeCheckpoint, startSession, runTheAgent, checkThePatch, judgeOutput, settleBudget, detectThreats, uploadArtifact, endSession, stageApproval, applySafeOutputs, deliver, report, postReview, exportTrace, recordForGather, conclude],
 };
@@ -502,16 +502,18 @@ async function applySafeOutputs(step: Step): Promise<void> {
 }
 
 /**
- * `task: review` in one job (phase all): the agent's review request, merged and posted as gather posts
- * a sharded one (fanout/review.ts): checked against the local diff, marked with the head it covered.
+ * `task: review` without shards: the agent's review request, merged and posted as gather posts a sharded
+ * one (fanout/review.ts): checked against the local diff, deduplicated, capped, marked with the head it
+ * covered. In one job (phase all) or in the publish job after a run job (its artifact holds the request).
  */
 async function postReview(step: Step): Promise<void> {
   const { ctx, github } = step;
   const review = ctx.settings.review;
   const pr = github?.stage.run.trigger.pullRequest;
   if (!review || review.shard || !github || !pr || step.staged || step.threats?.held) return;
-  const { reviewInOneJob } = await import("./fanout/review.js");
-  await reviewInOneJob({ io: ctx.io, log: ctx.log, redactor: ctx.redactor, review, pr: pr.number, runDir: ctx.runDir, resultsDir: ctx.resultsDir, api: github.stage.run.api });
+  const [{ reviewInOneJob }, { patchRepository }] = await Promise.all([import("./fanout/review.js"), import("./publish/patch-stage.js")]);
+  const git = patchRepository(ctx);
+  await reviewInOneJob({ io: ctx.io, log: ctx.log, redactor: ctx.redactor, review, pr: pr.number, git, resultsDir: ctx.resultsDir, api: github.stage.run.api });
 }
 
 /** Commit, pull request or comment, and the final comment (events only). */

@@ -183,7 +183,7 @@ export function reasonLeftOut(file: WorkflowFile, name: InputName): string | und
   const given = route.not?.[file];
   if (given !== undefined) return given;
   // An input only a publish job takes, in a workflow without one.
-  const spec: { withoutPublish?: string } = WORKFLOWS[file];
+  const spec: { roles: readonly Role[]; withoutPublish?: string } = WORKFLOWS[file];
   const to = route.toIn?.[file] ?? route.to ?? [];
   return spec.withoutPublish !== undefined && to.length > 0 && to.every((r) => r === "publish") ? spec.withoutPublish : undefined;
 }

@@ -15,7 +15,6 @@ import { parseRange, parseReviewInputs, type ReviewSettings } from "../config/re
 import { RESULTS_FILES, type InputName } from "../constants.js";
 import { ConfigurationError, errorMessage } from "../errors.js";
 import { Git } from "../git/git.js";
-import { HostRepo, hostRepoDir } from "../git/host-repo.js";
 import type { GitHubApi } from "../github/api.js";
 import type { Logger } from "../logger.js";
 import { ActionsArtifactService, type ArtifactService } from "../publish/artifacts.js";
@@ -292,17 +291,23 @@ export async function postMergedReview({ c, api, range, legs, started }: PostInp
 }
 
 /**
- * `task: review` in one job (`phase: all`, no shard): the run's own results
- * are the one leg; the same merge and post as gather's. The agent ran in this
- * workspace, so its `.git` is hostile (a planted `commondir`, config or
- * attributes could make host git run a textconv program): git is read only
- * through the private repository made before the agent started (host-repo.ts).
+ * `task: review` without shards (`phase: all`, or a publish job after its run
+ * job): the run's own results are the one leg; the same merge and post as
+ * gather's. `git` is where the commits are read: in one job the agent ran in
+ * the workspace, so its `.git` is hostile (a planted `commondir`, config or
+ * attributes could make host git run a textconv program) and the caller gives
+ * the private repository made before the agent started (host-repo.ts); a
+ * publish job gives its own fresh checkout.
  */
-export async function reviewInOneJob(o: { io: ActionIO; log: Logger; redactor: Redactor; review: ReviewSettings; pr: number; runDir: string; resultsDir: string; api: GitHubApi }): Promise<MergedReview["conclusion"] | undefined> {
+export async function reviewInOneJob(o: { io: ActionIO; log: Logger; redactor: Redactor; review: ReviewSettings; pr: number; git: Git; resultsDir: string; api: GitHubApi }): Promise<MergedReview["conclusion"] | undefined> {
   const started = Date.now();
   const record = ShardRecord.safeParse(await readJson(path.join(o.resultsDir, SHARD_RECORD_FILE), 4096).catch(() => undefined));
-  if (!record.success) return undefined;
-  const git = HostRepo.reopen(hostRepoDir(o.runDir), o.io.host.gitEnv);
+  if (!record.success) {
+    // The run wrote no record (it failed before the review was prepared): say so rather than post nothing silently.
+    o.log.warning(`Review: this run's results hold no valid ${SHARD_RECORD_FILE} (the run failed before its review was prepared); no review is posted.`);
+    return undefined;
+  }
+  const { git } = o;
   const { from, head } = record.data;
   const info = (await o.api.pullRequest(o.pr)).info;
   const prBase = await mergeBase(git, info.baseSha, head);

@@ -7,6 +7,7 @@
  * the most severe first. The summary names every shard, and any shard not
  * reviewed with its files: the review never claims what it did not cover.
  */
+import { createHash } from "node:crypto";
 import { SEVERITIES } from "../safe-outputs/create-pull-request-review.js";
 import type { DiffLines, Side } from "../safe-outputs/diff-lines.js";
 import { codeName } from "../shared/markdown-code.js";
@@ -46,8 +47,8 @@ export interface MergeInput {
   prDiff: DiffLines;
   /** Lines of the reviewed range (all of the PR, or since the last review). */
   rangeDiff: DiffLines;
-  /** Comments of earlier reviews (path, line, body): not repeated. */
-  earlier: { path: string; line: number | null; body: string }[];
+  /** This project's own earlier inline comments (path, line, the key their marker records): not repeated. */
+  earlier: EarlierComment[];
   maxComments: number;
   canBlock: boolean;
   head: string;
@@ -67,6 +68,29 @@ export interface MergedReview {
 }
 
 export const REVIEW_MARKER = "agent-runner-review";
+export const COMMENT_MARKER = "agent-runner-review-comment";
+
+/** An inline comment of an earlier review of ours, where it sits now (null: outdated) and its marker's key. */
+export interface EarlierComment {
+  path: string;
+  line: number | null;
+  key: string;
+}
+
+/** What an inline comment says, as a short digest (rendering for GitHub may change the text; the key does not). */
+export function commentKey(text: string): string {
+  return createHash("sha256").update(norm(text)).digest("hex").slice(0, 16);
+}
+
+/** Each inline comment's hidden marker, first: what it said, for the next review's dedup. */
+export function commentMarker(text: string): string {
+  return `<!-- ${COMMENT_MARKER} k=${commentKey(text)} -->`;
+}
+
+/** The key an inline comment's marker records, only when the marker starts it (ours is first). */
+export function markedCommentKey(body: string): string | undefined {
+  return new RegExp(`^<!-- ${COMMENT_MARKER} k=([0-9a-f]{16}) -->`).exec(body)?.[1];
+}
 
 /** The hidden marker: the head this review covered (what `since-last-review` starts from next time). */
 export function reviewMarker(head: string): string {
@@ -96,8 +120,8 @@ function listFiles(files: string[]): string {
 
 export function mergeReviews(m: MergeInput): MergedReview {
   const dropped = { outside: 0, duplicate: 0, overCap: 0, otherShard: 0 };
-  const seen = new Set(m.earlier.map((c) => `${c.path}|${c.line ?? ""}|${norm(c.body)}`));
-  const kept: (LegComment & { side: Side; order: number })[] = [];
+  const seen = new Set(m.earlier.map((c) => `${c.path}|${c.line ?? ""}|${c.key}`));
+  const kept: (LegComment & { side: Side; order: number; text: string })[] = [];
   let order = 0;
   for (const leg of m.legs) {
     if (leg.status !== "reviewed" || !leg.review) continue;
@@ -114,13 +138,15 @@ export function mergeReviews(m: MergeInput): MergedReview {
         dropped.outside++;
         continue;
       }
-      const key = `${c.path}|${c.line}|${norm(c.body)}`;
+      // As posted: an earlier comment's key is of this text.
+      const text = `${c.severity ? `**${c.severity}:** ` : ""}${defang(c.body)}`;
+      const key = `${c.path}|${c.line}|${commentKey(text)}`;
       if (seen.has(key)) {
         dropped.duplicate++;
         continue;
       }
       seen.add(key);
-      kept.push({ ...c, side, order: order++ });
+      kept.push({ ...c, side, order: order++, text });
     }
   }
   kept.sort((a, b) => rank(a.severity) - rank(b.severity) || a.order - b.order);
@@ -138,7 +164,7 @@ export function mergeReviews(m: MergeInput): MergedReview {
       line: c.line,
       side: c.side,
       ...(c.start_line !== undefined && c.start_line !== c.line ? { start_line: c.start_line, start_side: c.side } : {}),
-      body: `${c.severity ? `**${c.severity}:** ` : ""}${defang(c.body)}`,
+      body: `${commentMarker(c.text)}\n${c.text}`,
     })),
     conclusion,
     dropped,

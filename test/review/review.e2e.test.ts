@@ -68,7 +68,7 @@ beforeAll(async () => {
       "file=$(printf '%s' \"$task\" | grep -m1 '^+++ b/' | cut -c7-)",
       "other=$(printf '%s' \"$task\" | grep -m1 '^  +' | cut -f2 || true)",
       'other=${other:-not/in/this/pr.ts}',
-      'printf \'{"type":"create_pull_request_review","body":"Shard %s summary","event":"COMMENT","comments":[{"path":"%s","line":2,"body":"Check this in shard %s","severity":"major"},{"path":"%s","line":1,"body":"forged","severity":"critical"},{"path":"%s","line":999,"body":"outside the diff","severity":"critical"}]}\\n\' "$shard" "$file" "$shard" "$other" "$file" >> "$AGENT_SAFE_OUTPUTS"',
+      'printf \'{"type":"create_pull_request_review","body":"Shard %s summary","event":"COMMENT","comments":[{"path":"%s","line":2,"body":"Check this in shard %s%s","severity":"major"},{"path":"%s","line":1,"body":"forged","severity":"critical"},{"path":"%s","line":999,"body":"outside the diff","severity":"critical"}]}\\n\' "$shard" "$file" "$shard" "${NOTE:-}" "$other" "$file" >> "$AGENT_SAFE_OUTPUTS"',
       'echo "reviewed shard $shard"',
       "",
     ].join("\n"),
@@ -191,7 +191,8 @@ describe("task: review, sharded on the matrix", () => {
     const head = (await git(repo.dir, ["rev-parse", "feature"])).trim();
     const before = gh.reviews(PR).length;
     runId += 1;
-    const step = await runJob("review", { phase: "all", sandbox: "none", "review-max-comments": "5" });
+    // NOTE: a comment no earlier review made (the sharded review's shard 1 made the same one on this line, which is not repeated).
+    const step = await runJob("review", { phase: "all", sandbox: "none", "review-max-comments": "5", env: "NOTE= (one job)" });
     expect(errors(step), gh.reviews(PR).at(-1)?.body).toEqual([]);
     expect(step.outputs["conclusion"]).toBe("success");
     const reviews = gh.reviews(PR).slice(before);
@@ -203,6 +204,38 @@ describe("task: review, sharded on the matrix", () => {
     const hunks = await diffHunks("main", "feature", comments[0]!.path);
     expect(hunks.some((h) => h.RIGHT.has(comments[0]!.line!))).toBe(true);
   }, 120_000);
+
+  it("in two jobs (run, then publish, as agent.yml runs it): the publish job posts the run's review with the one-job checks", async () => {
+    const head = (await git(repo.dir, ["rev-parse", "feature"])).trim();
+    const before = gh.reviews(PR).length;
+    const beforeComments = gh.reviewComments(PR).length;
+    runId += 1;
+    const run = await runJob("run", { phase: "run", sandbox: "none", comment: "none", deliver: "none", env: "NOTE= (two jobs)" });
+    expect(run.outputs.conclusion, run.log).toBe("success");
+    expect(gh.reviews(PR)).toHaveLength(before);
+    const publish = await runJob("publish", { phase: "publish", "review-max-comments": "5" });
+    expect(errors(publish), publish.log + publish.stderr).toEqual([]);
+    const reviews = gh.reviews(PR).slice(before);
+    expect(reviews).toHaveLength(1);
+    expect(reviews[0]!.body).toContain(`<!-- agent-runner-review head=${head} -->`);
+    expect(reviews[0]!.body).toContain("Shard 1 summary");
+    // The forged comment (a file outside the pull request) and the one outside the diff are left out, as gather leaves them out.
+    expect(reviews[0]!.body).toContain("on files of another shard left out");
+    expect(reviews[0]!.body).toContain("outside the reviewed diff left out");
+    const comments = gh.reviewComments(PR).slice(beforeComments);
+    expect(comments.map((c) => c.body)).toEqual([expect.stringContaining("Check this in shard 1 (two jobs)")]);
+    const hunks = await diffHunks("main", "feature", comments[0]!.path);
+    expect(hunks.some((h) => h.RIGHT.has(comments[0]!.line!))).toBe(true);
+    // Publishing the same run again repeats no comment: the earlier one is this project's own.
+    runId += 1;
+    const again = await runJob("run", { phase: "run", sandbox: "none", comment: "none", deliver: "none", env: "NOTE= (two jobs)" });
+    expect(again.outputs.conclusion).toBe("success");
+    const republished = await runJob("publish", { phase: "publish" });
+    expect(errors(republished), republished.log).toEqual([]);
+    expect(gh.reviews(PR).slice(before)).toHaveLength(2);
+    expect(gh.reviewComments(PR).slice(beforeComments)).toHaveLength(1);
+    expect(gh.reviews(PR).at(-1)!.body).toContain("1 duplicate left out");
+  }, 180_000);
 
   it("in one job: an agent that plants a textconv program in the workspace's .git cannot make the host's review run it", async () => {
     // The agent writes `diff.x.textconv` into the repository's config and `* diff=x` into its attributes, then asks
