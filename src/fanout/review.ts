@@ -138,8 +138,10 @@ function plannedRange(text: string | undefined): { from: string; head: string; k
 }
 
 const ResultFields = z.object({
-  conclusion: z.enum(["success", "failure", "timeout", "cancelled", "skipped"]),
+  conclusion: z.enum(["success", "failure", "incomplete", "timeout", "cancelled", "skipped"]),
   reason: z.optional(z.string()),
+  /** A budget (max-cost-usd, max-tokens, max-model-requests) stopped the shard's agent. */
+  budgetExceeded: z.optional(z.boolean()),
   durationMs: z.number().check(z.nonnegative()),
   usage: z.object({ costUsd: z.optional(z.number().check(z.nonnegative())) }),
 });
@@ -174,10 +176,13 @@ export async function legFromDir(dir: string, name: string, shard: Shard, range:
     return { shard, status: "refused", reason: `the artifact '${name}' claims shard ${r.shard} of ${r.from.slice(0, 12)}..${r.head.slice(0, 12)}, not shard ${shard.index} of this plan` };
   const result = ResultFields.safeParse(await readJson(path.join(dir, RESULTS_FILES.result), 16 * 1024 * 1024));
   if (!result.success) return { shard, status: "refused", reason: `the artifact '${name}' has no valid ${RESULTS_FILES.result}` };
-  const { conclusion, usage, durationMs } = result.data;
+  const { conclusion, usage, durationMs, budgetExceeded } = result.data;
   const costs = { ...(usage.costUsd !== undefined ? { costUsd: usage.costUsd } : {}), durationMs };
-  if (conclusion !== "success") return { shard, status: "failed", reason: `the shard's agent run ended '${conclusion}'${result.data.reason ? `: ${result.data.reason.slice(0, 200)}` : ""}`, ...costs };
+  const why = result.data.reason ? `: ${result.data.reason.slice(0, 200)}` : "";
   const review = await legReview(path.join(dir, RESULTS_FILES.outputs, "safe-outputs.jsonl"));
+  // Stopped by its budget: not covered, whatever it asked for before the stop (its findings are kept, not claimed as a review of the shard).
+  if (budgetExceeded) return { shard, status: "out-of-budget", reason: `the shard's agent was stopped by its budget${why}`, ...costs, ...(typeof review === "string" ? {} : { review }) };
+  if (conclusion !== "success") return { shard, status: "failed", reason: `the shard's agent run ended '${conclusion}'${why}`, ...costs };
   if (typeof review === "string") return { shard, status: "failed", reason: review, ...costs };
   return { shard, status: "reviewed", review, ...costs };
 }

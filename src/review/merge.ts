@@ -33,8 +33,11 @@ export interface LegReview {
 /** What gather learned of one shard's job. */
 export interface Leg {
   shard: Shard;
-  /** `reviewed`: the job succeeded and asked for a review; anything else: not reviewed, `reason` says why. */
-  status: "reviewed" | "failed" | "missing" | "refused";
+  /**
+   * `reviewed`: the job succeeded and asked for a review; anything else: not reviewed, `reason` says why.
+   * `out-of-budget`: a budget stopped its agent (what it asked for before the stop may be kept in `review`).
+   */
+  status: "reviewed" | "failed" | "out-of-budget" | "missing" | "refused";
   reason?: string;
   costUsd?: number;
   durationMs?: number;
@@ -107,6 +110,22 @@ function defang(text: string): string {
   return text.replace(/<!--/g, "&lt;!--");
 }
 
+/** How the summary names a shard's outcome: a budget stop is not a failure, and says so. */
+const STATUS_WORDS: Record<Leg["status"], string> = {
+  reviewed: "reviewed",
+  failed: "failed",
+  "out-of-budget": "ran out of budget",
+  missing: "left no result",
+  refused: "its result was refused",
+};
+const RESULT_CELL: Record<Leg["status"], string> = {
+  reviewed: "✅ reviewed",
+  failed: "❌ not reviewed (failed)",
+  "out-of-budget": "⛔ not reviewed (ran out of budget)",
+  missing: "❌ not reviewed (missing)",
+  refused: "❌ not reviewed (refused)",
+};
+
 const rank = (s: Severity | undefined) => (s ? SEVERITIES.indexOf(s) : SEVERITIES.indexOf("minor"));
 const norm = (s: string) => s.replace(/\s+/g, " ").trim();
 const FILES_NAMED = 50;
@@ -124,7 +143,8 @@ export function mergeReviews(m: MergeInput): MergedReview {
   const kept: (LegComment & { side: Side; order: number; text: string })[] = [];
   let order = 0;
   for (const leg of m.legs) {
-    if (leg.status !== "reviewed" || !leg.review) continue;
+    // A shard stopped by its budget keeps the findings it asked for before the stop.
+    if ((leg.status !== "reviewed" && leg.status !== "out-of-budget") || !leg.review) continue;
     const own = new Set(leg.shard.files);
     for (const c of leg.review.comments) {
       const side = c.side ?? "RIGHT";
@@ -187,19 +207,20 @@ function summary(m: MergeInput, posted: number, dropped: MergedReview["dropped"]
     "|---|---|---|---|---|",
     ...m.legs.map(
       (l) =>
-        `| ${l.shard.index} | ${l.shard.files.length} | ${l.shard.lines} | ${shardDirs(l.shard, 4, (d) => codeName(d, "table-cell"))} | ${l.status === "reviewed" ? "✅ reviewed" : `❌ not reviewed (${l.status})`} |`,
+        `| ${l.shard.index} | ${l.shard.files.length} | ${l.shard.lines} | ${shardDirs(l.shard, 4, (d) => codeName(d, "table-cell"))} | ${RESULT_CELL[l.status]} |`,
     ),
     "",
   ];
   const missing = m.legs.filter((l) => l.status !== "reviewed");
   if (missing.length) {
     lines.push("### Not reviewed", "");
-    for (const l of missing) lines.push(`- **Shard ${l.shard.index}** (${l.status}${l.reason ? `: ${defang(l.reason).replace(/\s+/g, " ").slice(0, 300)}` : ""}): ${listFiles(l.shard.files)}`);
+    for (const l of missing) lines.push(`- **Shard ${l.shard.index}** (${STATUS_WORDS[l.status]}${l.reason ? `: ${defang(l.reason).replace(/\s+/g, " ").slice(0, 300)}` : ""}): ${listFiles(l.shard.files)}`);
     lines.push("");
   }
-  for (const l of reviewed) {
+  for (const l of m.legs.filter((x) => x.review && (x.status === "reviewed" || x.status === "out-of-budget"))) {
     const text = defang((l.review?.body ?? "").trim());
-    lines.push(`### Shard ${l.shard.index}`, "", text.length > LEG_BODY_MAX ? `${text.slice(0, LEG_BODY_MAX)}\n\n[… cut]` : text || "_No summary._", "");
+    const title = l.status === "reviewed" ? `### Shard ${l.shard.index}` : `### Shard ${l.shard.index} (ran out of budget: what it found before the stop)`;
+    lines.push(title, "", text.length > LEG_BODY_MAX ? `${text.slice(0, LEG_BODY_MAX)}\n\n[… cut]` : text || "_No summary._", "");
   }
   const notes = [
     `${posted} inline comment${posted === 1 ? "" : "s"}`,
