@@ -35,9 +35,10 @@ import { runVerdict } from "./publish/verdict.js";
 import type { RunResult } from "./result.js";
 import type { SessionCarry } from "./session/carry.js";
 import type { CheckpointToRestore } from "./git/checkpoint.js";
-import type { ActionIO, StageContext } from "./stage-context.js";
+import type { ActionIO, GitHubRun, StageContext } from "./stage-context.js";
 import { Redactor } from "./shared/redact.js";
 import { shardKey } from "./review/record.js";
+import { itemKey } from "./shared/item-ref.js";
 import type { GitHubEvent } from "./trigger/event.js";
 import { eventMayProvidePrompt, readEvent } from "./trigger/event.js";
 import { inputsNameThread, repositoryOfRemote } from "./shared/item-ref.js";
@@ -230,16 +231,21 @@ async function openGitHubStep(ctx: StageContext, event: GitHubEvent, reparse: Pa
   const thread = trigger.run.trigger.thread?.number;
   const admitted = await admitAcrossRuns({ ...ctx, settings: trigger.settings }, thread !== undefined ? String(thread) : undefined);
   if (admitted.skip !== undefined) return skipped(admitted.ctx, admitted.skip);
-  const item = reviewShardItem(trigger.run.trigger.item, admitted.ctx.settings, trigger.run.trigger.repo.fullName);
+  const item = reviewShardItem(trigger.run.trigger, admitted.ctx.settings, io.host.repository);
   const triggered = { ...admitted.ctx, ...(item ? { item } : {}) };
   return { ctx: triggered, github: { stage: await stages.startProgress(triggered, trigger.run), stages }, ...admitted.step };
 }
 
-/** A review shard's job is an item of its own: its artifact's key ends in `-shard-<n>`, which gather reads. */
-function reviewShardItem(item: StageContext["item"], settings: Settings, repo: string): StageContext["item"] {
+/**
+ * A review shard's job is an item of its own: its artifact's key ends in `-shard-<n>`, which gather reads.
+ * Without `issue-number` (the event's pull request) the key is the pull request's, as gather computes it.
+ */
+function reviewShardItem(trigger: GitHubRun["trigger"], settings: Settings, thisRepository: string | undefined): StageContext["item"] {
   const shard = settings.review?.shard;
-  if (!shard) return item;
-  return { ref: item?.ref ?? repo, key: shardKey(item?.key, shard.index) };
+  if (!shard) return trigger.item;
+  const pr = trigger.pullRequest?.number;
+  const key = trigger.item?.key ?? (pr !== undefined ? itemKey(trigger.repo, pr, thisRepository) : undefined);
+  return { ref: trigger.item?.ref ?? trigger.repo.fullName, key: shardKey(key, shard.index) };
 }
 
 /**

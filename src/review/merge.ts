@@ -196,7 +196,8 @@ function summary(m: MergeInput, posted: number, dropped: MergedReview["dropped"]
   const shards = m.legs.length;
   const reviewed = m.legs.filter((l) => l.status === "reviewed");
   const lines = [
-    reviewMarker(m.head),
+    // The marker says which head was covered (since-last-review starts there): a review that covered nothing carries none.
+    ...(conclusion === "failure" ? [] : [reviewMarker(m.head)]),
     `## Agent Runner review`,
     "",
     conclusion === "failure"

@@ -109,8 +109,9 @@ export function actionInputs(job: Job, ctx: Context): Record<string, string> {
 }
 
 /**
- * A job's `if:` as GitHub evaluates the forms the shipped workflows use: `always()`, `a == 'x'`,
- * `a != 'x'`, joined by `&&`. A job without `if:` runs when every job it needs succeeded.
+ * A job's `if:` as GitHub evaluates the forms the shipped workflows use: `always()`, `!cancelled()`
+ * (the simulated run is never cancelled), `a == 'x'`, `a != 'x'`, joined by `&&`. A job without a
+ * status function in its `if:` runs only when every job it needs succeeded.
  */
 export function jobRuns(job: Job, ctx: Context): boolean {
   const needs = typeof job.needs === "string" ? [job.needs] : (job.needs ?? []);
@@ -118,9 +119,9 @@ export function jobRuns(job: Job, ctx: Context): boolean {
   const allSucceeded = needs.every((n) => needed[n]?.result === "success");
   if (!job.if) return allSucceeded;
   const terms = job.if.replace(/^\$\{\{|\}\}$/g, "").split("&&").map((t) => t.trim());
-  const always = terms.includes("always()");
+  const always = terms.includes("always()") || terms.includes("!cancelled()");
   const holds = terms
-    .filter((t) => t !== "always()")
+    .filter((t) => t !== "always()" && t !== "!cancelled()")
     .every((t) => {
       const m = /^(.+?)\s*(==|!=)\s*(.+)$/.exec(t);
       if (!m) throw new Error(`workflow-sim: unsupported condition '${t}'`);

@@ -2,7 +2,7 @@
  * The reusable .github/workflows/review.yml as written, job by job on the
  * runner harness (dist/main.js per step; each step's inputs evaluated from
  * the workflow file, its `if:`s and matrix as GitHub evaluates them), on a
- * `pull_request` event as docs/review.md's caller receives it, against the
+ * `pull_request` event with docs/review.md's caller's `with:`, against the
  * fake GitHub and the fake Actions results service: plan → a shard job per
  * matrix entry (read-only: it writes nothing to GitHub) → gather posts
  * exactly ONE review. Its inline comments sit on lines the PR's diff shows,
@@ -14,6 +14,8 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import YAML from "yaml";
+import { readDoc, yamlBlocks } from "../support/docs.js";
 import { errors } from "../artifacts/helpers.js";
 import { buildEvent, FIXTURE_REPO, writeEvent } from "../support/events.js";
 import { cloneRepo, git } from "../support/git-fixtures.js";
@@ -80,18 +82,42 @@ function jobOutputs(job: Job, steps: Record<string, StepResult>): Record<string,
 
 type Entry = { shard: number; shards: number; range: string; key: string; "issue-number": number };
 
+interface Caller {
+  on: Record<string, unknown>;
+  jobs: Record<string, { uses?: string; permissions?: Record<string, string>; with?: Record<string, string | number | boolean>; secrets?: Record<string, string> }>;
+}
+
+/** docs/review.md's first workflow: the copy-paste caller of review.yml. */
+function docsCaller(): { on: Record<string, unknown>; job: Caller["jobs"][string] } {
+  const doc = YAML.parse(yamlBlocks(readDoc("docs/review.md"))[0]!) as Caller;
+  const job = Object.values(doc.jobs).find((j) => /^agent-runner\/agent-runner\/\.github\/workflows\/review\.yml@/.test(j.uses ?? ""));
+  if (!job) throw new Error("docs/review.md: the first workflow does not call review.yml");
+  return { on: doc.on, job };
+}
+
 describe("review.yml on the runner harness", () => {
   const wf = loadWorkflow(".github/workflows/review.yml");
 
+  it("docs/review.md's caller: on pull_request, granting every permission review.yml's jobs ask for", () => {
+    const { on, job } = docsCaller();
+    expect(Object.keys(on)).toEqual(["pull_request"]);
+    const level = { none: 0, read: 1, write: 2 } as Record<string, number>;
+    for (const [name, j] of Object.entries(wf.jobs))
+      for (const [scope, wanted] of Object.entries(j.permissions ?? {})) expect(level[job.permissions?.[scope] ?? "none"]!, `${name}: ${scope}: ${wanted}`).toBeGreaterThanOrEqual(level[wanted]!);
+    for (const name of Object.keys(job.secrets ?? {})) expect(Object.keys(wf.on.workflow_call.secrets)).toContain(name);
+  });
+
   it("plan → a read-only job per shard → gather posts one review on diff lines naming every shard and the failed one's files", async () => {
-    // The caller's `with:` (docs/review.md), plus what the test harness needs: its agent, no sandbox.
+    // The caller's `with:` (docs/review.md), plus what the test harness needs: its agent, no sandbox, smaller shards.
     const inputs = callInputs(wf, {
+      ...docsCaller().job.with,
       agent: "command",
       "agent-command": agent.script,
+      // A `command` agent's model requests do not pass the gateway: a cap it cannot enforce is refused (the default is skipped).
+      "max-cost-usd": "",
       sandbox: "none",
       "review-shard-lines": "7500",
       "max-parallel": 2,
-      "review-scope": "since-last-review",
       env: `FAIL_SHARD=${FAIL_SHARD}`,
     });
     const base: Context = { inputs, secrets: {}, github: { token: TOKEN, repository: REPO, run_id: String(RUN_ID) } };

@@ -102,5 +102,7 @@ describe("mergeReviews", () => {
     const none = mergeReviews({ legs: [{ shard: shard(1, ["a/one.ts"]), status: "missing" }], prDiff: lines, rangeDiff: lines, earlier: [], maxComments: 2, canBlock: true, head, scopeNote: "" });
     expect(none.conclusion).toBe("failure");
     expect(none.body).toContain("This review covered nothing");
+    // It claims no covered head: the next since-last-review starts where the last review that covered something ended.
+    expect(markedHead(none.body)).toBeUndefined();
   });
 });
