@@ -10,7 +10,7 @@
  * The 400-file pull request is made once for the file (one commit of
  * generated files), not per test.
  */
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,6 +20,7 @@ import type { FakeActionsResults } from "../support/fake-actions-results.js";
 import type { FakeGitHub } from "../support/fake-github.js";
 import { cloneRepo, git, type GitRepoFixture } from "../support/git-fixtures.js";
 import { runStep, type StepResult } from "../support/harness.js";
+import { startStubModel } from "../support/stub-model.js";
 import { bigPullRequest, diffHunks as prHunks, reviewAgent, shardFilesOf, type BigPullRequest, type ReviewAgent } from "./fixture.js";
 
 const TOKEN = "ghs_reviewE2eToken0123456789abcdefABCDEFGH";
@@ -237,5 +238,62 @@ describe("task: review, sharded on the matrix", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
-});
 
+  it("in one job, a review its budget stopped says it ran out of budget, covers nothing and fails the step", async () => {
+    // A `codex` on PATH that is a script: two model requests through the gateway it was given; max-model-requests 1 stops it.
+    const root = mkdtempSync(path.join(os.tmpdir(), "review-budget-"));
+    const bin = path.join(root, "bin");
+    const stub = await startStubModel([]);
+    try {
+      mkdirSync(bin);
+      writeFileSync(
+        path.join(bin, "codex"),
+        `#!/bin/bash
+B=$(grep -o 'http://127.0.0.1:[0-9]*/v1' "$CODEX_HOME/config.toml" | head -1)
+for i in 1 2; do
+  curl -sS --noproxy '*' -o /dev/null -m 30 -H "Authorization: Bearer $OPENAI_API_KEY" -H 'content-type: application/json' -d '{"model":"stub-model","input":"review","max_output_tokens":200}' "$B/responses" || true
+done
+`,
+      );
+      chmodSync(path.join(bin, "codex"), 0o755);
+      const before = gh.reviews(PR).length;
+      runId += 1;
+      const ws = await cloneRepo(repo.origin);
+      const step = await runStep("main", {
+        workspace: ws,
+        inputs: {
+          agent: "codex",
+          "agent-version": "preinstalled",
+          task: "review",
+          "issue-number": String(PR),
+          phase: "all",
+          sandbox: "none",
+          "threat-detection": "none",
+          "base-url": `${stub.url}/v1`,
+          model: "stub-model",
+          secrets: "OPENAI_API_KEY=sk-stub-model-key-0123456789abcdef",
+          "max-cost-usd": "none",
+          "max-model-requests": "1",
+        },
+        githubToken: TOKEN,
+        env: {
+          ...eventEnv,
+          ...results.runtimeEnv({ runId, runAttempt: 1, job: "review", repository: REPO, github: { url: gh.url, serverUrl: gh.serverUrl }, workspace: ws }),
+          PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
+          GITHUB_WORKFLOW: "review",
+        },
+      });
+      expect(step.outputs["budget-exceeded"], step.log.slice(-3000)).toBe("true");
+      expect(step.exitCode).toBe(1);
+      const reviews = gh.reviews(PR).slice(before);
+      expect(reviews).toHaveLength(1);
+      expect(reviews[0]!.body).toContain("This review covered nothing");
+      expect(reviews[0]!.body).toContain("- **Shard 1** (ran out of budget: the shard's agent was stopped by its budget");
+      expect(reviews[0]!.body).not.toContain("(failed");
+      expect(reviews[0]!.body).not.toContain("agent-runner-review head=");
+    } finally {
+      await stub.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
