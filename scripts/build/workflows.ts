@@ -34,7 +34,8 @@ export interface Route {
   type?: "number" | "boolean";
 }
 
-const REVIEW_NO_DETECTION = "Not in review.yml yet: gather does not read a shard's detection verdict. A review delivers only text, through the Markdown door, redacted.";
+const REVIEW_NO_DETECTION =
+  "Not in review.yml yet: gather does not read a shard's detection-agent verdict. It refuses a shard's review that holds what looks like a secret (gitleaks' rules), and posts only text, through the Markdown door, redacted.";
 const USE_REVIEW_YML = "A sharded pull request review runs through review.yml (plan, a shard job each, gather posts one review); fan-out.yml's items are issues, pull requests or repositories, each with its own run.";
 const RUN = ["run"] as const;
 const PUBLISH = ["publish"] as const;

@@ -18,6 +18,7 @@ import { Git } from "../git/git.js";
 import type { GitHubApi } from "../github/api.js";
 import type { Logger } from "../logger.js";
 import { ActionsArtifactService, type ArtifactService } from "../publish/artifacts.js";
+import { gitleaksMatches } from "../publish/threats/gitleaks.js";
 import { SUMMARY_LIMIT, toSafeMarkdown } from "../publish/safe-markdown.js";
 import { readRequests } from "../publish/safe-outputs/requests.js";
 import { createPullRequestReview, SEVERITIES } from "../safe-outputs/create-pull-request-review.js";
@@ -180,11 +181,23 @@ export async function legFromDir(dir: string, name: string, shard: Shard, range:
   const costs = { ...(usage.costUsd !== undefined ? { costUsd: usage.costUsd } : {}), durationMs };
   const why = result.data.reason ? `: ${result.data.reason.slice(0, 200)}` : "";
   const review = await legReview(path.join(dir, RESULTS_FILES.outputs, "safe-outputs.jsonl"));
+  // Gather has no threat-detection stage of its own: a review holding what looks like a secret is not posted.
+  const leak = typeof review === "string" ? undefined : secretIn(review);
+  if (leak) return { shard, status: "refused", reason: `its review request holds what looks like a secret (gitleaks rule '${leak}'); none of it is posted`, ...costs };
   // Stopped by its budget: not covered, whatever it asked for before the stop (its findings are kept, not claimed as a review of the shard).
   if (budgetExceeded) return { shard, status: "out-of-budget", reason: `the shard's agent was stopped by its budget${why}`, ...costs, ...(typeof review === "string" ? {} : { review }) };
   if (conclusion !== "success") return { shard, status: "failed", reason: `the shard's agent run ended '${conclusion}'${why}`, ...costs };
   if (typeof review === "string") return { shard, status: "failed", reason: review, ...costs };
   return { shard, status: "reviewed", review, ...costs };
+}
+
+/** The first gitleaks rule that finds a secret in the review's summary or comments, if any. */
+function secretIn(review: LegReview): string | undefined {
+  for (const text of [review.body, ...review.comments.map((c) => c.body)]) {
+    const hit = gitleaksMatches(text)[0];
+    if (hit) return hit.rule;
+  }
+  return undefined;
 }
 
 /** The shard's one review request, checked as the safe output checks it; a string says why there is none. */

@@ -84,4 +84,16 @@ describe("a shard job's results, as gather reads them", () => {
     const leg = await legFromDir(resultsDir({ record, conclusion: "incomplete", request: review }), "a", shard, { from: FROM, head: HEAD });
     expect(leg).toMatchObject({ status: "failed", reason: expect.stringContaining("ended 'incomplete'") });
   });
+
+  it("refuses a review whose summary or a comment holds what looks like a secret (gather has no threat-detection stage)", async () => {
+    const record = { version: 1, shard: 2, shards: 3, from: FROM, head: HEAD };
+    const key = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+    for (const leaked of [{ ...review, body: `token: ${key}` }, { ...review, comments: [{ ...review.comments[0], body: `use ${key}` }] }]) {
+      const leg = await legFromDir(resultsDir({ record, request: leaked }), "a", shard, { from: FROM, head: HEAD });
+      expect(leg.status).toBe("refused");
+      expect(leg.reason).toMatch(/looks like a secret \(gitleaks rule '[\w-]+'\)/);
+      expect(leg.reason).not.toContain(key);
+      expect(leg.review).toBeUndefined();
+    }
+  });
 });
