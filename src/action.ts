@@ -36,9 +36,10 @@ import { runVerdict } from "./publish/verdict.js";
 import type { RunResult } from "./result.js";
 import type { SessionCarry } from "./session/carry.js";
 import type { CheckpointToRestore } from "./git/checkpoint.js";
-import type { ActionIO, StageContext } from "./stage-context.js";
+import type { ActionIO, GitHubRun, StageContext } from "./stage-context.js";
 import { Redactor } from "./shared/redact.js";
 import { shardKey } from "./review/record.js";
+import { itemKey } from "./shared/item-ref.js";
 import type { GitHubEvent } from "./trigger/event.js";
 import { eventMayProvidePrompt, readEvent } from "./trigger/event.js";
 import { inputsNameThread, repositoryOfRemote } from "./shared/item-ref.js";
@@ -72,7 +73,7 @@ export async function runAction(io: ActionIO): Promise<RunResult | undefined> {
 const PHASES: Record<Settings["delivery"]["phase"], readonly Stage[]> = {
   run: [prepareWorkspace, resumeCheckpoint, startSession, runTheAgent, judgeOutput, uploadArtifact, endSession, applySafeOutputs, deliver, report, exportTrace, conclude],
   // The reservation is settled first: whatever fails later, the ledger has the run's cost.
-  publish: [downloadArtifact, settleBudget, checkThePatch, detectThreats, stageApproval, applySafeOutputs, deliver, report, recordForGather, conclude],
+  publish: [downloadArtifact, settleBudget, checkThePatch, detectThreats, stageApproval, applySafeOutputs, deliver, report, postReview, recordForGather, conclude],
   // Nothing the agent wrote leaves (artifact, session state, comment) before threat detection has passed.
   all: [prepareWorkspace, resumeCheckpoint, startSession, runTheAgent, checkThePatch, judgeOutput, settleBudget, detectThreats, uploadArtifact, endSession, stageApproval, applySafeOutputs, deliver, report, postReview, exportTrace, recordForGather, conclude],
   // Ends in openStep, once the reservation is made (admitAcrossRuns).
@@ -276,16 +277,21 @@ async function openGitHubStep(ctx: StageContext, event: GitHubEvent, reparse: Pa
   const admitted = await admitAcrossRuns({ ...ctx, settings: trigger.settings }, leg);
   if (admitted.skip !== undefined) return skipped(admitted.ctx, admitted.skip);
   if (admitted.reserved !== undefined) return reservedOnly(admitted.ctx, admitted.reserved);
-  const item = reviewShardItem(trigger.run.trigger.item, admitted.ctx.settings, trigger.run.trigger.repo.fullName);
+  const item = reviewShardItem(trigger.run.trigger, admitted.ctx.settings, io.host.repository);
   const triggered = { ...admitted.ctx, ...(item ? { item } : {}) };
   return { ctx: triggered, github: { stage: await stages.startProgress(triggered, trigger.run), stages }, ...admitted.step };
 }
 
-/** A review shard's job is an item of its own: its artifact's key ends in `-shard-<n>`, which gather reads. */
-function reviewShardItem(item: StageContext["item"], settings: Settings, repo: string): StageContext["item"] {
+/**
+ * A review shard's job is an item of its own: its artifact's key ends in `-shard-<n>`, which gather reads.
+ * Without `issue-number` (the event's pull request) the key is the pull request's, as gather computes it.
+ */
+function reviewShardItem(trigger: GitHubRun["trigger"], settings: Settings, thisRepository: string | undefined): StageContext["item"] {
   const shard = settings.review?.shard;
-  if (!shard) return item;
-  return { ref: item?.ref ?? repo, key: shardKey(item?.key, shard.index) };
+  if (!shard) return trigger.item;
+  const pr = trigger.pullRequest?.number;
+  const key = trigger.item?.key ?? (pr !== undefined ? itemKey(trigger.repo, pr, thisRepository) : undefined);
+  return { ref: trigger.item?.ref ?? trigger.repo.fullName, key: shardKey(key, shard.index) };
 }
 
 /**
@@ -567,16 +573,18 @@ async function applySafeOutputs(step: Step): Promise<void> {
 }
 
 /**
- * `task: review` in one job (phase all): the agent's review request, merged and posted as gather posts
- * a sharded one (fanout/review.ts): checked against the local diff, marked with the head it covered.
+ * `task: review` without shards: the agent's review request, merged and posted as gather posts a sharded
+ * one (fanout/review.ts): checked against the local diff, deduplicated, capped, marked with the head it
+ * covered. In one job (phase all) or in the publish job after a run job (its artifact holds the request).
  */
 async function postReview(step: Step): Promise<void> {
   const { ctx, github } = step;
   const review = ctx.settings.review;
   const pr = github?.stage.run.trigger.pullRequest;
   if (!review || review.shard || !github || !pr || step.staged || step.threats?.held) return;
-  const { reviewInOneJob } = await import("./fanout/review.js");
-  await reviewInOneJob({ io: ctx.io, log: ctx.log, redactor: ctx.redactor, review, pr: pr.number, runDir: ctx.runDir, resultsDir: ctx.resultsDir, api: github.stage.run.api });
+  const [{ reviewInOneJob }, { patchRepository }] = await Promise.all([import("./fanout/review.js"), import("./publish/patch-stage.js")]);
+  const git = patchRepository(ctx);
+  await reviewInOneJob({ io: ctx.io, log: ctx.log, redactor: ctx.redactor, review, pr: pr.number, git, resultsDir: ctx.resultsDir, api: github.stage.run.api });
 }
 
 /** Commit, pull request or comment, and the final comment (events only). */

@@ -1,5 +1,5 @@
 /**
- * The reusable workflows (.github/workflows/agent.yml, fan-out.yml) pass the action's inputs on, as
+ * The reusable workflows (.github/workflows/agent.yml, fan-out.yml, review.yml) pass the action's inputs on, as
  * action.yml declares them: `npm run build` writes their `on.workflow_call.inputs` and each action step's
  * `with:` from INPUTS and the table below, between `# generated:` marker comments, and the `uses:` of the
  * action from COORDINATES. Everything else in those files (jobs, permissions, secrets) is written by hand.
@@ -10,24 +10,33 @@
  */
 import { ACTION_USES, INPUTS, type InputName, type InputSpec, workflowUses } from "../../src/constants.js";
 
-/** The jobs of the two workflows, by what their action step does (its `phase`). */
+/** The jobs of the workflows, by what their action step does (its `phase`). */
 export type Role = "plan" | "reserve" | "run" | "publish" | "gather";
+
+/** Review: gather posts the one review; there is no publish job, so what only a publish job takes is left out. */
+const REVIEW_HAS_NO_PUBLISH = "review.yml has no publish job: its gather job posts the one review, and nothing else (no patch, comment or other safe output) is delivered.";
 
 export const WORKFLOWS = {
   "agent.yml": { roles: ["reserve", "run", "publish"] },
   "fan-out.yml": { roles: ["plan", "reserve", "run", "publish", "gather"] },
-} as const satisfies Record<string, { roles: readonly Role[] }>;
+  "review.yml": { roles: ["plan", "run", "gather"], withoutPublish: REVIEW_HAS_NO_PUBLISH },
+} as const satisfies Record<string, { roles: readonly Role[]; withoutPublish?: string }>;
 export type WorkflowFile = keyof typeof WORKFLOWS;
 
 export interface Route {
   /** Jobs whose action step gets `name: ${{ inputs.name }}`; a workflow without such a job does not take the input. */
   to?: readonly Role[];
+  /** The jobs of one workflow, where they differ from `to`. */
+  toIn?: Partial<Record<WorkflowFile, readonly Role[]>>;
   /** Why a workflow does not take it as an input: for every workflow, or per file. */
   not?: string | Partial<Record<WorkflowFile, string>>;
   /** workflow_call type when not a string: kept as the hand-written workflows typed them, so callers' values stay valid. */
   type?: "number" | "boolean";
 }
 
+const REVIEW_NO_DETECTION =
+  "Not in review.yml yet: gather does not read a shard's detection-agent verdict. It refuses a shard's review that holds what looks like a secret (gitleaks' rules), and posts only text, through the Markdown door, redacted.";
+const USE_REVIEW_YML = "A sharded pull request review runs through review.yml (plan, a shard job each, gather posts one review); fan-out.yml's items are issues, pull requests or repositories, each with its own run.";
 const RUN = ["run"] as const;
 const PUBLISH = ["publish"] as const;
 const BOTH = ["run", "publish"] as const;
@@ -40,7 +49,12 @@ const RESERVE_RUN = ["reserve", "run"] as const;
 const RESERVE_BOTH = ["reserve", "run", "publish"] as const;
 /** The ledger's own inputs: reserved in the reserve job, the cap in the run job, settled in the publish job. */
 const LEDGER = ["reserve", "run", "publish"] as const;
-const FAN_OUT_ONLY = { "agent.yml": "fan-out.yml's plan and gather phases: agent.yml has no plan or gather job." };
+const FAN_OUT_ONLY = {
+  "agent.yml": "fan-out.yml's plan and gather phases: agent.yml has no plan or gather job.",
+  "review.yml": "fan-out.yml's items: review.yml's plan lists the shards of one pull request.",
+};
+/** review.yml has no reserve job: a shard job's run is capped by max-cost-usd alone. */
+const REVIEW_NO_LEDGER = "review.yml has no reserve job (budgets across runs need one before the run job): each shard job is capped by max-cost-usd, and gather sums the shards' costs.";
 
 export const WORKFLOW_INPUTS = {
   agent: { to: ["plan", "reserve", "run", "publish", "gather"] },
@@ -71,10 +85,10 @@ export const WORKFLOW_INPUTS = {
   "max-model-requests": { to: RUN },
   // Admission across runs: the run jobs hold no write token, so a reserve job (contents: write) reserves before
   // them; the run job reads its reservation from the ledger as its cap; the publish job settles it.
-  "max-daily-cost-usd": { to: LEDGER },
-  "ledger-scope": { to: LEDGER },
+  "max-daily-cost-usd": { to: LEDGER, not: { "review.yml": REVIEW_NO_LEDGER } },
+  "ledger-scope": { to: LEDGER, not: { "review.yml": REVIEW_NO_LEDGER } },
   // Gather reports the pool: spent, reserved, left, and the items skipped for lack of budget.
-  "max-total-cost-usd": { to: [...LEDGER, "gather"], not: { "agent.yml": "A pool is shared by the items of one fan-out (fan-out.yml); one run of agent.yml has max-cost-usd and max-daily-cost-usd." } },
+  "max-total-cost-usd": { to: [...LEDGER, "gather"], not: { "agent.yml": "A pool is shared by the items of one fan-out (fan-out.yml); one run of agent.yml has max-cost-usd and max-daily-cost-usd.", "review.yml": REVIEW_NO_LEDGER } },
   "model-prices": { to: RESERVE_RUN },
   "model-retries": { to: RUN },
   "model-retry-max-wait-seconds": { to: RUN },
@@ -99,7 +113,8 @@ export const WORKFLOW_INPUTS = {
   network: { to: RUN },
   "allowed-domains": { to: RUN },
   "docker-image": { to: RUN },
-  "working-directory": { to: RESERVE_BOTH },
+  // review.yml's plan and gather read the commits in it too.
+  "working-directory": { to: RESERVE_BOTH, toIn: { "review.yml": ["plan", "run", "gather"] } },
   // Both jobs work on the same checkout of the thread's pull request.
   "pr-checkout": { to: BOTH },
   session: { to: RUN },
@@ -110,7 +125,7 @@ export const WORKFLOW_INPUTS = {
   "allowed-users": { to: RESERVE_BOTH },
   "allowed-bots": { to: RESERVE_BOTH },
   // The run and reserve jobs skip an `/approve` event; the publish job stages and enacts.
-  approval: { to: RESERVE_BOTH },
+  approval: { to: RESERVE_BOTH, not: { "review.yml": "Gather posts the review without staging it: a review changes no code. Use agent.yml or fan-out.yml for runs that need approval." } },
   approvers: { to: PUBLISH },
   "approval-self": { to: PUBLISH, type: "boolean" },
   "approval-expires-hours": { to: PUBLISH, type: "number" },
@@ -118,6 +133,7 @@ export const WORKFLOW_INPUTS = {
     not: {
       "agent.yml": "A token is a secret, not an input: each job uses its own github.token, read-only in the run job and with write permissions in the publish job.",
       "fan-out.yml": "A token is a secret, not an input: each job uses its own github.token, or a GitHub App token for the item's repository when app-id is set.",
+      "review.yml": "A token is a secret, not an input: each job uses its own github.token, read-only in the plan and shard jobs, with pull-requests: write in gather.",
     },
   },
   phase: { not: "Each job sets its own phase (reserve, run, publish; fan-out.yml also plan and gather)." },
@@ -131,23 +147,25 @@ export const WORKFLOW_INPUTS = {
   "commit-method": { to: PUBLISH },
   "allow-unsigned-commits": { to: PUBLISH },
   // Detection runs in the run job, where the model key is; the publish job checks its verdict against what it publishes.
-  "threat-detection": { to: BOTH },
-  "detection-agent": { to: RUN },
-  "detection-model": { to: RUN },
-  "threat-detection-fail-open": { to: BOTH, type: "boolean" },
+  "threat-detection": { to: BOTH, not: { "review.yml": REVIEW_NO_DETECTION } },
+  "detection-agent": { to: RUN, not: { "review.yml": REVIEW_NO_DETECTION } },
+  "detection-model": { to: RUN, not: { "review.yml": REVIEW_NO_DETECTION } },
+  "threat-detection-fail-open": { to: BOTH, type: "boolean", not: { "review.yml": REVIEW_NO_DETECTION } },
   "protected-files": { to: PUBLISH },
   "protected-paths": { to: PUBLISH },
-  "safe-outputs": { to: BOTH },
+  "safe-outputs": { to: BOTH, not: { "review.yml": "task: review enables the review's own safe output (create-pull-request-review); gather applies nothing else." } },
   "upload-artifacts": { not: "The run job's artifact is how the publish job gets the result: `phase: run` requires it." },
   // The publish job finds the run's artifact by this name.
-  "artifact-name": { to: BOTH },
+  "artifact-name": { to: BOTH, not: { "review.yml": "Gather finds each shard's run artifact by its default name, which carries the shard." } },
   "retention-days": { to: BOTH },
   "otel-endpoint": { to: RUN },
-  "issue-number": { to: RESERVE_BOTH, not: { "fan-out.yml": "Each item job sets it from its matrix entry." } },
+  // review.yml: plan and gather name the pull request (empty: the event's); each shard job sets it from its matrix entry.
+  "issue-number": { to: RESERVE_BOTH, toIn: { "review.yml": ["plan", "gather"] }, not: { "fan-out.yml": "Each item job sets it from its matrix entry." } },
   repository: {
     not: {
       "agent.yml": "Both jobs check out and work on the calling repository; items of other repositories go through fan-out.yml.",
       "fan-out.yml": "Each item job sets it from its matrix entry; the plan's scope is the calling repository (items-query can name repo:, org: or user:).",
+      "review.yml": "Reviews a pull request of the calling repository.",
     },
   },
   "items-query": { to: ["plan"], not: FAN_OUT_ONLY },
@@ -157,34 +175,40 @@ export const WORKFLOW_INPUTS = {
   "max-items": { to: ["plan"], not: FAN_OUT_ONLY, type: "number" },
   "allow-foreign-items": {
     to: ["plan", "reserve", "run", "publish"],
-    not: { "agent.yml": "Fan-out items only: agent.yml runs on the calling repository." },
+    not: { "agent.yml": "Fan-out items only: agent.yml runs on the calling repository.", "review.yml": "Fan-out items only: review.yml reviews a pull request of the calling repository." },
     type: "boolean",
   },
   "report-issue": { to: ["gather"], not: FAN_OUT_ONLY },
-  // task: review — plan splits, each run job reviews its shard, gather posts the one review.
-  task: { to: ["plan", "run", "gather"] },
-  "review-shard-lines": { to: ["plan", "run", "gather"] },
-  "review-shard-files": { to: ["plan", "run", "gather"] },
-  "review-max-lines": { to: ["plan", "run", "gather"] },
-  "review-can-block": { to: ["run", "gather"] },
-  "review-scope": { to: ["plan", "run", "gather"] },
-  "review-max-comments": { to: ["run", "gather"] },
-  "review-shard": { not: "A shard job sets it from its matrix entry (fan-out.yml with task: review); agent.yml reviews in one job." },
-  "review-range": { not: "A shard job sets it from its matrix entry (fan-out.yml with task: review); agent.yml reviews in one job." },
+  // task: review. review.yml: plan splits, each shard job reviews its shard, gather posts the one review.
+  // agent.yml: the run job reviews the whole pull request, the publish job posts it with gather's checks.
+  task: { to: ["run", "publish"], not: { "fan-out.yml": USE_REVIEW_YML, "review.yml": "Every job of review.yml sets task: review itself." } },
+  "review-shard-lines": { to: ["plan", "run", "publish", "gather"], not: { "fan-out.yml": USE_REVIEW_YML } },
+  "review-shard-files": { to: ["plan", "run", "publish", "gather"], not: { "fan-out.yml": USE_REVIEW_YML } },
+  "review-max-lines": { to: ["plan", "run", "publish", "gather"], not: { "fan-out.yml": USE_REVIEW_YML } },
+  "review-can-block": { to: ["run", "publish", "gather"], not: { "fan-out.yml": USE_REVIEW_YML } },
+  "review-scope": { to: ["plan", "run", "publish", "gather"], not: { "fan-out.yml": USE_REVIEW_YML } },
+  "review-max-comments": { to: ["run", "publish", "gather"], not: { "fan-out.yml": USE_REVIEW_YML } },
+  "review-shard": { not: "A shard job sets it from its matrix entry (review.yml); agent.yml reviews in one run job." },
+  "review-range": { not: "A shard job sets it from its matrix entry (review.yml); agent.yml reviews in one run job." },
 } as const satisfies Record<InputName, Route>;
 
 /** Why `file` does not take `name`, or undefined when it does. */
 export function reasonLeftOut(file: WorkflowFile, name: InputName): string | undefined {
   const route: Route = WORKFLOW_INPUTS[name];
   if (typeof route.not === "string") return route.not;
-  return route.not?.[file];
+  const given = route.not?.[file];
+  if (given !== undefined) return given;
+  // An input only a publish job takes, in a workflow without one.
+  const spec: { roles: readonly Role[]; withoutPublish?: string } = WORKFLOWS[file];
+  const to = route.toIn?.[file] ?? route.to ?? [];
+  return spec.withoutPublish !== undefined && to.length > 0 && to.every((r) => r === "publish") ? spec.withoutPublish : undefined;
 }
 
 /** The jobs of `file` whose action step gets `name`. */
 export function rolesOf(file: WorkflowFile, name: InputName): Role[] {
   if (reasonLeftOut(file, name) !== undefined) return [];
   const route: Route = WORKFLOW_INPUTS[name];
-  return (route.to ?? []).filter((r) => (WORKFLOWS[file].roles as readonly Role[]).includes(r));
+  return (route.toIn?.[file] ?? route.to ?? []).filter((r) => (WORKFLOWS[file].roles as readonly Role[]).includes(r));
 }
 
 function forwarded(file: WorkflowFile): InputName[] {

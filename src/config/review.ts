@@ -41,6 +41,9 @@ export function parseReviewInputs(get: (name: InputName) => string | undefined, 
     return undefined;
   }
   if (task === "change") return undefined;
+  // The staged run's review would be dropped when approved: the approval's publish posts safe outputs, not a merged review.
+  if ((get("approval") ?? "none").trim() === "required")
+    add("approval", "'required' does not apply to 'task: review' yet (an approved run would not post its review); a review changes no code: leave approval at 'none' for review runs.");
   const whole = (name: InputName, fallback: string, min: number, max: number): number => {
     const text = (get(name) ?? fallback).trim() || fallback;
     const n = Number(text);

@@ -15,10 +15,10 @@ import { parseRange, parseReviewInputs, type ReviewSettings } from "../config/re
 import { RESULTS_FILES, type InputName } from "../constants.js";
 import { ConfigurationError, errorMessage } from "../errors.js";
 import { Git } from "../git/git.js";
-import { HostRepo, hostRepoDir } from "../git/host-repo.js";
 import type { GitHubApi } from "../github/api.js";
 import type { Logger } from "../logger.js";
 import { ActionsArtifactService, type ArtifactService } from "../publish/artifacts.js";
+import { gitleaksMatches } from "../publish/threats/gitleaks.js";
 import { SUMMARY_LIMIT, toSafeMarkdown } from "../publish/safe-markdown.js";
 import { readRequests } from "../publish/safe-outputs/requests.js";
 import { createPullRequestReview, SEVERITIES } from "../safe-outputs/create-pull-request-review.js";
@@ -139,8 +139,10 @@ function plannedRange(text: string | undefined): { from: string; head: string; k
 }
 
 const ResultFields = z.object({
-  conclusion: z.enum(["success", "failure", "timeout", "cancelled", "skipped"]),
+  conclusion: z.enum(["success", "failure", "incomplete", "timeout", "cancelled", "skipped"]),
   reason: z.optional(z.string()),
+  /** A budget (max-cost-usd, max-tokens, max-model-requests) stopped the shard's agent. */
+  budgetExceeded: z.optional(z.boolean()),
   durationMs: z.number().check(z.nonnegative()),
   usage: z.object({ costUsd: z.optional(z.number().check(z.nonnegative())) }),
 });
@@ -175,12 +177,27 @@ export async function legFromDir(dir: string, name: string, shard: Shard, range:
     return { shard, status: "refused", reason: `the artifact '${name}' claims shard ${r.shard} of ${r.from.slice(0, 12)}..${r.head.slice(0, 12)}, not shard ${shard.index} of this plan` };
   const result = ResultFields.safeParse(await readJson(path.join(dir, RESULTS_FILES.result), 16 * 1024 * 1024));
   if (!result.success) return { shard, status: "refused", reason: `the artifact '${name}' has no valid ${RESULTS_FILES.result}` };
-  const { conclusion, usage, durationMs } = result.data;
+  const { conclusion, usage, durationMs, budgetExceeded } = result.data;
   const costs = { ...(usage.costUsd !== undefined ? { costUsd: usage.costUsd } : {}), durationMs };
-  if (conclusion !== "success") return { shard, status: "failed", reason: `the shard's agent run ended '${conclusion}'${result.data.reason ? `: ${result.data.reason.slice(0, 200)}` : ""}`, ...costs };
+  const why = result.data.reason ? `: ${result.data.reason.slice(0, 200)}` : "";
   const review = await legReview(path.join(dir, RESULTS_FILES.outputs, "safe-outputs.jsonl"));
+  // Gather has no threat-detection stage of its own: a review holding what looks like a secret is not posted.
+  const leak = typeof review === "string" ? undefined : secretIn(review);
+  if (leak) return { shard, status: "refused", reason: `its review request holds what looks like a secret (gitleaks rule '${leak}'); none of it is posted`, ...costs };
+  // Stopped by its budget: not covered, whatever it asked for before the stop (its findings are kept, not claimed as a review of the shard).
+  if (budgetExceeded) return { shard, status: "out-of-budget", reason: `the shard's agent was stopped by its budget${why}`, ...costs, ...(typeof review === "string" ? {} : { review }) };
+  if (conclusion !== "success") return { shard, status: "failed", reason: `the shard's agent run ended '${conclusion}'${why}`, ...costs };
   if (typeof review === "string") return { shard, status: "failed", reason: review, ...costs };
   return { shard, status: "reviewed", review, ...costs };
+}
+
+/** The first gitleaks rule that finds a secret in the review's summary or comments, if any. */
+function secretIn(review: LegReview): string | undefined {
+  for (const text of [review.body, ...review.comments.map((c) => c.body)]) {
+    const hit = gitleaksMatches(text)[0];
+    if (hit) return hit.rule;
+  }
+  return undefined;
 }
 
 /** The shard's one review request, checked as the safe output checks it; a string says why there is none. */
@@ -292,17 +309,23 @@ export async function postMergedReview({ c, api, range, legs, started }: PostInp
 }
 
 /**
- * `task: review` in one job (`phase: all`, no shard): the run's own results
- * are the one leg; the same merge and post as gather's. The agent ran in this
- * workspace, so its `.git` is hostile (a planted `commondir`, config or
- * attributes could make host git run a textconv program): git is read only
- * through the private repository made before the agent started (host-repo.ts).
+ * `task: review` without shards (`phase: all`, or a publish job after its run
+ * job): the run's own results are the one leg; the same merge and post as
+ * gather's. `git` is where the commits are read: in one job the agent ran in
+ * the workspace, so its `.git` is hostile (a planted `commondir`, config or
+ * attributes could make host git run a textconv program) and the caller gives
+ * the private repository made before the agent started (host-repo.ts); a
+ * publish job gives its own fresh checkout.
  */
-export async function reviewInOneJob(o: { io: ActionIO; log: Logger; redactor: Redactor; review: ReviewSettings; pr: number; runDir: string; resultsDir: string; api: GitHubApi }): Promise<MergedReview["conclusion"] | undefined> {
+export async function reviewInOneJob(o: { io: ActionIO; log: Logger; redactor: Redactor; review: ReviewSettings; pr: number; git: Git; resultsDir: string; api: GitHubApi }): Promise<MergedReview["conclusion"] | undefined> {
   const started = Date.now();
   const record = ShardRecord.safeParse(await readJson(path.join(o.resultsDir, SHARD_RECORD_FILE), 4096).catch(() => undefined));
-  if (!record.success) return undefined;
-  const git = HostRepo.reopen(hostRepoDir(o.runDir), o.io.host.gitEnv);
+  if (!record.success) {
+    // The run wrote no record (it failed before the review was prepared): say so rather than post nothing silently.
+    o.log.warning(`Review: this run's results hold no valid ${SHARD_RECORD_FILE} (the run failed before its review was prepared); no review is posted.`);
+    return undefined;
+  }
+  const { git } = o;
   const { from, head } = record.data;
   const info = (await o.api.pullRequest(o.pr)).info;
   const prBase = await mergeBase(git, info.baseSha, head);

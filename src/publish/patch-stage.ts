@@ -52,9 +52,11 @@ export interface CheckedPatch {
  * Where the patch is checked. In phase all the agent ran in this workspace,
  * so its repository is hostile: the host's private repository made before
  * the agent started holds the base commit. A publish job's workspace is a
- * fresh checkout no agent touched.
+ * fresh checkout no agent touched (the trigger stage refuses a pull request
+ * whose workspace an earlier agent step of the job ran in). `task: review`
+ * reads its commits here too.
  */
-function patchRepository(ctx: StageContext): Git {
+export function patchRepository(ctx: StageContext): Git {
   const env = ctx.io.host.gitEnv;
   return ctx.settings.delivery.phase === "publish" ? new Git(ctx.settings.workspace, env) : HostRepo.reopen(hostRepoDir(ctx.runDir), env);
 }

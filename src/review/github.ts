@@ -9,7 +9,10 @@
  * quoting ours.
  */
 import type { GitHubApi } from "../github/api.js";
-import { markedHead, reviewMarker } from "./merge.js";
+import { markedCommentKey, markedHead, reviewMarker, type EarlierComment } from "./merge.js";
+
+/** Who posts with the default GITHUB_TOKEN, which cannot say who it is. */
+export const ACTIONS_BOT = "github-actions[bot]";
 
 export async function ownReviews(api: GitHubApi, pr: number, warn?: (message: string) => void): Promise<{ body: string }[]> {
   const [reviews, me] = await Promise.all([api.pullRequestReviews(pr), api.authenticatedLogin()]);
@@ -27,7 +30,16 @@ export async function ownReviews(api: GitHubApi, pr: number, warn?: (message: st
   return kept;
 }
 
-export async function ownReviewComments(api: GitHubApi, pr: number): Promise<{ path: string; line: number | null; body: string }[]> {
+/**
+ * This project's own earlier inline comments, which a review does not repeat: our marker at the start
+ * AND written by the token's identity (github-actions[bot] when the token cannot say). Anyone else's
+ * comment, marker or not, is not "already said": else a stranger could suppress a finding by posting it first.
+ */
+export async function ownReviewComments(api: Pick<GitHubApi, "pullRequestReviewComments" | "authenticatedLogin">, pr: number): Promise<EarlierComment[]> {
   const [comments, me] = await Promise.all([api.pullRequestReviewComments(pr), api.authenticatedLogin()]);
-  return comments.filter((c) => me === undefined || c.author === me);
+  const author = me ?? ACTIONS_BOT;
+  return comments.flatMap((c) => {
+    const key = c.author === author ? markedCommentKey(c.body) : undefined;
+    return key ? [{ path: c.path, line: c.line, key }] : [];
+  });
 }

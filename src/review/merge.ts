@@ -7,6 +7,7 @@
  * the most severe first. The summary names every shard, and any shard not
  * reviewed with its files: the review never claims what it did not cover.
  */
+import { createHash } from "node:crypto";
 import { SEVERITIES } from "../safe-outputs/create-pull-request-review.js";
 import type { DiffLines, Side } from "../safe-outputs/diff-lines.js";
 import { codeName } from "../shared/markdown-code.js";
@@ -32,8 +33,11 @@ export interface LegReview {
 /** What gather learned of one shard's job. */
 export interface Leg {
   shard: Shard;
-  /** `reviewed`: the job succeeded and asked for a review; anything else: not reviewed, `reason` says why. */
-  status: "reviewed" | "failed" | "missing" | "refused";
+  /**
+   * `reviewed`: the job succeeded and asked for a review; anything else: not reviewed, `reason` says why.
+   * `out-of-budget`: a budget stopped its agent (what it asked for before the stop may be kept in `review`).
+   */
+  status: "reviewed" | "failed" | "out-of-budget" | "missing" | "refused";
   reason?: string;
   costUsd?: number;
   durationMs?: number;
@@ -46,8 +50,8 @@ export interface MergeInput {
   prDiff: DiffLines;
   /** Lines of the reviewed range (all of the PR, or since the last review). */
   rangeDiff: DiffLines;
-  /** Comments of earlier reviews (path, line, body): not repeated. */
-  earlier: { path: string; line: number | null; body: string }[];
+  /** This project's own earlier inline comments (path, line, the key their marker records): not repeated. */
+  earlier: EarlierComment[];
   maxComments: number;
   canBlock: boolean;
   head: string;
@@ -67,6 +71,29 @@ export interface MergedReview {
 }
 
 export const REVIEW_MARKER = "agent-runner-review";
+export const COMMENT_MARKER = "agent-runner-review-comment";
+
+/** An inline comment of an earlier review of ours, where it sits now (null: outdated) and its marker's key. */
+export interface EarlierComment {
+  path: string;
+  line: number | null;
+  key: string;
+}
+
+/** What an inline comment says, as a short digest (rendering for GitHub may change the text; the key does not). */
+export function commentKey(text: string): string {
+  return createHash("sha256").update(norm(text)).digest("hex").slice(0, 16);
+}
+
+/** Each inline comment's hidden marker, first: what it said, for the next review's dedup. */
+export function commentMarker(text: string): string {
+  return `<!-- ${COMMENT_MARKER} k=${commentKey(text)} -->`;
+}
+
+/** The key an inline comment's marker records, only when the marker starts it (ours is first). */
+export function markedCommentKey(body: string): string | undefined {
+  return new RegExp(`^<!-- ${COMMENT_MARKER} k=([0-9a-f]{16}) -->`).exec(body)?.[1];
+}
 
 /** The hidden marker: the head this review covered (what `since-last-review` starts from next time). */
 export function reviewMarker(head: string): string {
@@ -83,6 +110,22 @@ function defang(text: string): string {
   return text.replace(/<!--/g, "&lt;!--");
 }
 
+/** How the summary names a shard's outcome: a budget stop is not a failure, and says so. */
+const STATUS_WORDS: Record<Leg["status"], string> = {
+  reviewed: "reviewed",
+  failed: "failed",
+  "out-of-budget": "ran out of budget",
+  missing: "left no result",
+  refused: "its result was refused",
+};
+const RESULT_CELL: Record<Leg["status"], string> = {
+  reviewed: "✅ reviewed",
+  failed: "❌ not reviewed (failed)",
+  "out-of-budget": "⛔ not reviewed (ran out of budget)",
+  missing: "❌ not reviewed (missing)",
+  refused: "❌ not reviewed (refused)",
+};
+
 const rank = (s: Severity | undefined) => (s ? SEVERITIES.indexOf(s) : SEVERITIES.indexOf("minor"));
 const norm = (s: string) => s.replace(/\s+/g, " ").trim();
 const FILES_NAMED = 50;
@@ -96,11 +139,12 @@ function listFiles(files: string[]): string {
 
 export function mergeReviews(m: MergeInput): MergedReview {
   const dropped = { outside: 0, duplicate: 0, overCap: 0, otherShard: 0 };
-  const seen = new Set(m.earlier.map((c) => `${c.path}|${c.line ?? ""}|${norm(c.body)}`));
-  const kept: (LegComment & { side: Side; order: number })[] = [];
+  const seen = new Set(m.earlier.map((c) => `${c.path}|${c.line ?? ""}|${c.key}`));
+  const kept: (LegComment & { side: Side; order: number; text: string })[] = [];
   let order = 0;
   for (const leg of m.legs) {
-    if (leg.status !== "reviewed" || !leg.review) continue;
+    // A shard stopped by its budget keeps the findings it asked for before the stop.
+    if ((leg.status !== "reviewed" && leg.status !== "out-of-budget") || !leg.review) continue;
     const own = new Set(leg.shard.files);
     for (const c of leg.review.comments) {
       const side = c.side ?? "RIGHT";
@@ -114,13 +158,15 @@ export function mergeReviews(m: MergeInput): MergedReview {
         dropped.outside++;
         continue;
       }
-      const key = `${c.path}|${c.line}|${norm(c.body)}`;
+      // As posted: an earlier comment's key is of this text.
+      const text = `${c.severity ? `**${c.severity}:** ` : ""}${defang(c.body)}`;
+      const key = `${c.path}|${c.line}|${commentKey(text)}`;
       if (seen.has(key)) {
         dropped.duplicate++;
         continue;
       }
       seen.add(key);
-      kept.push({ ...c, side, order: order++ });
+      kept.push({ ...c, side, order: order++, text });
     }
   }
   kept.sort((a, b) => rank(a.severity) - rank(b.severity) || a.order - b.order);
@@ -138,7 +184,7 @@ export function mergeReviews(m: MergeInput): MergedReview {
       line: c.line,
       side: c.side,
       ...(c.start_line !== undefined && c.start_line !== c.line ? { start_line: c.start_line, start_side: c.side } : {}),
-      body: `${c.severity ? `**${c.severity}:** ` : ""}${defang(c.body)}`,
+      body: `${commentMarker(c.text)}\n${c.text}`,
     })),
     conclusion,
     dropped,
@@ -150,7 +196,8 @@ function summary(m: MergeInput, posted: number, dropped: MergedReview["dropped"]
   const shards = m.legs.length;
   const reviewed = m.legs.filter((l) => l.status === "reviewed");
   const lines = [
-    reviewMarker(m.head),
+    // The marker says which head was covered (since-last-review starts there): a review that covered nothing carries none.
+    ...(conclusion === "failure" ? [] : [reviewMarker(m.head)]),
     `## Agent Runner review`,
     "",
     conclusion === "failure"
@@ -161,19 +208,20 @@ function summary(m: MergeInput, posted: number, dropped: MergedReview["dropped"]
     "|---|---|---|---|---|",
     ...m.legs.map(
       (l) =>
-        `| ${l.shard.index} | ${l.shard.files.length} | ${l.shard.lines} | ${shardDirs(l.shard, 4, (d) => codeName(d, "table-cell"))} | ${l.status === "reviewed" ? "✅ reviewed" : `❌ not reviewed (${l.status})`} |`,
+        `| ${l.shard.index} | ${l.shard.files.length} | ${l.shard.lines} | ${shardDirs(l.shard, 4, (d) => codeName(d, "table-cell"))} | ${RESULT_CELL[l.status]} |`,
     ),
     "",
   ];
   const missing = m.legs.filter((l) => l.status !== "reviewed");
   if (missing.length) {
     lines.push("### Not reviewed", "");
-    for (const l of missing) lines.push(`- **Shard ${l.shard.index}** (${l.status}${l.reason ? `: ${defang(l.reason).replace(/\s+/g, " ").slice(0, 300)}` : ""}): ${listFiles(l.shard.files)}`);
+    for (const l of missing) lines.push(`- **Shard ${l.shard.index}** (${STATUS_WORDS[l.status]}${l.reason ? `: ${defang(l.reason).replace(/\s+/g, " ").slice(0, 300)}` : ""}): ${listFiles(l.shard.files)}`);
     lines.push("");
   }
-  for (const l of reviewed) {
+  for (const l of m.legs.filter((x) => x.review && (x.status === "reviewed" || x.status === "out-of-budget"))) {
     const text = defang((l.review?.body ?? "").trim());
-    lines.push(`### Shard ${l.shard.index}`, "", text.length > LEG_BODY_MAX ? `${text.slice(0, LEG_BODY_MAX)}\n\n[… cut]` : text || "_No summary._", "");
+    const title = l.status === "reviewed" ? `### Shard ${l.shard.index}` : `### Shard ${l.shard.index} (ran out of budget: what it found before the stop)`;
+    lines.push(title, "", text.length > LEG_BODY_MAX ? `${text.slice(0, LEG_BODY_MAX)}\n\n[… cut]` : text || "_No summary._", "");
   }
   const notes = [
     `${posted} inline comment${posted === 1 ? "" : "s"}`,

@@ -10,6 +10,7 @@ import type { HostContext } from "../config/host.js";
 import type { Settings } from "../config/schema.js";
 import { ConfigurationError } from "../errors.js";
 import { Git } from "../git/git.js";
+import { TouchedWorkspaces } from "../git/touched.js";
 import type { Logger } from "../logger.js";
 import { filePatches } from "../review/diff.js";
 import { ownReviews } from "../review/github.js";
@@ -28,6 +29,14 @@ export async function prepareReview(run: GitHubRun, settings: Settings, host: Ho
   const review = settings.review!;
   const pr = run.trigger.pullRequest;
   if (!pr) throw new ConfigurationError("Input 'task': 'review' runs on a pull request (a pull request event or comment, or 'issue-number' naming one).");
+  // Host git reads the workspace's repository here, before this step's agent: only while no agent of this
+  // job has run in it (its .git could name a commondir, config or attributes host git would follow). The
+  // trigger stage refuses such a pull request run already; this holds on its own.
+  const touched = await TouchedWorkspaces.forJob(host.runnerTemp).lookup(settings.workspace);
+  if (touched)
+    throw new ConfigurationError(
+      `Input 'task': an agent already ran in '${touched.workTree}' earlier in this job, so host-side git cannot trust that repository to compute the review's diff. Run the review in a job of its own (a fresh checkout).`,
+    );
   const git = new Git(settings.workspace, host.gitEnv);
   let from: string;
   let head: string;

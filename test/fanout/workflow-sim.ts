@@ -107,3 +107,26 @@ export function actionInputs(job: Job, ctx: Context): Record<string, string> {
   if (!step) throw new Error("workflow-sim: the job has no agent-runner step");
   return Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, interpolate(v, ctx)]));
 }
+
+/**
+ * A job's `if:` as GitHub evaluates the forms the shipped workflows use: `always()`, `!cancelled()`
+ * (the simulated run is never cancelled), `a == 'x'`, `a != 'x'`, joined by `&&`. A job without a
+ * status function in its `if:` runs only when every job it needs succeeded.
+ */
+export function jobRuns(job: Job, ctx: Context): boolean {
+  const needs = typeof job.needs === "string" ? [job.needs] : (job.needs ?? []);
+  const needed = (ctx["needs"] ?? {}) as Record<string, { result?: string }>;
+  const allSucceeded = needs.every((n) => needed[n]?.result === "success");
+  if (!job.if) return allSucceeded;
+  const terms = job.if.replace(/^\$\{\{|\}\}$/g, "").split("&&").map((t) => t.trim());
+  const always = terms.includes("always()") || terms.includes("!cancelled()");
+  const holds = terms
+    .filter((t) => t !== "always()" && t !== "!cancelled()")
+    .every((t) => {
+      const m = /^(.+?)\s*(==|!=)\s*(.+)$/.exec(t);
+      if (!m) throw new Error(`workflow-sim: unsupported condition '${t}'`);
+      const [a, b] = [asString(evalExpr(m[1]!, ctx)), asString(evalExpr(m[3]!, ctx))];
+      return m[2] === "==" ? a === b : a !== b;
+    });
+  return holds && (always || allSucceeded);
+}

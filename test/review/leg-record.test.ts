@@ -9,6 +9,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { legFromDir } from "../../src/fanout/review.js";
+import { mergeReviews } from "../../src/review/merge.js";
+import { DiffLines } from "../../src/safe-outputs/diff-lines.js";
 
 const FROM = "1".repeat(40);
 const HEAD = "2".repeat(40);
@@ -19,11 +21,13 @@ afterAll(() => {
   for (const d of made) rmSync(d, { recursive: true, force: true });
 });
 
-function resultsDir(o: { record?: unknown; conclusion?: string; request?: unknown }): string {
+function resultsDir(o: { record?: unknown; conclusion?: string; request?: unknown; budget?: string }): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "review-leg-"));
   made.push(dir);
   if (o.record !== undefined) writeFileSync(path.join(dir, "review-shard.json"), JSON.stringify(o.record));
-  writeFileSync(path.join(dir, "result.json"), JSON.stringify({ conclusion: o.conclusion ?? "success", durationMs: 5, usage: { costUsd: 0.01 } }));
+  // As the runner writes a budget stop: failed, budgetExceeded, the reason naming the budget.
+  const budget = o.budget ? { budgetExceeded: true, reason: o.budget } : {};
+  writeFileSync(path.join(dir, "result.json"), JSON.stringify({ conclusion: o.conclusion ?? "success", durationMs: 5, usage: { costUsd: 0.01 }, ...budget }));
   mkdirSync(path.join(dir, "outputs"));
   if (o.request) writeFileSync(path.join(dir, "outputs", "safe-outputs.jsonl"), JSON.stringify(o.request) + "\n");
   return dir;
@@ -54,5 +58,42 @@ describe("a shard job's results, as gather reads them", () => {
     expect(approve.reason).toMatch(/never approves|COMMENT or REQUEST_CHANGES/);
     expect(await legFromDir(resultsDir({ record, conclusion: "failure", request: review }), "a", shard, { from: FROM, head: HEAD })).toMatchObject({ status: "failed" });
     expect((await legFromDir(resultsDir({ record }), "a", shard, { from: FROM, head: HEAD })).reason).toMatch(/asked for no review/);
+  });
+
+  it("names a shard its budget stopped as 'ran out of budget', not as failed, keeping what it found before the stop", async () => {
+    const record = { version: 1, shard: 2, shards: 3, from: FROM, head: HEAD };
+    const stop = "Budget exceeded: $1.02 spent, max-cost-usd is 1";
+    const leg = await legFromDir(resultsDir({ record, conclusion: "failure", budget: stop, request: review }), "a", shard, { from: FROM, head: HEAD });
+    expect(leg).toMatchObject({ status: "out-of-budget", costUsd: 0.01 });
+    expect(leg.reason).toContain(stop);
+    const without = await legFromDir(resultsDir({ record, conclusion: "failure", budget: stop }), "a", shard, { from: FROM, head: HEAD });
+    expect(without.status).toBe("out-of-budget");
+    const other = { shard: { index: 1, files: ["src/b.ts"], lines: 1 }, status: "reviewed" as const, review: { body: "fine", event: "COMMENT" as const, comments: [] } };
+    const diff = new DiffLines([{ filename: "src/a.ts", patch: "@@ -0,0 +1,2 @@\n+a\n+b" }]);
+    const m = mergeReviews({ legs: [other, leg, without], prDiff: diff, rangeDiff: diff, earlier: [], maxComments: 5, canBlock: false, head: HEAD, scopeNote: "" });
+    expect(m.conclusion).toBe("partial");
+    expect(m.body).toContain("- **Shard 2** (ran out of budget: the shard's agent was stopped by its budget");
+    expect(m.body).toMatch(/^\| 2 \|.*ran out of budget/m);
+    expect(m.body).not.toMatch(/Shard 2\*\* \(failed/);
+    expect(m.body).toContain("### Shard 2 (ran out of budget: what it found before the stop)");
+    expect(m.comments.map((c) => [c.path, c.line])).toEqual([["src/a.ts", 1]]);
+  });
+
+  it("reads an 'incomplete' run (stopped before its time limit) as not reviewed, not as an unreadable artifact", async () => {
+    const record = { version: 1, shard: 2, shards: 3, from: FROM, head: HEAD };
+    const leg = await legFromDir(resultsDir({ record, conclusion: "incomplete", request: review }), "a", shard, { from: FROM, head: HEAD });
+    expect(leg).toMatchObject({ status: "failed", reason: expect.stringContaining("ended 'incomplete'") });
+  });
+
+  it("refuses a review whose summary or a comment holds what looks like a secret (gather has no threat-detection stage)", async () => {
+    const record = { version: 1, shard: 2, shards: 3, from: FROM, head: HEAD };
+    const key = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+    for (const leaked of [{ ...review, body: `token: ${key}` }, { ...review, comments: [{ ...review.comments[0], body: `use ${key}` }] }]) {
+      const leg = await legFromDir(resultsDir({ record, request: leaked }), "a", shard, { from: FROM, head: HEAD });
+      expect(leg.status).toBe("refused");
+      expect(leg.reason).toMatch(/looks like a secret \(gitleaks rule '[\w-]+'\)/);
+      expect(leg.reason).not.toContain(key);
+      expect(leg.review).toBeUndefined();
+    }
   });
 });

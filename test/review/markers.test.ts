@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { GitHubApi } from "../../src/github/api.js";
-import { ownReviews } from "../../src/review/github.js";
-import { markedHead, mergeReviews, reviewMarker, type Leg } from "../../src/review/merge.js";
+import { ownReviewComments, ownReviews } from "../../src/review/github.js";
+import { commentMarker, markedCommentKey, markedHead, mergeReviews, reviewMarker, type Leg } from "../../src/review/merge.js";
 import { defuseOurMarkers } from "../../src/shared/markers.js";
 import { toSafeMarkdown } from "../../src/publish/safe-markdown.js";
 import { DiffLines } from "../../src/safe-outputs/diff-lines.js";
@@ -47,6 +47,47 @@ describe("ownReviews: the earlier reviews whose marker counts", () => {
   it("token identity known: its own reviews only", async () => {
     const kept = await ownReviews(api([real, { ...human, author: "agent-runner-app[bot]" }], "agent-runner-app[bot]"), 7);
     expect(kept.map((r) => markedHead(r.body))).toEqual([FORGED]);
+  });
+});
+
+describe("ownReviewComments: which earlier inline comments count as already said", () => {
+  type Comment = Awaited<ReturnType<GitHubApi["pullRequestReviewComments"]>>[number];
+  const said = "**major:** Check the bounds";
+  const ours: Comment = { path: "a.ts", line: 3, body: `${commentMarker(said)}\n${said}`, author: "github-actions[bot]" };
+  // A stranger pre-posts the finding, with our marker copied and without.
+  const strangerMarked: Comment = { ...ours, line: 4, author: "mallory" };
+  const strangerPlain: Comment = { path: "a.ts", line: 5, body: said, author: "mallory" };
+  // The same bot, without our marker (a safe-output comment of another run, or a reply).
+  const botUnmarked: Comment = { path: "a.ts", line: 6, body: said, author: "github-actions[bot]" };
+  const comments = (list: Comment[], login: string | undefined) => ({
+    pullRequestReviewComments: () => Promise.resolve(list),
+    authenticatedLogin: () => Promise.resolve(login),
+  });
+
+  it("token identity unknown: only github-actions[bot]'s comments that start with our marker", async () => {
+    const kept = await ownReviewComments(comments([ours, strangerMarked, strangerPlain, botUnmarked], undefined), 7);
+    expect(kept).toEqual([{ path: "a.ts", line: 3, key: markedCommentKey(ours.body) }]);
+  });
+
+  it("token identity known: only its own marked comments (github-actions[bot]'s do not count for an app token)", async () => {
+    expect(await ownReviewComments(comments([ours, { ...ours, line: 9, author: "review-app[bot]" }, strangerMarked], "review-app[bot]"), 7)).toEqual([
+      { path: "a.ts", line: 9, key: markedCommentKey(ours.body) },
+    ]);
+  });
+
+  it("a stranger's pre-posted comment does not suppress the finding; our own earlier one does", async () => {
+    const leg: Leg = {
+      shard: { index: 1, files: ["a.ts"], lines: 10 },
+      status: "reviewed",
+      review: { body: "s", event: "COMMENT", comments: [4, 5, 3].map((line) => ({ path: "a.ts", line, body: "Check the bounds", severity: "major" as const })) },
+    };
+    const diff = new DiffLines([{ filename: "a.ts", patch: "@@ -1,0 +1,10 @@\n" + "+x\n".repeat(10) }]);
+    const earlier = await ownReviewComments(comments([ours, strangerMarked, strangerPlain], undefined), 7);
+    const m = mergeReviews({ legs: [leg], prDiff: diff, rangeDiff: diff, earlier, maxComments: 5, canBlock: false, head: OURS, scopeNote: "" });
+    expect(m.comments.map((c) => c.line)).toEqual([4, 5]);
+    expect(m.dropped.duplicate).toBe(1);
+    // Posted with our marker first, so the next review knows them.
+    expect(m.comments.map((c) => markedCommentKey(c.body))).toEqual([markedCommentKey(ours.body), markedCommentKey(ours.body)]);
   });
 });
 

@@ -10,17 +10,18 @@
  * The 400-file pull request is made once for the file (one commit of
  * generated files), not per test.
  */
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errors } from "../artifacts/helpers.js";
 import { buildEvent, FIXTURE_REPO, writeEvent } from "../support/events.js";
-import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
-import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
-import { cloneRepo, createRepo, git, type GitRepoFixture } from "../support/git-fixtures.js";
+import type { FakeActionsResults } from "../support/fake-actions-results.js";
+import type { FakeGitHub } from "../support/fake-github.js";
+import { cloneRepo, git, type GitRepoFixture } from "../support/git-fixtures.js";
 import { runStep, type StepResult } from "../support/harness.js";
-import { patchHunks } from "../../src/safe-outputs/diff-lines.js";
+import { startStubModel } from "../support/stub-model.js";
+import { bigPullRequest, diffHunks as prHunks, reviewAgent, shardFilesOf, type BigPullRequest, type ReviewAgent } from "./fixture.js";
 
 const TOKEN = "ghs_reviewE2eToken0123456789abcdefABCDEFGH";
 const REPO = FIXTURE_REPO;
@@ -32,54 +33,24 @@ const LINES = 75; // 400 × 75 = 30,000 added lines
 const SHARD_LINES = "7500";
 const FAIL_SHARD = 3;
 
+let pull: BigPullRequest;
+let agent: ReviewAgent;
 let repo: GitRepoFixture;
 let results: FakeActionsResults;
 let gh: FakeGitHub;
 let eventEnv: Record<string, string>;
 let script: string;
-let recordDir: string;
 
 beforeAll(async () => {
-  repo = await createRepo({ files: { "README.md": "# Demo\n" } });
-  // The pull request's 400 files, in one commit on `feature`.
-  const tree: Record<string, string> = {};
-  for (let i = 0; i < FILES; i++) tree[`pkg${String(i % 8)}/mod${String(Math.floor(i / 8) % 5)}/file${String(i).padStart(3, "0")}.ts`] = Array.from({ length: LINES }, (_, l) => `export const v${l} = ${i * 1000 + l};`).join("\n") + "\n";
-  await repo.commit(tree, "A big change", { branch: "feature", push: true });
-  results = await startFakeActionsResults({ repository: REPO });
-  gh = await startFakeGitHub({ token: TOKEN, results, repo: { fullName: REPO, gitDir: repo.origin, collaborators: { alice: "write" } } });
-  // Its file list seeded (the fake would otherwise run git per file on every read of the pull request); the review reads local git.
-  const files = Object.keys(tree).map((filename) => ({ filename, status: "added" as const, additions: LINES, deletions: 0 }));
-  gh.addPull({ files, number: PR, title: "A big change", body: "PR-DESCRIPTION-MARK: please review carefully", user: "alice", head: { ref: "feature" }, base: { ref: "main" } });
+  pull = await bigPullRequest({ token: TOKEN, number: PR, files: FILES, lines: LINES });
+  ({ repo, results, gh } = pull);
   ({ env: eventEnv } = await writeEvent(mkdtempSync(path.join(os.tmpdir(), "review-event-")), buildEvent("schedule")));
-  // The agent (outside any checkout: the sandbox hides checkouts under /tmp): records its task, fails on FAIL_SHARD,
-  // else asks for a review with one comment on its first diff file and one (forged) on another shard's file.
-  const dir = mkdtempSync(path.join(os.tmpdir(), "review-agent-"));
-  recordDir = mkdtempSync(path.join(os.tmpdir(), "review-record-"));
-  script = path.join(dir, "agent.sh");
-  writeFileSync(
-    script,
-    [
-      "#!/bin/bash",
-      "set -e",
-      "task=$(cat)",
-      'shard=$(printf "%s" "$task" | grep -o "shard [0-9]* of" | head -1 | grep -o "[0-9]*" || echo 1)',
-      `printf "%s" "$task" > "${recordDir}/task-$shard-$(date +%s%N).txt"`,
-      'if [ "$shard" = "$FAIL_SHARD" ]; then echo "boom" >&2; exit 3; fi',
-      "file=$(printf '%s' \"$task\" | grep -m1 '^+++ b/' | cut -c7-)",
-      "other=$(printf '%s' \"$task\" | grep -m1 '^  +' | cut -f2 || true)",
-      'other=${other:-not/in/this/pr.ts}',
-      'printf \'{"type":"create_pull_request_review","body":"Shard %s summary","event":"COMMENT","comments":[{"path":"%s","line":2,"body":"Check this in shard %s","severity":"major"},{"path":"%s","line":1,"body":"forged","severity":"critical"},{"path":"%s","line":999,"body":"outside the diff","severity":"critical"}]}\\n\' "$shard" "$file" "$shard" "$other" "$file" >> "$AGENT_SAFE_OUTPUTS"',
-      'echo "reviewed shard $shard"',
-      "",
-    ].join("\n"),
-  );
-  chmodSync(script, 0o755);
+  agent = reviewAgent();
+  script = agent.script;
 }, 120_000);
 afterAll(async () => {
-  await gh?.close();
-  await results?.close();
-  await repo?.cleanup();
-  for (const d of [recordDir, script && path.dirname(script)]) if (d) rmSync(d, { recursive: true, force: true });
+  await pull?.close();
+  agent?.cleanup();
 });
 
 async function runJob(job: string, inputs: Record<string, string>, attempt = 1): Promise<StepResult> {
@@ -93,17 +64,8 @@ async function runJob(job: string, inputs: Record<string, string>, attempt = 1):
   return r;
 }
 
-/** The tasks the agent was given, by shard, newest last. */
-function tasks(): Map<number, string> {
-  const out = new Map<number, string>();
-  for (const f of readdirSync(recordDir).sort()) out.set(Number(/^task-(\d+)-/.exec(f)![1]), readFileSync(path.join(recordDir, f), "utf8"));
-  return out;
-}
-
-async function diffHunks(from: string, to: string, file: string) {
-  const text = await git(repo.dir, ["diff", `${from}...${to}`, "--", file]);
-  return patchHunks(text.slice(text.indexOf("@@")));
-}
+const tasks = () => agent.tasks();
+const diffHunks = (from: string, to: string, file: string) => prHunks(repo.dir, from, to, file);
 
 type Matrix = { include: { shard: number; shards: number; range: string; key: string; "issue-number": number }[] };
 
@@ -151,7 +113,7 @@ describe("task: review, sharded on the matrix", () => {
     const body = reviews[0]!.body;
     for (const m of matrix.include) expect(body).toMatch(new RegExp(`^\\| ${m.shard} \\|`, "m"));
     expect(body).toContain("### Not reviewed");
-    const failedFiles = seen.get(FAIL_SHARD)!.split("\n").filter((l) => l.startsWith("* ")).map((l) => l.split("\t")[1]!);
+    const failedFiles = shardFilesOf(seen.get(FAIL_SHARD)!);
     for (const f of failedFiles.slice(0, 50)) expect(body).toContain(`\` ${f} \``);
     // Attacks: a comment on another shard's file, and one on a line outside the diff, are left out (and counted).
     expect(body).toContain("on files of another shard left out");
@@ -170,13 +132,13 @@ describe("task: review, sharded on the matrix", () => {
     // A new commit: since-last-review plans only it, and its agent sees only its diff.
     const changed = "pkg0/mod0/file000.ts";
     await repo.commit({ [changed]: "export const changed = 1;\n" + "x\n".repeat(3) }, "Follow-up", { branch: "feature", push: true });
-    const before = new Set(readdirSync(recordDir));
+    const before = new Set(agent.recorded());
     runId += 1;
     const next = await planAndRun({ "review-scope": "since-last-review" });
     expect(next.matrix.include).toHaveLength(1);
-    const fresh = readdirSync(recordDir).filter((f) => !before.has(f));
+    const fresh = agent.recorded().filter((f) => !before.has(f));
     expect(fresh).toHaveLength(1);
-    const task = readFileSync(path.join(recordDir, fresh[0]!), "utf8");
+    const task = agent.read(fresh[0]!);
     expect([...task.matchAll(/^diff --git a\/(\S+) b\//gm)].map((m) => m[1])).toEqual([changed]);
     expect(task).toContain("Only the commits since the last review");
     const again = await runJob("gather", { phase: "gather", items: JSON.stringify(next.matrix), "review-scope": "since-last-review" });
@@ -191,7 +153,8 @@ describe("task: review, sharded on the matrix", () => {
     const head = (await git(repo.dir, ["rev-parse", "feature"])).trim();
     const before = gh.reviews(PR).length;
     runId += 1;
-    const step = await runJob("review", { phase: "all", sandbox: "none", "review-max-comments": "5" });
+    // NOTE: a comment no earlier review made (the sharded review's shard 1 made the same one on this line, which is not repeated).
+    const step = await runJob("review", { phase: "all", sandbox: "none", "review-max-comments": "5", env: "NOTE= (one job)" });
     expect(errors(step), gh.reviews(PR).at(-1)?.body).toEqual([]);
     expect(step.outputs["conclusion"]).toBe("success");
     const reviews = gh.reviews(PR).slice(before);
@@ -203,6 +166,38 @@ describe("task: review, sharded on the matrix", () => {
     const hunks = await diffHunks("main", "feature", comments[0]!.path);
     expect(hunks.some((h) => h.RIGHT.has(comments[0]!.line!))).toBe(true);
   }, 120_000);
+
+  it("in two jobs (run, then publish, as agent.yml runs it): the publish job posts the run's review with the one-job checks", async () => {
+    const head = (await git(repo.dir, ["rev-parse", "feature"])).trim();
+    const before = gh.reviews(PR).length;
+    const beforeComments = gh.reviewComments(PR).length;
+    runId += 1;
+    const run = await runJob("run", { phase: "run", sandbox: "none", comment: "none", deliver: "none", env: "NOTE= (two jobs)" });
+    expect(run.outputs.conclusion, run.log).toBe("success");
+    expect(gh.reviews(PR)).toHaveLength(before);
+    const publish = await runJob("publish", { phase: "publish", "review-max-comments": "5" });
+    expect(errors(publish), publish.log + publish.stderr).toEqual([]);
+    const reviews = gh.reviews(PR).slice(before);
+    expect(reviews).toHaveLength(1);
+    expect(reviews[0]!.body).toContain(`<!-- agent-runner-review head=${head} -->`);
+    expect(reviews[0]!.body).toContain("Shard 1 summary");
+    // The forged comment (a file outside the pull request) and the one outside the diff are left out, as gather leaves them out.
+    expect(reviews[0]!.body).toContain("on files of another shard left out");
+    expect(reviews[0]!.body).toContain("outside the reviewed diff left out");
+    const comments = gh.reviewComments(PR).slice(beforeComments);
+    expect(comments.map((c) => c.body)).toEqual([expect.stringContaining("Check this in shard 1 (two jobs)")]);
+    const hunks = await diffHunks("main", "feature", comments[0]!.path);
+    expect(hunks.some((h) => h.RIGHT.has(comments[0]!.line!))).toBe(true);
+    // Publishing the same run again repeats no comment: the earlier one is this project's own.
+    runId += 1;
+    const again = await runJob("run", { phase: "run", sandbox: "none", comment: "none", deliver: "none", env: "NOTE= (two jobs)" });
+    expect(again.outputs.conclusion).toBe("success");
+    const republished = await runJob("publish", { phase: "publish" });
+    expect(errors(republished), republished.log).toEqual([]);
+    expect(gh.reviews(PR).slice(before)).toHaveLength(2);
+    expect(gh.reviewComments(PR).slice(beforeComments)).toHaveLength(1);
+    expect(gh.reviews(PR).at(-1)!.body).toContain("1 duplicate left out");
+  }, 180_000);
 
   it("in one job: an agent that plants a textconv program in the workspace's .git cannot make the host's review run it", async () => {
     // The agent writes `diff.x.textconv` into the repository's config and `* diff=x` into its attributes, then asks
@@ -243,5 +238,62 @@ describe("task: review, sharded on the matrix", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
-});
 
+  it("in one job, a review its budget stopped says it ran out of budget, covers nothing and fails the step", async () => {
+    // A `codex` on PATH that is a script: two model requests through the gateway it was given; max-model-requests 1 stops it.
+    const root = mkdtempSync(path.join(os.tmpdir(), "review-budget-"));
+    const bin = path.join(root, "bin");
+    const stub = await startStubModel([]);
+    try {
+      mkdirSync(bin);
+      writeFileSync(
+        path.join(bin, "codex"),
+        `#!/bin/bash
+B=$(grep -o 'http://127.0.0.1:[0-9]*/v1' "$CODEX_HOME/config.toml" | head -1)
+for i in 1 2; do
+  curl -sS --noproxy '*' -o /dev/null -m 30 -H "Authorization: Bearer $OPENAI_API_KEY" -H 'content-type: application/json' -d '{"model":"stub-model","input":"review","max_output_tokens":200}' "$B/responses" || true
+done
+`,
+      );
+      chmodSync(path.join(bin, "codex"), 0o755);
+      const before = gh.reviews(PR).length;
+      runId += 1;
+      const ws = await cloneRepo(repo.origin);
+      const step = await runStep("main", {
+        workspace: ws,
+        inputs: {
+          agent: "codex",
+          "agent-version": "preinstalled",
+          task: "review",
+          "issue-number": String(PR),
+          phase: "all",
+          sandbox: "none",
+          "threat-detection": "none",
+          "base-url": `${stub.url}/v1`,
+          model: "stub-model",
+          secrets: "OPENAI_API_KEY=sk-stub-model-key-0123456789abcdef",
+          "max-cost-usd": "none",
+          "max-model-requests": "1",
+        },
+        githubToken: TOKEN,
+        env: {
+          ...eventEnv,
+          ...results.runtimeEnv({ runId, runAttempt: 1, job: "review", repository: REPO, github: { url: gh.url, serverUrl: gh.serverUrl }, workspace: ws }),
+          PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
+          GITHUB_WORKFLOW: "review",
+        },
+      });
+      expect(step.outputs["budget-exceeded"], step.log.slice(-3000)).toBe("true");
+      expect(step.exitCode).toBe(1);
+      const reviews = gh.reviews(PR).slice(before);
+      expect(reviews).toHaveLength(1);
+      expect(reviews[0]!.body).toContain("This review covered nothing");
+      expect(reviews[0]!.body).toContain("- **Shard 1** (ran out of budget: the shard's agent was stopped by its budget");
+      expect(reviews[0]!.body).not.toContain("(failed");
+      expect(reviews[0]!.body).not.toContain("agent-runner-review head=");
+    } finally {
+      await stub.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

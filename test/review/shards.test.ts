@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { planShards, shardCount, type ShardFile } from "../../src/review/shards.js";
-import { mergeReviews, markedHead, reviewMarker, type Leg } from "../../src/review/merge.js";
+import { commentKey, mergeReviews, markedHead, reviewMarker, type Leg } from "../../src/review/merge.js";
 import { DiffLines } from "../../src/safe-outputs/diff-lines.js";
 import { splitDiff } from "../../src/review/diff.js";
 
@@ -78,7 +78,7 @@ describe("mergeReviews", () => {
       },
       { shard: shard(2, ["b/two.ts"]), status: "failed", reason: "budget", costUsd: 0.25 },
     ];
-    const m = mergeReviews({ legs, prDiff: lines, rangeDiff: lines, earlier: [{ path: "a/one.ts", line: 2, body: "nit here" }], maxComments: 10, canBlock: false, head, scopeNote: "" });
+    const m = mergeReviews({ legs, prDiff: lines, rangeDiff: lines, earlier: [{ path: "a/one.ts", line: 2, key: commentKey("**nit:** nit here") }], maxComments: 10, canBlock: false, head, scopeNote: "" });
     expect(m.comments.map((c) => [c.path, c.line])).toEqual([["a/one.ts", 3]]);
     expect(m.dropped).toEqual({ outside: 1, duplicate: 2, overCap: 0, otherShard: 1 });
     expect(m.event).toBe("COMMENT");
@@ -102,5 +102,7 @@ describe("mergeReviews", () => {
     const none = mergeReviews({ legs: [{ shard: shard(1, ["a/one.ts"]), status: "missing" }], prDiff: lines, rangeDiff: lines, earlier: [], maxComments: 2, canBlock: true, head, scopeNote: "" });
     expect(none.conclusion).toBe("failure");
     expect(none.body).toContain("This review covered nothing");
+    // It claims no covered head: the next since-last-review starts where the last review that covered something ended.
+    expect(markedHead(none.body)).toBeUndefined();
   });
 });
