@@ -57,6 +57,13 @@ export interface HostContext {
    * without waiting. Ignored unless AGENT_RUNNER_TEST=1 is set too.
    */
   now?: string;
+  /**
+   * Test only: AGENT_RUNNER_TEST_API_RETRY_MS, the base of the GitHub API's
+   * back-off on 5xx answers (default 1 s, so 1 s, 4 s, 9 s), so a test of
+   * the retries does not wait seconds for them. Ignored unless
+   * AGENT_RUNNER_TEST=1 is set too.
+   */
+  apiRetryBaseMs?: number;
   /** The runner's standard OTLP exporter variables, when any is set (trace export: trace/otel.ts). */
   otel?: OtelEnv;
 }
@@ -165,7 +172,15 @@ export function readHostContext(env: NodeJS.ProcessEnv = process.env): HostConte
     actionsCache: Boolean(env.ACTIONS_RUNTIME_TOKEN && (env.ACTIONS_CACHE_SERVICE_V2 ? env.ACTIONS_RESULTS_URL : env.ACTIONS_CACHE_URL)),
     ...(otelEnv(env) ? { otel: otelEnv(env)! } : {}),
     ...(testNow(env) ? { now: testNow(env)! } : {}),
+    ...(testApiRetryBaseMs(env) !== undefined ? { apiRetryBaseMs: testApiRetryBaseMs(env)! } : {}),
   };
+}
+
+/** The GitHub API back-off base for tests, honoured only together with AGENT_RUNNER_TEST=1, like the test clock. */
+function testApiRetryBaseMs(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.AGENT_RUNNER_TEST_API_RETRY_MS?.trim();
+  const ms = raw ? Number(raw) : NaN;
+  return env.AGENT_RUNNER_TEST === "1" && Number.isInteger(ms) && ms >= 0 ? ms : undefined;
 }
 
 /**

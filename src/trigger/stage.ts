@@ -117,7 +117,7 @@ export async function prepareTrigger(input: TriggerInput): Promise<TriggerOutcom
 
   if (!settings.github.token)
     throw new ConfigurationError("Input 'github-token': is empty; GitHub-triggered runs need it (the default is ${{ github.token }}).");
-  const octokit = await createOctokit({ token: settings.github.token, apiUrl: host.apiUrl, log });
+  const octokit = await createOctokit({ token: settings.github.token, apiUrl: host.apiUrl, log, ...(host.apiRetryBaseMs !== undefined ? { retryBaseMs: host.apiRetryBaseMs } : {}) });
   const api = new GitHubApi(octokit, decision?.kind === "run" ? decision.trigger.repo : target!.repo);
   if (target?.number !== undefined) item = await readItemThread(api, target);
   const first = decision ?? decide(settings);

@@ -4,8 +4,9 @@
  *
  * - Vertex: the credentials file is an `external_account` file in the workspace, as
  *   google-github-actions/auth leaves it (`gha-creds-<hex>.json`, its OIDC token fetched from a
- *   URL with a bearer); a fake STS mints the access tokens, usable for ~1.5 s each, so a run
- *   with a pause between model requests must refresh its bearer. The stub accepts only bearers
+ *   URL with a bearer); a fake STS mints access tokens that are due for refresh as soon as
+ *   they are minted (lifetime = google-auth-library's early-refresh margin), so every model
+ *   request of the run makes the gateway refresh its bearer, without the test waiting. The stub accepts only bearers
  *   the STS minted, and only on the workflow's project and region.
  * - Azure: an Azure OpenAI stub, once with the api-key from `secrets`, once with an Entra token
  *   from a fake authority (workload identity: AZURE_FEDERATED_TOKEN_FILE).
@@ -28,12 +29,8 @@ const RUN_TIMEOUT = 150_000;
 const PROBE =
   "{ env; for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\"; echo; done; cat gha-creds-*.json; cat \"$GOOGLE_APPLICATION_CREDENTIALS\" \"$AZURE_FEDERATED_TOKEN_FILE\"; ls -la ~ /tmp; } > agent-view.txt 2>&1; echo probed";
 
-function probeScript(cli: CliName, workspace: string, pauseMs = 0): StubStep[] {
-  return [
-    writeFileStep(cli, path.join(workspace, "hello.txt"), `hello from ${cli}\n`),
-    { ...shellStep(cli, PROBE, "look around"), delayMs: pauseMs },
-    { text: "done on the cloud", delayMs: pauseMs },
-  ];
+function probeScript(cli: CliName, workspace: string): StubStep[] {
+  return [writeFileStep(cli, path.join(workspace, "hello.txt"), `hello from ${cli}\n`), shellStep(cli, PROBE, "look around"), { text: "done on the cloud" }];
 }
 
 /** No value of `secrets` anywhere the run or the agent left text. */
@@ -74,9 +71,9 @@ describe("provider: vertex", () => {
     "%s under bwrap: the bearer is minted through workload identity federation and refreshed mid-run; usage counted; no credential reaches the agent",
     async (cli, model) => {
       const workspace = makeWorkspace();
-      // Usable 1.5 s: the 2 s pauses between model requests make the gateway refresh the bearer.
-      const sts = await startFakeGoogleSts({ dir: workspace, subjectSource: "url", usableForMs: 1500 });
-      const stub = await startVertexStub(probeScript(cli, workspace, 2000), { project: PROJECT, region: REGION, accessTokenProblem: sts.accessTokenProblem });
+      // Usable for 0 ms: each model request finds the last bearer due for refresh, and the gateway refreshes it.
+      const sts = await startFakeGoogleSts({ dir: workspace, subjectSource: "url", usableForMs: 0 });
+      const stub = await startVertexStub(probeScript(cli, workspace), { project: PROJECT, region: REGION, accessTokenProblem: sts.accessTokenProblem });
       try {
         const credentials = readFileSync(sts.credentialsFile, "utf8");
         const r = await runAgentAction({

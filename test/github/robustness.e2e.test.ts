@@ -7,6 +7,7 @@ import { existsSync, readFileSync, writeFileSync, mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { readHostContext } from "../../src/config/host.js";
 import { revParse } from "../support/git-fixtures.js";
 import { runStep } from "../support/harness.js";
 import { scenario, TOKEN, type Scenario } from "./scenario.js";
@@ -25,7 +26,8 @@ describe("GitHub API robustness", () => {
     s = await scenario({ fixture: "issue_comment.issue", agent: FIX });
     s.gh.failNext("POST /repos/{owner}/{repo}/issues/{number}/comments", { times: 2, status: 502 });
     s.gh.failNext("POST /repos/{owner}/{repo}/pulls", { times: 2, status: 502 });
-    const r = await s.run();
+    // The same back-off (quadratic, 1, 4, 9 × base), on a 10 ms base instead of 1 s: the retries, not the waiting, are under test.
+    const r = await s.run({}, { AGENT_RUNNER_TEST: "1", AGENT_RUNNER_TEST_API_RETRY_MS: "10" });
     expect(r.exitCode).toBe(0);
     expect(r.outputs.conclusion).toBe("success");
     expect(botComments(s, 7)).toHaveLength(1);
@@ -77,6 +79,15 @@ describe("GitHub API robustness", () => {
     expect(r.rawStdout).toMatch(/::warning::Could not post the progress comment/);
     expect(r.rawStdout).toMatch(/::error::.*Could not post the result comment: HTTP 403/);
     expect(r.exitCode).toBe(1);
+  });
+});
+
+describe("the API back-off's test setting (AGENT_RUNNER_TEST_API_RETRY_MS)", () => {
+  it("is ignored unless AGENT_RUNNER_TEST=1 is set too: a stray value in a workflow does not shorten the back-off", () => {
+    expect(readHostContext({ GITHUB_ACTIONS: "true", AGENT_RUNNER_TEST_API_RETRY_MS: "10" }).apiRetryBaseMs).toBeUndefined();
+    expect(readHostContext({ AGENT_RUNNER_TEST: "true", AGENT_RUNNER_TEST_API_RETRY_MS: "10" }).apiRetryBaseMs).toBeUndefined();
+    expect(readHostContext({ AGENT_RUNNER_TEST: "1", AGENT_RUNNER_TEST_API_RETRY_MS: "soon" }).apiRetryBaseMs).toBeUndefined();
+    expect(readHostContext({ AGENT_RUNNER_TEST: "1", AGENT_RUNNER_TEST_API_RETRY_MS: "10" }).apiRetryBaseMs).toBe(10);
   });
 });
 
