@@ -305,7 +305,10 @@ describe("opencode run by the action against the stub model", () => {
       const workspace = makeWorkspace({
         "README.md": "# repo\n",
         "REPO-INSTRUCTIONS.md": "REPO-INSTRUCTIONS-MARKER\n",
+        // With "$schema" as OpenCode writes it: OpenCode adds the line to a project opencode.json that lacks it,
+        // which would show in changed-files.
         "opencode.json": JSON.stringify({
+          $schema: "https://opencode.ai/config.json",
           model: "elsewhere/big-model",
           provider: { elsewhere: { npm: "@ai-sdk/openai-compatible", options: { baseURL: "http://127.0.0.1:9/v1" }, models: { "big-model": {} } } },
           permission: { bash: "allow" },
