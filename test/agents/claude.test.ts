@@ -9,7 +9,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ClaudeParser, claudeAgent, claudePermissions } from "../../src/agents/claude.js";
 import { Agent } from "../../src/config/schema.js";
-import { systemPromptOf } from "../support/stub-model.js";
+import { type RecordedRequest, systemPromptOf } from "../support/stub-model.js";
 import {
   type BackendUnderTest,
   expectBothFilesDelivered,
@@ -26,7 +26,7 @@ import {
   useStubModel,
   writeAndShellScript,
 } from "./e2e-checks.js";
-import { MCP_SERVERS_HOLDING_SECRET, filesUnder, makeSkill, makeWorkspace, parseAll, runAgentAction, testContext } from "./helpers.js";
+import { type AgentRun, MCP_SERVERS_HOLDING_SECRET, filesUnder, makeSkill, makeWorkspace, parseAll, runAgentAction, testContext } from "./helpers.js";
 
 // ------------------------------------------------------------------ recorded lines (claude 2.1.197)
 
@@ -232,17 +232,32 @@ describe("claude run by the action against the stub model", () => {
 
   it("resumes the session given by id (the model sees the earlier turns), and fork-session starts a new id", () => expectResumeAndFork(live));
 
+  /**
+   * One run serves two tests whose setups combine: the hand-off inputs (instructions, an MCP server holding a
+   * secret, a skill, deny rules) with an output-schema, answered through the StructuredOutput tool. Each test
+   * keeps its own assertions on the shared run; it starts with the first test that needs it.
+   */
+  let combined: Promise<{ workspace: string; run: AgentRun; requests: RecordedRequest[] }> | undefined;
+  const combinedRun = () =>
+    (combined ??= (async () => {
+      const workspace = makeWorkspace();
+      live.stub.setScript([
+        { tool: "mcp__tester__echo_marker", args: { text: "ping" } },
+        { tool: "Bash", args: { command: "rm -f README.md" } },
+        { tool: "StructuredOutput", args: { answer: "42" } },
+        { text: "ok" },
+      ]);
+      const before = live.stub.modelRequests().length;
+      const inputs = { ...handOffInputs(live), "output-schema": JSON.stringify({ type: "object", properties: { answer: { type: "string" } }, required: ["answer"] }) };
+      const run = await runAgentAction({ workspace, stub: live.stub, inputs });
+      live.note("instructions+mcp+skill+deny+output-schema", run);
+      return { workspace, run, requests: live.stub.modelRequests().slice(before) };
+    })());
+
   it("hands instructions, an MCP server, a skill and a deny rule to the CLI", async () => {
-    const w = makeWorkspace();
-    live.stub.setScript([
-      { tool: "mcp__tester__echo_marker", args: { text: "ping" } },
-      { tool: "Bash", args: { command: "rm -f README.md" } },
-      { text: "checked" },
-    ]);
-    const r = await runAgentAction({ workspace: w, stub: live.stub, inputs: handOffInputs(live) });
-    live.note("instructions+mcp+skill+deny", r);
+    const { workspace: w, run: r, requests } = await combinedRun();
     expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    const [first, second] = live.stub.modelRequests().slice(-3);
+    const [first, second] = requests;
     expect(systemPromptOf(first!)).toContain(INSTRUCTIONS_MARKER);
     expect(systemPromptOf(first!)).toContain("# Run context (Agent Runner)");
     const tools = ((first!.body as { tools: { name: string }[] }).tools ?? []).map((t) => t.name);
@@ -265,12 +280,7 @@ describe("claude run by the action against the stub model", () => {
   });
 
   it("returns the structured output when output-schema is set", async () => {
-    live.stub.setScript([{ tool: "StructuredOutput", args: { answer: "42" } }, { text: "ok" }]);
-    const r = await runAgentAction({
-      workspace: makeWorkspace(),
-      stub: live.stub,
-      inputs: live.inputs({ prompt: "answer", "output-schema": JSON.stringify({ type: "object", properties: { answer: { type: "string" } }, required: ["answer"] }) }),
-    });
+    const { run: r } = await combinedRun();
     expect(r.main.outputs.conclusion, r.main.log).toBe("success");
     expect(JSON.parse(r.main.outputs["structured-output"]!)).toEqual({ answer: "42" });
   });

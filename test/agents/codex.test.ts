@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { CODEX_PROVIDER_ID, CodexParser, codexAgent, codexConfigToml, codexPermissions, commandPrefix } from "../../src/agents/codex.js";
 import { tomlString } from "../../src/agents/common.js";
 import { Agent } from "../../src/config/schema.js";
-import { systemPromptOf } from "../support/stub-model.js";
+import { type RecordedRequest, systemPromptOf } from "../support/stub-model.js";
 import {
   type BackendUnderTest,
   expectBothFilesDelivered,
@@ -27,7 +27,7 @@ import {
   useStubModel,
   writeAndShellScript,
 } from "./e2e-checks.js";
-import { filesUnder, makeWorkspace, parseAll, runAgentAction, testContext } from "./helpers.js";
+import { type AgentRun, filesUnder, makeWorkspace, parseAll, runAgentAction, testContext } from "./helpers.js";
 
 // ------------------------------------------------------------------ recorded lines (codex 0.171.0)
 
@@ -325,23 +325,39 @@ describe("codex run by the action against the stub model", () => {
     expect(JSON.parse(r.main.outputs["changed-files"]!)).toEqual([]);
   });
 
+  /**
+   * One run serves two tests whose setups combine: bash denied, and an output-schema answered as JSON text.
+   * Each test keeps its own assertions on the shared run; it starts with the first test that needs it.
+   */
+  let combined: Promise<{ run: AgentRun; requests: RecordedRequest[] }> | undefined;
+  const combinedRun = () =>
+    (combined ??= (async () => {
+      live.stub.setScript([{ text: '{"answer":"42"}' }]);
+      const before = live.stub.modelRequests().length;
+      const run = await runAgentAction({
+        workspace: makeWorkspace(),
+        stub: live.stub,
+        inputs: live.inputs({
+          prompt: "answer",
+          permissions: JSON.stringify({ default: "allow", deny: ["bash"] }),
+          "output-schema": JSON.stringify({ type: "object", properties: { answer: { type: "string" } }, required: ["answer"], additionalProperties: false }),
+        }),
+      });
+      return { run, requests: live.stub.modelRequests().slice(before) };
+    })());
+
   it("takes the shell tool away when bash is denied", async () => {
-    live.stub.setScript([{ text: "no shell" }]);
-    const r = await runAgentAction({ workspace: makeWorkspace(), stub: live.stub, inputs: live.inputs({ prompt: "p", permissions: JSON.stringify({ default: "allow", deny: ["bash"] }) }) });
+    const { run: r, requests } = await combinedRun();
     expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    expect(tools(live.stub.modelRequests().at(-1)!.body)).not.toContain("exec_command");
+    expect(requests.length).toBeGreaterThan(0);
+    expect(tools(requests.at(-1)!.body)).not.toContain("exec_command");
   });
 
   it("returns the structured output when output-schema is set", async () => {
-    live.stub.setScript([{ text: '{"answer":"42"}' }]);
-    const r = await runAgentAction({
-      workspace: makeWorkspace(),
-      stub: live.stub,
-      inputs: live.inputs({ prompt: "answer", "output-schema": JSON.stringify({ type: "object", properties: { answer: { type: "string" } }, required: ["answer"], additionalProperties: false }) }),
-    });
+    const { run: r, requests } = await combinedRun();
     expect(r.main.outputs.conclusion, r.main.log).toBe("success");
     expect(JSON.parse(r.main.outputs["structured-output"]!)).toEqual({ answer: "42" });
-    expect(JSON.stringify(live.stub.modelRequests().at(-1)!.body)).toContain('"json_schema"');
+    expect(JSON.stringify(requests.at(-1)!.body)).toContain('"json_schema"');
   });
 
   it("refuses max-turns before starting anything (codex has no turn limit)", async () => {

@@ -10,7 +10,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { GeminiParser, describeGeminiExit, findSessionFile, geminiAgent, geminiPermissions, policyToml } from "../../src/agents/gemini.js";
 import { Agent } from "../../src/config/schema.js";
-import { systemPromptOf } from "../support/stub-model.js";
+import { type RecordedRequest, type StubStep, systemPromptOf } from "../support/stub-model.js";
 import {
   type BackendUnderTest,
   expectBothFilesDelivered,
@@ -27,7 +27,7 @@ import {
   useStubModel,
   writeAndShellScript,
 } from "./e2e-checks.js";
-import { MCP_SERVERS_HOLDING_SECRET, filesUnder, makeSkill, makeWorkspace, parseAll, runAgentAction, testContext } from "./helpers.js";
+import { type AgentRun, MCP_SERVERS_HOLDING_SECRET, filesUnder, makeSkill, makeWorkspace, parseAll, runAgentAction, testContext } from "./helpers.js";
 
 // ------------------------------------------------------------------ recorded lines (gemini 0.61.0)
 
@@ -301,17 +301,33 @@ describe("gemini run by the action against the stub model", () => {
 
   it("resumes the session given by id (the model sees the earlier turns), and fork-session starts a new id", () => expectResumeAndFork(live));
 
+  /**
+   * One Gemini CLI run (two node processes, ~4 s of CPU) serves two tests whose setups combine: the hand-off
+   * inputs (instructions, an MCP server holding a secret, a skill, deny rules), and a file-tool write into the
+   * outputs folder. Each test keeps its own assertions on the shared run; it starts with the first that needs it.
+   */
+  let combined: Promise<{ workspace: string; run: AgentRun; requests: RecordedRequest[] }> | undefined;
+  const combinedRun = () =>
+    (combined ??= (async () => {
+      const workspace = makeWorkspace();
+      // The outputs folder is known once the run starts: the script reads it from the run context.
+      const steps = (dir: string | undefined): StubStep[] => [
+        { tool: "mcp_tester_echo_marker", args: { text: "ping" } },
+        { tool: "run_shell_command", args: { command: "rm -f README.md" } },
+        dir ? { tool: "write_file", args: { file_path: path.join(dir, "report.md"), content: "REPORT-MARKER\n" } } : { text: "no outputs folder in the run context" },
+        { text: "checked and reported" },
+      ];
+      live.stub.setScript((req, i) => steps(/in (\S+) \(also in \$AGENT_OUTPUT_DIR\)/.exec(systemPromptOf(req))?.[1])[Math.min(i, 3)]!);
+      const before = live.stub.modelRequests().length;
+      const run = await runAgentAction({ workspace, stub: live.stub, inputs: { ...handOffInputs(live), prompt: "Use the tools and write a report" } });
+      live.note("instructions+mcp+skill+deny+outputs", run);
+      return { workspace, run, requests: live.stub.modelRequests().slice(before) };
+    })());
+
   it("hands instructions, an MCP server, a skill and a deny rule to the CLI", async () => {
-    const w = makeWorkspace();
-    live.stub.setScript([
-      { tool: "mcp_tester_echo_marker", args: { text: "ping" } },
-      { tool: "run_shell_command", args: { command: "rm -f README.md" } },
-      { text: "checked" },
-    ]);
-    const r = await runAgentAction({ workspace: w, stub: live.stub, inputs: handOffInputs(live) });
-    live.note("instructions+mcp+skill+deny", r);
+    const { workspace: w, run: r, requests } = await combinedRun();
     expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    const [first, second] = live.stub.modelRequests().slice(-3);
+    const [first, second] = requests;
     expect(systemPromptOf(first!)).toContain(INSTRUCTIONS_MARKER);
     expect(systemPromptOf(first!)).toContain("# Run context (Agent Runner)");
     const tools = ((first!.body as { tools: { functionDeclarations: { name: string }[] }[] }).tools ?? []).flatMap((t) => t.functionDeclarations.map((f) => f.name));
@@ -334,14 +350,11 @@ describe("gemini run by the action against the stub model", () => {
   });
 
   it("lets the file tools write a report into the outputs folder, outside the workspace", async () => {
-    // The outputs folder is known once the run starts: the script reads it from the run context.
-    live.stub.setScript((req, i) => {
-      const dir = /in (\S+) \(also in \$AGENT_OUTPUT_DIR\)/.exec(systemPromptOf(req))?.[1];
-      return i === 0 && dir ? { tool: "write_file", args: { file_path: path.join(dir, "report.md"), content: "REPORT-MARKER\n" } } : { text: "reported" };
-    });
-    const r = await runAgentAction({ workspace: makeWorkspace(), stub: live.stub, inputs: live.inputs({ prompt: "write a report" }) });
+    const { run: r } = await combinedRun();
     expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    expect(r.trace.find((e) => e.type === "tool_result")).toMatchObject({ isError: false });
+    const writeCall = r.trace.find((e) => e.type === "tool_call" && (e as { name: string }).name === "write_file") as { id: string } | undefined;
+    expect(writeCall, "the agent made no write_file call").toBeDefined();
+    expect(r.trace.find((e) => e.type === "tool_result" && (e as { id: string }).id === writeCall!.id)).toMatchObject({ isError: false });
     expect(readFileSync(path.join(path.dirname(r.main.outputs["patch-path"]!), "outputs", "report.md"), "utf8")).toBe("REPORT-MARKER\n");
   });
 

@@ -10,7 +10,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { OpencodeParser, describeOpencodeExit, opencodeAgent, opencodePermissions } from "../../src/agents/opencode.js";
 import { Agent } from "../../src/config/schema.js";
-import { systemPromptOf } from "../support/stub-model.js";
+import { type RecordedRequest, systemPromptOf } from "../support/stub-model.js";
 import {
   type BackendUnderTest,
   expectBothFilesDelivered,
@@ -27,7 +27,7 @@ import {
   useStubModel,
   writeAndShellScript,
 } from "./e2e-checks.js";
-import { MCP_SERVERS_HOLDING_SECRET, MCP_TEST_SERVER, filesUnder, makeSkill, makeWorkspace, parseAll, runAgentAction, testContext } from "./helpers.js";
+import { type AgentRun, MCP_SERVERS_HOLDING_SECRET, filesUnder, makeSkill, makeWorkspace, parseAll, runAgentAction, testContext } from "./helpers.js";
 
 // ------------------------------------------------------------------ recorded lines (opencode 1.18.33)
 
@@ -293,17 +293,45 @@ describe("opencode run by the action against the stub model", () => {
 
   it("resumes the session given by id (the model sees the earlier turns), and fork-session starts a new id", { timeout: 3 * SLOW }, () => expectResumeAndFork(live));
 
+  /**
+   * One OpenCode run (~10 s of CPU each) serves three tests whose setups combine: the hand-off inputs
+   * (instructions, an MCP server holding a secret, a skill, deny rules) in a repository that has its own
+   * opencode.json, with max-turns 3 so the third step (the answer) is the one at the cap. Each test keeps
+   * its own assertions on the shared run; it starts with the first test that needs it.
+   */
+  let combined: Promise<{ workspace: string; run: AgentRun; requests: RecordedRequest[] }> | undefined;
+  const combinedRun = () =>
+    (combined ??= (async () => {
+      const workspace = makeWorkspace({
+        "README.md": "# repo\n",
+        "REPO-INSTRUCTIONS.md": "REPO-INSTRUCTIONS-MARKER\n",
+        // With "$schema" as OpenCode writes it: OpenCode adds the line to a project opencode.json that lacks it,
+        // which would show in changed-files.
+        "opencode.json": JSON.stringify({
+          $schema: "https://opencode.ai/config.json",
+          model: "elsewhere/big-model",
+          provider: { elsewhere: { npm: "@ai-sdk/openai-compatible", options: { baseURL: "http://127.0.0.1:9/v1" }, models: { "big-model": {} } } },
+          permission: { bash: "allow" },
+          instructions: ["REPO-INSTRUCTIONS.md"],
+          mcp: { tester: { type: "local", command: ["false"], enabled: false } },
+        }),
+      });
+      live.stub.setScript([
+        { tool: "tester_echo_marker", args: { text: "ping" } },
+        { tool: "bash", args: { command: "rm -f README.md", description: "remove the readme" } },
+        { text: "summary at the cap" },
+      ]);
+      const before = live.stub.modelRequests().length;
+      const run = await runAgentAction({ workspace, stub: live.stub, timeoutMs: SLOW, inputs: { ...handOffInputs(live), "max-turns": "3" } });
+      live.note("instructions+mcp+skill+deny+repo-config+max-turns", run);
+      return { workspace, run, requests: live.stub.modelRequests().slice(before) };
+    })());
+
   it("hands instructions, an MCP server, a skill and a deny rule to the CLI", { timeout: SLOW }, async () => {
-    const w = makeWorkspace();
-    live.stub.setScript([
-      { tool: "tester_echo_marker", args: { text: "ping" } },
-      { tool: "bash", args: { command: "rm -f README.md", description: "remove the readme" } },
-      { text: "checked" },
-    ]);
-    const r = await runAgentAction({ workspace: w, stub: live.stub, timeoutMs: SLOW, inputs: handOffInputs(live) });
-    live.note("instructions+mcp+skill+deny", r);
+    const { workspace: w, run: r, requests } = await combinedRun();
     expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    const [first, second] = live.stub.modelRequests().slice(-3);
+    expect(requests).toHaveLength(3);
+    const [first, second] = requests;
     expect(systemPromptOf(first!)).toContain(INSTRUCTIONS_MARKER);
     expect(systemPromptOf(first!)).toContain("# Run context (Agent Runner)");
     const tools = toolNames(first!.body);
@@ -325,46 +353,26 @@ describe("opencode run by the action against the stub model", () => {
   });
 
   it("keeps the workflow's endpoint, permissions and MCP servers over a repository's own opencode.json", { timeout: SLOW }, async () => {
-    const w = makeWorkspace({
-      "README.md": "# repo\n",
-      "REPO-INSTRUCTIONS.md": "REPO-INSTRUCTIONS-MARKER\n",
-      "opencode.json": JSON.stringify({
-        model: "elsewhere/big-model",
-        provider: { elsewhere: { npm: "@ai-sdk/openai-compatible", options: { baseURL: "http://127.0.0.1:9/v1" }, models: { "big-model": {} } } },
-        permission: { bash: "allow" },
-        instructions: ["REPO-INSTRUCTIONS.md"],
-        mcp: { tester: { type: "local", command: ["false"], enabled: false } },
-      }),
-    });
-    live.stub.setScript([{ tool: "bash", args: { command: "rm -f README.md", description: "remove" } }, { text: "kept" }]);
-    const r = await runAgentAction({
-      workspace: w,
-      stub: live.stub,
-      timeoutMs: SLOW,
-      inputs: live.inputs({
-        prompt: "try",
-        instructions: "WORKFLOW-INSTRUCTIONS-MARKER",
-        "mcp-servers": JSON.stringify({ tester: { command: "node", args: [MCP_TEST_SERVER] } }),
-        permissions: JSON.stringify({ default: "allow", deny: ["bash(rm *)"] }),
-      }),
-    });
+    // The repository's opencode.json names another model and provider, allows bash, adds its own instructions
+    // and a disabled 'tester' MCP server; the workflow's inputs must win, the instructions add up.
+    const { workspace: w, run: r, requests } = await combinedRun();
     expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    const first = live.stub.modelRequests().at(-2)!;
+    const first = requests[0]!;
     expect(first.model).toBe(MODEL);
     expect(toolNames(first.body)).toContain("tester_echo_marker");
     // Both sets of instructions: the repository's add to the workflow's.
-    expect(systemPromptOf(first)).toContain("WORKFLOW-INSTRUCTIONS-MARKER");
+    expect(systemPromptOf(first)).toContain(INSTRUCTIONS_MARKER);
     expect(systemPromptOf(first)).toContain("REPO-INSTRUCTIONS-MARKER");
     expect(existsSync(path.join(w, "README.md"))).toBe(true);
     expect(r.result.permissionDenials).toEqual([{ tool: "bash", detail: "rm -f README.md" }]);
   });
 
   it("caps the agentic steps at max-turns: at the cap the model is told to answer without tools", { timeout: SLOW }, async () => {
-    const w = makeWorkspace();
-    live.stub.setScript([{ tool: "bash", args: { command: "echo one", description: "one" } }, { text: "summary at the cap" }]);
-    const r = await runAgentAction({ workspace: w, stub: live.stub, timeoutMs: SLOW, inputs: live.inputs({ prompt: "loop", "max-turns": "2" }) });
+    const { run: r, requests } = await combinedRun();
     expect(r.main.outputs.conclusion, r.main.log).toBe("success");
-    expect(JSON.stringify(live.stub.modelRequests().at(-1)!.body)).toContain("MAXIMUM STEPS REACHED");
+    // Steps 1 and 2 are under the cap of 3; the third request is the one at the cap.
+    expect(JSON.stringify(requests[1]!.body)).not.toContain("MAXIMUM STEPS REACHED");
+    expect(JSON.stringify(requests.at(-1)!.body)).toContain("MAXIMUM STEPS REACHED");
     expect(r.main.outputs["final-message"]).toBe("summary at the cap");
   });
 
