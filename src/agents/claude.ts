@@ -200,6 +200,10 @@ export const claudeAgent: AgentBackend = {
         DISABLE_ERROR_REPORTING: "1",
         DISABLE_AUTOUPDATER: "1",
         DISABLE_BUG_COMMAND: "1",
+        // Claude Code waits 5 s for MCP servers before its first request, then goes on without the tools of
+        // those still starting (a busy runner starting an npx server, or our own safe-outputs server): the
+        // servers the workflow configured are part of the run, so wait for them as long as a start can take.
+        MCP_CONNECT_TIMEOUT_MS: "120000",
       },
     };
   },

@@ -106,7 +106,7 @@ describe("claude materialisation", () => {
       gh: { type: "stdio", command: "gh-mcp", args: ["--token", "${AGENT_RUNNER_SECRET_0}"], env: { GH_TOKEN: "${AGENT_RUNNER_SECRET_1}", MODE: "ro" } },
       web: { type: "http", url: "https://mcp.example.com/x", headers: { Authorization: "${AGENT_RUNNER_SECRET_2}" } },
     });
-    const offline = { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", DISABLE_ERROR_REPORTING: "1", DISABLE_AUTOUPDATER: "1", DISABLE_BUG_COMMAND: "1" };
+    const offline = { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", DISABLE_ERROR_REPORTING: "1", DISABLE_AUTOUPDATER: "1", DISABLE_BUG_COMMAND: "1", MCP_CONNECT_TIMEOUT_MS: "120000" };
     expect(env).toEqual({
       AGENT_RUNNER_SECRET_0: "tok-123456",
       AGENT_RUNNER_SECRET_1: "tok-123456",
