@@ -177,7 +177,7 @@ export class HostRepo {
  * here, it saves a git process before the agent starts), with our config only: the format, and the
  * hashing settings taken from the workspace (`settingsLines`).
  */
-async function initBare(dir: string, settingsLines: string): Promise<void> {
+export async function initBare(dir: string, settingsLines: string): Promise<void> {
   for (const sub of ["objects", "refs/heads", "refs/tags"]) await mkdir(path.join(dir, sub), { recursive: true });
   await writeFile(path.join(dir, "HEAD"), "ref: refs/heads/master\n");
   await writeFile(path.join(dir, "config"), "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n" + settingsLines);
