@@ -14,7 +14,7 @@
 import { mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { Git } from "../git/git.js";
-import { initBare } from "../git/host-repo.js";
+import { initBare } from "../git/bare.js";
 import { isBranchName } from "../git/ref-name.js";
 import { checkTree, type TreeCheck, type TreePolicy } from "./patch-rules.js";
 
