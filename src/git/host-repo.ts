@@ -33,6 +33,7 @@ import { ConfigurationError } from "../errors.js";
 import { isSameOrUnder } from "../shared/paths.js";
 import { importObjects, readAgentHead } from "./agent-head.js";
 import { linkOrCopy } from "./files.js";
+import { initBare } from "./bare.js";
 import { Git } from "./git.js";
 import type { TouchedRepo } from "./touched.js";
 
@@ -170,17 +171,6 @@ export class HostRepo {
     }
     if (kept.length) await writeFile(file, kept.join("\n") + "\n");
   }
-}
-
-/**
- * The private repository's skeleton, as `git init --bare` with an empty template writes it (written
- * here, it saves a git process before the agent starts), with our config only: the format, and the
- * hashing settings taken from the workspace (`settingsLines`).
- */
-async function initBare(dir: string, settingsLines: string): Promise<void> {
-  for (const sub of ["objects", "refs/heads", "refs/tags"]) await mkdir(path.join(dir, sub), { recursive: true });
-  await writeFile(path.join(dir, "HEAD"), "ref: refs/heads/master\n");
-  await writeFile(path.join(dir, "config"), "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n" + settingsLines);
 }
 
 /** Where the run keeps its private repository (hidden from the sandbox with the rest of the run's temp folder). */

@@ -336,7 +336,7 @@ async function deliverPullRequest(ctx: DeliveryContext, result: RunResult, patch
   // branch may already be ready for review (or set to auto-merge), and must not take them unreviewed.
   const branch = deliveryBranch(ctx) + (ctx.reviewFiles?.length ? "-review" : "");
   const repo = await newRepo(ctx);
-  if (!(await validBranchName(repo.git, branch)))
+  if (!validBranchName(branch))
     throw new ConfigurationError(`Input 'branch-prefix': '${branch}' is not a valid branch name; use letters, digits, '-', '_' and '/'.`);
   for (let attempt = 1; attempt <= PUSH_ATTEMPTS; attempt++) {
     const tip = await repo.fetchBranch(base);

@@ -87,12 +87,18 @@ async function patchPaths(git: Git, patchPath: string): Promise<string[]> {
   return paths.filter(Boolean);
 }
 
-async function ensureCommit(git: Git, commit: string): Promise<boolean> {
-  const has = async () => (await git.exec(["cat-file", "-e", `${commit}^{commit}`], { okCodes: [1, 128] })).exitCode === 0;
-  if (await has()) return true;
+/** The tree of `commit`, fetched from origin if the repository lacks it; undefined when it is no commit here or there. */
+async function ensureCommitTree(git: Git, commit: string): Promise<string | undefined> {
+  // One process proves it is a commit and names its tree.
+  const treeOf = async () => {
+    const r = await git.exec(["rev-parse", "--verify", "-q", `${commit}^{commit}^{tree}`], { okCodes: [1, 128] });
+    return r.exitCode === 0 ? r.stdout.trim() : undefined;
+  };
+  const known = await treeOf();
+  if (known) return known;
   // A shallow checkout may lack it; one commit from origin is enough.
   await git.exec(["fetch", "--no-tags", "--depth=1", "origin", commit], { okCodes: [1, 128] }).catch(() => undefined);
-  return has();
+  return treeOf();
 }
 
 /**
@@ -123,7 +129,8 @@ export async function validatePatch(
   const problems = named.map(pathProblem).filter((p): p is string => p !== undefined);
   if (problems.length) throw refuse([...new Set(problems)]);
 
-  if (!(await ensureCommit(git, baseCommit)))
+  const baseTree = await ensureCommitTree(git, baseCommit);
+  if (!baseTree)
     throw new PatchRefusedError(
       `The patch from ${opts.source} was made against commit ${baseCommit}, which is not in the workspace. ` +
         `Check out the same commit in the publish job (actions/checkout runs at the workflow's commit by default; use 'fetch-depth: 0' if it moved).`,
@@ -140,7 +147,6 @@ export async function validatePatch(
       throw refuse([`it does not apply cleanly to the base commit ${baseCommit.slice(0, 12)} (${errorMessage(e).split("\n").pop()?.trim()}).`]);
     }
     const tree = await git.text(["write-tree"], { env });
-    const baseTree = await git.text(["rev-parse", `${baseCommit}^{tree}`], { byObjectIds: true });
     const checked = await checkTree(git, baseTree, tree, policy, tmp);
     const binaryFiles = await binaryChanges(git, baseTree, tree);
     const postImage = { baseTree, tree, binaryFiles };

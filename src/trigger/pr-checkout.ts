@@ -24,6 +24,7 @@
  */
 import { ConfigurationError } from "../errors.js";
 import type { Git } from "../git/git.js";
+import { isBranchName } from "../git/ref-name.js";
 import type { GitHubApi } from "../github/api.js";
 import { GitHubApiError } from "../github/client.js";
 import type { Logger } from "../logger.js";
@@ -125,10 +126,8 @@ async function checkout(req: PrCheckoutRequest, args: string[], sha: string): Pr
 }
 
 /** A same-repository head branch as a local branch name git accepts (never one that reads as an option). */
-async function localBranchName(git: Git, name: string): Promise<string | undefined> {
-  if (!name || name.startsWith("-")) return undefined;
-  const r = await git.exec(["check-ref-format", "--branch", name], { okCodes: [1, 128] });
-  return r.exitCode === 0 ? r.stdout.trim() : undefined;
+function localBranchName(name: string): string | undefined {
+  return isBranchName(name) ? name : undefined;
 }
 
 /** Make the workspace the PR's head (see the file comment). Throws a ConfigurationError naming `pr-checkout` when it cannot. */
@@ -136,7 +135,7 @@ export async function checkoutPullRequest(req: PrCheckoutRequest): Promise<PullR
   const { git, pr, log } = req;
   const wanted = await wantedHead(req);
   if (!SHA.test(wanted.sha)) throw new ConfigurationError(`Input 'pr-checkout': pull request #${pr.number} reports no valid head commit ('${wanted.sha}').`);
-  const branch = pr.isFork ? undefined : await localBranchName(git, pr.headRef);
+  const branch = pr.isFork ? undefined : localBranchName(pr.headRef);
   // A deleted fork, or a branch name git would not take locally: the base repository's PR ref still holds the head.
   const ref = branch ? `refs/heads/${branch}` : `refs/pull/${pr.number}/head`;
   await fetchHead(req, ref, wanted.sha);
