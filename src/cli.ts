@@ -4,6 +4,7 @@
  * is a flag of the same name; results land in a folder like the action's.
  * `agent-runner show` and `agent-runner logs` read past runs (src/cli/).
  */
+import { lstatSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -48,7 +49,7 @@ function usage(): string {
     "With --provider bedrock, vertex or azure, the cloud's own variables (AWS_*, GOOGLE_*, AZURE_* …) are read by the model gateway; the agent never holds them.",
     "",
     "CLI only:",
-    `  --${"results-dir".padEnd(width)}Folder for the results (default: a new folder under ${os.tmpdir()}/agent-runner).`,
+    `  --${"results-dir".padEnd(width)}Folder for the results (default: a new folder under ${os.tmpdir()}/agent-runner-<uid>, which only you can write).`,
     `  --${"state-dir".padEnd(width)}Folder that keeps session state between runs, so --session continue resumes the last run's session (default: none; each run starts fresh).`,
     `  --${"verbose".padEnd(width)}Print debug lines.`,
     `  --${"json".padEnd(width)}Print the run's summary (and with --approval required, what was staged) as JSON.`,
@@ -406,11 +407,7 @@ async function main(argv: string[]): Promise<number> {
   const { eventName: _eventName, eventPath: _eventPath, ...host } = readHostContext();
   // A shell user's keys are exported variables: the parser takes the chosen agent's (config/parse.ts).
   const keyEnv = modelKeysFromEnv();
-  const resultsDir = path.resolve(
-    typeof values["results-dir"] === "string"
-      ? values["results-dir"]
-      : path.join(os.tmpdir(), "agent-runner", new Date().toISOString().replace(/[:.]/g, "-")),
-  );
+  const resultsDir = typeof values["results-dir"] === "string" ? path.resolve(values["results-dir"]) : await defaultResultsDir();
   await mkdir(resultsDir, { recursive: true });
   const outputs: Partial<Record<OutputName, string>> = {};
   let failed: string | undefined;
@@ -486,3 +483,17 @@ async function main(argv: string[]): Promise<number> {
 }
 
 process.exitCode = await main(process.argv.slice(2));
+
+/**
+ * The default results folder: a fresh, unpredictable folder in a parent only this user owns and can write.
+ * Another local user must not be able to swap a run's results (`approve` applies what the folder holds).
+ */
+async function defaultResultsDir(): Promise<string> {
+  const uid = process.getuid?.() ?? 0;
+  const parent = path.join(os.tmpdir(), `agent-runner-${uid}`);
+  await mkdir(parent, { recursive: true, mode: 0o700 });
+  const st = lstatSync(parent);
+  if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o022) !== 0)
+    throw new ConfigurationError(`The results folder's parent ${parent} is not a folder that only you own and can write. Remove it, or pass --results-dir.`);
+  return mkdtemp(path.join(parent, `${new Date().toISOString().replace(/[:.]/g, "-")}-`));
+}

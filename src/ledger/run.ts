@@ -114,8 +114,14 @@ export async function findLegReservation(
   const held = heldReservation(read.ledger, o.run, now, o.for === "run");
   o.log.info(`Budget ledger: looked up run ${o.run}: ${held.kind === "none" ? "no reservation" : `${held.kind} ${usd(held.reservation.amountUsd)}`}; ${Date.now() - started} ms, ${read.calls} API calls.`);
   if (held.kind === "none") return { kind: "none", message: noReservationMessage(o.run, o.for) };
-  if (held.kind === "settled") return held;
+  // A settled reservation paid for one run already: a run job started again ("Re-run failed jobs" keeps the
+  // leg's key) would otherwise spend up to it again, with nobody left to settle it.
+  if (held.kind === "settled") return o.for === "run" ? { kind: "none", message: settledReservationMessage(o.run) } : held;
   return o.for === "publish" ? { ...held, settle: settler(ledger, held.reservation, o, "claim") } : held;
+}
+
+function settledReservationMessage(run: string): string {
+  return `Budget: the budget ledger's reservation for this run (${run}) is settled already: an earlier attempt of this run job spent it. Re-run all jobs, so that the reserve job reserves again. The agent was not started.`;
 }
 
 function noReservationMessage(run: string, job: "run" | "publish"): string {

@@ -12,7 +12,7 @@
  *  - the same with claude against the stub model.
  */
 import { spawn, execFileSync } from "node:child_process";
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -278,6 +278,23 @@ describe("the run's checks come first", () => {
     expect(r.stdout).not.toMatch(/digest:/);
     expect(readdirSync(resultsOf(r)!)).not.toContain("approval.json");
     expect(tree(ws)).toEqual(base);
+  });
+});
+
+describe("the default results folder", () => {
+  it("is a fresh folder in a parent only the user can write; a parent others can write (planted in a shared /tmp) is refused", { timeout: SLOW }, async () => {
+    const ws = makeWorkspace(FILES);
+    const tmp = mkdtempSync(path.join(os.tmpdir(), "cli-tmp-shared-"));
+    const parent = path.join(tmp, `agent-runner-${process.getuid!()}`);
+    const run = () => cli(["run", "--agent", "command", "--agent-command", "true", "--sandbox", "none", "--prompt", "x", "--approval", "required"], ws, { TMPDIR: tmp });
+    const ok = await run();
+    const dir = resultsOf(ok)!;
+    expect(path.dirname(dir)).toBe(parent);
+    expect(statSync(parent).mode & 0o077).toBe(0);
+    chmodSync(parent, 0o777);
+    const refused = await run();
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`The results folder's parent ${parent} is not a folder that only you own and can write.`);
   });
 });
 

@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readCommits } from "../../src/ledger/tally.js";
 import { errors } from "../artifacts/helpers.js";
-import { actionInputs, callInputs, interpolate, loadWorkflow, type Context, type Job } from "../fanout/workflow-sim.js";
+import { actionInputs, callInputs, interpolate, jobRuns, loadWorkflow, type Context, type Job } from "../fanout/workflow-sim.js";
 import { buildEvent, FIXTURE_REPO, writeEvent } from "../support/events.js";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
@@ -117,6 +117,12 @@ describe("max-daily-cost-usd in agent.yml's two jobs, through dist/", () => {
     expect(runJobDef.needs).toBe("reserve");
     expect(runJobDef.if).toContain("needs.reserve.outputs.conclusion != 'skipped'");
     expect(reserveJob.if).toContain("inputs.max-daily-cost-usd != ''");
+    // A run job that died before it set its outputs (out of memory or disk) is still followed by the publish
+    // job, which settles the reservation (in full, with no artifact); a run job that never ran is not.
+    expect(jobRuns(publishJob, { needs: { run: { result: "failure", outputs: {} } } })).toBe(true);
+    expect(jobRuns(publishJob, { needs: { run: { result: "success", outputs: { conclusion: "failure" } } } })).toBe(true);
+    expect(jobRuns(publishJob, { needs: { run: { result: "skipped", outputs: {} } } })).toBe(false);
+    expect(jobRuns(publishJob, { needs: { run: { result: "success", outputs: { conclusion: "skipped" } } } })).toBe(false);
 
     const base: Context = {
       inputs: callInputs(wf, {
@@ -156,6 +162,14 @@ describe("max-daily-cost-usd in agent.yml's two jobs, through dist/", () => {
     expect(one.requests).toBe(2);
     expect(one.publish!.log).toMatch(/Budget ledger: settled \$1\.00 of the \$1\.50 reserved/);
     expect(errors(one.publish!), one.publish!.log).toEqual([]);
+
+    // "Re-run failed jobs" keeps the leg's key: a run job started again after its publish job settled finds the
+    // reservation settled and does not start the agent (nobody would settle what it spent).
+    const requestsBefore = stub.modelRequests().length;
+    const rerun = await runJob(9101, "run", actionInputs(runJobDef, { ...base, needs: one.needs }));
+    expect(rerun.outputs.conclusion, rerun.log).toBe("skipped");
+    expect(rerun.log).toMatch(/reservation for this run \(9101:octo-org\/octo-repo#7\) is settled already/);
+    expect(stub.modelRequests().length).toBe(requestsBefore);
 
     // Run 2: what is left ($1.00) is reserved, and is the run's cap (below its max-cost-usd of 1.5).
     const two = await flow(9102);
