@@ -14,7 +14,8 @@
  * 1. `@agent …` from a collaborator: reserve skipped (no `max-daily-cost-usd`),
  *    run job (read-only) → publish job stages: one comment with the digest, no
  *    branch, no pull request; the approve job skipped.
- * 2. An edited `/approve` (the docs' reason for `edited` in the trigger): refused with one reply.
+ * 2. An edited `/approve` (the docs' reason for `edited` in the trigger): refused with one reply; an
+ *    edited `@agent` comment starts the run job, whose own trigger check ends it skipped.
  * 3. `/approve <12 hex>` from another writer: only the approve job runs (the run
  *    job is held back by its `if:`, and its own trigger check skips it too) and
  *    opens one pull request whose tree is the base plus the staged patch.
@@ -44,6 +45,7 @@ const WORKFLOW_REF = `${FIXTURE_REPO}/${CALLER_PATH}@refs/heads/main`;
 const STAGE_RUN = 5151;
 const APPROVE_RUN = 5252;
 const EDITED_RUN = 5353;
+const EDITED_AGENT_RUN = 5454;
 
 interface CallerJob {
   permissions: Record<string, string>;
@@ -251,6 +253,20 @@ describe("docs/approval.md's workflow, as written, through agent.yml's jobs", ()
     expect(bot().slice(before).map((c) => c.body)).toEqual([expect.stringMatching(/the comment was edited/)]);
     expect(s.gh.pulls()).toEqual([]);
     expect(await listBranches(s.repo.origin)).toEqual(["main"]);
+
+    // `edited` also starts the run job for an edited `@agent` comment (its `if:` reads only the body): the action's
+    // own trigger check ends it skipped before any model request, so the publish job does not run.
+    const editedAgent = buildEvent("issue_comment.issue", { action: "edited", mutate: (p) => (p["comment"].id = 2400000777) });
+    const agentCtx = { ...callContext(editedAgent), needs: { reserve: skipped } };
+    expect(jobRuns(wf.jobs["run"]!, agentCtx)).toBe(true);
+    const requests = stub.modelRequests().length;
+    const rerun = await runJob(editedAgent, EDITED_AGENT_RUN, "run", agentCtx);
+    expect(rerun.exitCode, rerun.log + rerun.stderr).toBe(0);
+    expect(rerun.outputs.conclusion, rerun.log).toBe("skipped");
+    expect(rerun.log).toContain("issue_comment action 'edited' does not trigger (only new comments do)");
+    expect(stub.modelRequests().length).toBe(requests);
+    const publishNeeds = { reserve: skipped, run: { result: "success", outputs: jobOutputs(wf.jobs["run"]!, { agent: rerun }) } };
+    expect(jobRuns(wf.jobs["publish"]!, { ...agentCtx, needs: publishNeeds })).toBe(false);
   });
 
   it("/approve <12 hex> from a writer: only the approve job runs, and opens one pull request whose tree is the base plus the staged patch", { timeout: 300_000 }, async () => {
@@ -303,6 +319,7 @@ describe("docs/approval.md's workflow, as written, through agent.yml's jobs", ()
     const comments = bot().filter((c) => !/the comment was edited/.test(c.body));
     expect(comments).toHaveLength(2);
     expect(comments[0]!.body).toMatch(new RegExp(`Approved by @bob at \\S+: digest \`${digest}\` published: \\S+/pull/${pr.number}\\.`));
+    expect(comments[0]!.body).not.toContain("publishing.");
     expect(comments[1]!.body).toContain(`Opened pull request [#${pr.number}]`);
     expect(s.gh.repo().issues.get(7)!.labels).toEqual([]);
   });
