@@ -353,7 +353,8 @@ export function parseSettings(raw: RawInputs, ctx: ParseContext): Settings {
   if (nameProblem) problems.add("artifact-name", nameProblem);
   if (phase === "run" && !settingsCandidate.artifacts.upload)
     problems.add("upload-artifacts", "must stay true with 'phase: run': the publish phase reads the run's artifact.");
-  if (settingsCandidate.approval.mode === "required" && settingsCandidate.delivery.comment === "none")
+  // Only a phase that publishes stages: the reusable workflows' run and reserve jobs write no comment by design.
+  if (settingsCandidate.approval.mode === "required" && settingsCandidate.delivery.comment === "none" && (phase === "all" || phase === "publish"))
     problems.add("comment", "'none' leaves 'approval: required' nowhere to show what it staged; use 'sticky' or 'new'.");
   if (runsAgent && settingsCandidate.sandbox.choice === "docker" && !settingsCandidate.sandbox.dockerImage)
     problems.add("docker-image", "is required when sandbox is 'docker'.");

@@ -174,4 +174,9 @@ describe("the approval inputs", () => {
   ])("%j is refused, naming the input", (raw, message) => {
     expect(() => parse(raw as RawInputs)).toThrow(message);
   });
+
+  it("lets the reusable workflows' run and reserve jobs (comment: none) take approval: required: only a publishing phase stages", () => {
+    expect(parse({ approval: "required", comment: "none", phase: "run" }).approval.mode).toBe("required");
+    expect(() => parse({ approval: "required", comment: "none", phase: "publish" })).toThrow(/Input 'comment': 'none' leaves 'approval: required' nowhere/);
+  });
 });

@@ -157,9 +157,12 @@ export async function takeDecision(api: GitHubApi, digest: string, verb: "approv
   return (await api.createRefOnce(approvalLockRef(digest), commit.sha)) === "created";
 }
 
-/** The staging comment with a new record and an audit line (who, what, when); its staged content stays. */
+/**
+ * The staging comment with a new record and an audit line (who, what, when); its staged content stays.
+ * The line replaces an `enacting` one (⏳ …: publishing), so a published run does not still say it is publishing.
+ */
 export async function recordDecision(ctx: StageContext, api: GitHubApi, staging: Staging, record: ApprovalRecord, line: string): Promise<Staging> {
-  const body = withRecord(staging.comment.body, record).replace(/\n### [^\n]*\n/, `\n### Agent Runner: ${record.state}\n\n${line}\n`);
+  const body = withRecord(staging.comment.body, record).replace(/\n### [^\n]*\n(?:\n⏳ [^\n]*\n)?/, `\n### Agent Runner: ${record.state}\n\n${line}\n`);
   const comment = await api.updateComment(staging.comment.id, post(ctx, body, record.decision ? [record.decision.by] : []));
   await saveRecord(ctx.resultsDir, record).catch(() => undefined);
   return { comment, record };
