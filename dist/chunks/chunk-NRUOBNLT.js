@@ -4,7 +4,7 @@ import{c as b}from"./chunk-IMT5DHLO.js";import{b as R}from"./chunk-6DEAZHHK.js";
 - Ignored \`${n}\` from @${e.actor.login} on #${e.thread}, without a reply: ${r}.
 `))}async function tt(t,e,r,n,o){await e.createComment(r,w(t,n,o))}function w(t,e,r=[]){return y(t.redactor.redact(e),{serverUrl:t.io.host.serverUrl,allowedDomains:t.settings.run.network.allowedDomains,keepMentions:r})}async function et(t,e,r){let n=await t.createBlob(Buffer.from(`Agent Runner approval lock: ${r} of the staged run ${e} was decided once (docs/approval.md).
 `)),o=await t.createRootTree([{path:"DECISION",mode:"100644",sha:n}]),d=await t.createCommit({message:`agent-runner approval: ${r} ${e}
-`,tree:o,parents:[]});return await t.createRefOnce(D(e),d.sha)==="created"}async function rt(t,e,r,n,o){let d=x(r.comment.body,n).replace(/\n### [^\n]*\n/,`
+`,tree:o,parents:[]});return await t.createRefOnce(D(e),d.sha)==="created"}async function rt(t,e,r,n,o){let d=x(r.comment.body,n).replace(/\n### [^\n]*\n(?:\n⏳ [^\n]*\n)?/,`
 ### Agent Runner: ${n.state}
 
 ${o}
