@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { canonicalJson, digestMatches, stagedContent, stagedDigest, type StagedPlan } from "../../src/publish/approval/digest.js";
 import { approvalMarker, defuseApprovalMarkers, readApprovalMarker, withRecord, type ApprovalRecord } from "../../src/publish/approval/record.js";
 import { approvalVerb } from "../../src/trigger/approval-command.js";
-import { artifactProblem, runProblem, stagingComments } from "../../src/publish/approval/enact.js";
+import { artifactProblem, runProblem, stagingComments, withOutcome } from "../../src/publish/approval/enact.js";
 import type { GitHubApi, IssueComment } from "../../src/github/api.js";
 import { parseSettings, type RawInputs } from "../../src/config/parse.js";
 import type { RunResult } from "../../src/result.js";
@@ -70,6 +70,15 @@ describe("the approval record", () => {
     const next = withRecord(body, { ...RECORD, state: "enacted", decision: { by: "bob", at: "t" } });
     expect(readApprovalMarker(next)?.state).toBe("enacted");
     expect(next.endsWith("\nrest of the comment")).toBe(true);
+  });
+});
+
+describe("the outcome line in the staging comment", () => {
+  it("replaces the heading and the waiting line; a line quoting $' $` $& (a branch name others chose) is put in as text", () => {
+    const body = "<!-- record -->\n### Agent Runner: enacting\n\n⏳ publishing\n\nThe agent's message.\n**Digest** abc\n";
+    const line = "❌ The pull request's branch 'x$'$`$&$$' no longer exists";
+    const out = withOutcome(body, "failed", line);
+    expect(out).toBe(`<!-- record -->\n### Agent Runner: failed\n\n${line}\n\nThe agent's message.\n**Digest** abc\n`);
   });
 });
 

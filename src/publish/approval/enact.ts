@@ -157,12 +157,19 @@ export async function takeDecision(api: GitHubApi, digest: string, verb: "approv
   return (await api.createRefOnce(approvalLockRef(digest), commit.sha)) === "created";
 }
 
+/** The comment's heading (and an `enacting` line under it) replaced by the state and the outcome line. */
+export function withOutcome(body: string, state: string, line: string): string {
+  // A replacer function, not a string: `line` can quote a branch name or a refusal others chose, whose `$'`
+  // or `$&` a replacement string would expand into pieces of the comment.
+  return body.replace(/\n### [^\n]*\n(?:\n⏳ [^\n]*\n)?/, () => `\n### Agent Runner: ${state}\n\n${line}\n`);
+}
+
 /**
  * The staging comment with a new record and an audit line (who, what, when); its staged content stays.
  * The line replaces an `enacting` one (⏳ …: publishing), so a published run does not still say it is publishing.
  */
 export async function recordDecision(ctx: StageContext, api: GitHubApi, staging: Staging, record: ApprovalRecord, line: string): Promise<Staging> {
-  const body = withRecord(staging.comment.body, record).replace(/\n### [^\n]*\n(?:\n⏳ [^\n]*\n)?/, `\n### Agent Runner: ${record.state}\n\n${line}\n`);
+  const body = withOutcome(withRecord(staging.comment.body, record), record.state, line);
   const comment = await api.updateComment(staging.comment.id, post(ctx, body, record.decision ? [record.decision.by] : []));
   await saveRecord(ctx.resultsDir, record).catch(() => undefined);
   return { comment, record };
