@@ -75,7 +75,7 @@ describe("the per-job record is one invocation's", () => {
     expect(second.stdout).toMatch(/^attempts: 1 success, .*; 2 success, /m);
     // The invocation's own RUNNER_TEMP (agent-runner-job-*) is removed when it ends; only the results folder stays.
     for (const r of [first, second]) expect(readdirSync(r.tmp).filter((n) => n.startsWith("agent-runner-job-"))).toEqual([]);
-    expect(readdirSync(path.join(second.tmp, "agent-runner"))).toHaveLength(1);
+    expect(readdirSync(path.join(second.tmp, `agent-runner-${process.getuid!()}`))).toHaveLength(1);
   });
 });
 
