@@ -19,7 +19,8 @@
  * overwrites an untracked file, and with no config of the checkpoint's no
  * filter, hook or driver can run. Symlinks in it stay links (data).
  */
-import { copyFile, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
+import { copyIndex } from "./files.js";
 import path from "node:path";
 import { ConfigurationError } from "../errors.js";
 import * as z from "../shared/zod.js";
@@ -114,7 +115,7 @@ export async function restoreCheckpoint(repo: HostRepo, baseline: Baseline, cp: 
     if (applied.exitCode !== 0) throw new ConfigurationError(`Checkpoint: its changes do not apply to ${cp.base.slice(0, 12)}: ${applied.stderr.trim().split("\n").slice(-3).join(" ")}`);
     const tree = await repo.git.text(["write-tree"], { env: { GIT_INDEX_FILE: treeIndex } });
     // Into the work tree by git's own checkout, from the index taken before the agent (its stat data spares re-hashing).
-    await copyFile(repo.baseIndex, workIndex).catch(() => repo.git.exec(["read-tree", baseline.commitTree], { env: { GIT_INDEX_FILE: workIndex } }));
+    await copyIndex(repo.baseIndex, workIndex).catch(() => repo.git.exec(["read-tree", baseline.commitTree], { env: { GIT_INDEX_FILE: workIndex } }));
     await repo.git.exec(["update-index", "-q", "--refresh"], { env: { GIT_INDEX_FILE: workIndex }, okCodes: [1] });
     const out = await repo.git.exec(["read-tree", "-m", "-u", baseline.commitTree, tree], { env: { GIT_INDEX_FILE: workIndex }, okCodes: [1, 128] });
     if (out.exitCode !== 0) throw new ConfigurationError(`Checkpoint: its files could not be written into the workspace: ${out.stderr.trim().split("\n").slice(-3).join(" ")}`);

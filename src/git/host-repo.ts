@@ -32,7 +32,7 @@ import path from "node:path";
 import { ConfigurationError } from "../errors.js";
 import { isSameOrUnder } from "../shared/paths.js";
 import { importObjects, readAgentHead } from "./agent-head.js";
-import { linkOrCopy } from "./files.js";
+import { copyIndex, linkOrCopy } from "./files.js";
 import { initBare } from "./bare.js";
 import { Git } from "./git.js";
 import type { TouchedRepo } from "./touched.js";
@@ -137,7 +137,7 @@ export class HostRepo {
     await mkdir(path.join(this.dir, "info"), { recursive: true });
     await linkOrCopy(path.join(commonDir, "shallow"), path.join(this.dir, "shallow")).catch(ignoreMissing);
     await copyFile(path.join(commonDir, "info", "exclude"), path.join(this.dir, "info", "exclude")).catch(ignoreMissing);
-    await copyFile(path.join(gitDir, "index"), this.baseIndex).catch(ignoreMissing);
+    await copyIndex(path.join(gitDir, "index"), this.baseIndex).catch(ignoreMissing);
   }
 
   /**

@@ -10,7 +10,8 @@
  * the agent did to them: they are not the agent's work, and a patch that
  * carried them would not apply to the base commit.
  */
-import { copyFile, rm, writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
+import { copyIndex } from "./files.js";
 import path from "node:path";
 import { agentCommits } from "./agent-head.js";
 import { GHA_CREDS_PATHSPEC } from "../shared/cloud.js";
@@ -64,7 +65,7 @@ async function snapshotTree(repo: HostRepo, scratchDir: string, label: string): 
   const index = path.join(scratchDir, `index-${label}`);
   // Start from the index as it was before the agent ran, so unchanged files are not re-hashed
   // (and nothing the agent wrote into its own index is read).
-  await copyFile(repo.baseIndex, index).catch(() => undefined);
+  await copyIndex(repo.baseIndex, index).catch(() => undefined);
   const env = { GIT_INDEX_FILE: index };
   // Sparse checkouts: a file written where the checkout left one out counts, as it does for git.
   const sparse = await unskipPresentFiles(repo.git, repo.workspace.workTree, index);
