@@ -147,6 +147,7 @@ export function readActionInputs(env: NodeJS.ProcessEnv = process.env): RawInput
 }
 
 export function readHostContext(env: NodeJS.ProcessEnv = process.env): HostContext {
+  const otel = otelEnv(env);
   return {
     workspace: env.GITHUB_WORKSPACE || process.cwd(),
     runnerTemp: env.RUNNER_TEMP || os.tmpdir(),
@@ -170,27 +171,26 @@ export function readHostContext(env: NodeJS.ProcessEnv = process.env): HostConte
     installEnv: installEnv(env),
     // Mirrors @actions/cache's isFeatureAvailable(): v2 talks to the results service, v1 to the cache URL.
     actionsCache: Boolean(env.ACTIONS_RUNTIME_TOKEN && (env.ACTIONS_CACHE_SERVICE_V2 ? env.ACTIONS_RESULTS_URL : env.ACTIONS_CACHE_URL)),
-    ...(otelEnv(env) ? { otel: otelEnv(env)! } : {}),
-    ...(testNow(env) ? { now: testNow(env)! } : {}),
-    ...(testApiRetryBaseMs(env) !== undefined ? { apiRetryBaseMs: testApiRetryBaseMs(env)! } : {}),
+    ...(otel ? { otel } : {}),
+    ...testOverrides(env),
   };
 }
 
-/** The GitHub API back-off base for tests, honoured only together with AGENT_RUNNER_TEST=1, like the test clock. */
-function testApiRetryBaseMs(env: NodeJS.ProcessEnv): number | undefined {
+/**
+ * The test clock and the GitHub API back-off base, honoured only together
+ * with AGENT_RUNNER_TEST=1 (the test harnesses set it): a stray
+ * AGENT_RUNNER_TEST_NOW in a workflow's env must not move the budget ledger's
+ * day or an approval's expiry.
+ */
+function testOverrides(env: NodeJS.ProcessEnv): Pick<HostContext, "now" | "apiRetryBaseMs"> {
+  if (env.AGENT_RUNNER_TEST !== "1") return {};
+  const now = env.AGENT_RUNNER_TEST_NOW;
   const raw = env.AGENT_RUNNER_TEST_API_RETRY_MS?.trim();
   const ms = raw ? Number(raw) : NaN;
-  return env.AGENT_RUNNER_TEST === "1" && Number.isInteger(ms) && ms >= 0 ? ms : undefined;
-}
-
-/**
- * The test clock, honoured only together with AGENT_RUNNER_TEST=1 (the test
- * harnesses set both): a stray AGENT_RUNNER_TEST_NOW in a workflow's env must
- * not move the budget ledger's day or an approval's expiry.
- */
-function testNow(env: NodeJS.ProcessEnv): string | undefined {
-  const now = env.AGENT_RUNNER_TEST_NOW;
-  return env.AGENT_RUNNER_TEST === "1" && now && Number.isFinite(Date.parse(now)) ? now : undefined;
+  return {
+    ...(now && Number.isFinite(Date.parse(now)) ? { now } : {}),
+    ...(Number.isInteger(ms) && ms >= 0 ? { apiRetryBaseMs: ms } : {}),
+  };
 }
 
 /**

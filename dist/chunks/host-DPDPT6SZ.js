@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{a,b,c,d,e,f,g,h,i,j,k,l,m}from"./chunk-LMUXTPDS.js";import"./chunk-E73ZLTCG.js";import"./chunk-GGBZQEZW.js";import"./chunk-XSRI65JP.js";import"./chunk-7O52XZFL.js";export{l as cliGitHubToken,d as cloudDefaults,j as cloudSecretValues,b as gitEnv,a as installEnv,k as modelKeysFromEnv,h as otelEnv,i as otelSecretValues,g as parseOtlpHeaders,m as rawSecretValues,e as readActionInputs,f as readHostContext,c as sandboxHost};
