@@ -15,6 +15,13 @@ export interface DeliveryPlan {
   mode: DeliveryMode;
   /** Why the mode differs from what was asked (fork PR, no thread): said in the comment. */
   note?: string;
+  /**
+   * What was asked and will not be done, as a short phrase for the headline
+   * (`deliver: commit` on a fork's pull request): the run is then `partial`,
+   * not `success` (publish/verdict.ts). Unset where the mode is what the
+   * contract makes of the request (`auto` on a fork's pull request is a comment).
+   */
+  notDone?: string;
 }
 
 export function planDelivery(delivery: Pick<DeliverySettings, "deliver">, trigger: Trigger | undefined): DeliveryPlan {
@@ -38,11 +45,16 @@ export function planDelivery(delivery: Pick<DeliverySettings, "deliver">, trigge
         `Input 'deliver': 'commit' pushes to a pull request's branch, but this '${trigger.eventName}' run is ${onIssue ? `about issue #${trigger.thread!.number}` : "not about a pull request"}. Use 'pull-request' or 'auto'.`,
       );
     }
-    if (pr.isFork)
+    if (pr.isFork) {
+      const fork = pr.headRepo ?? "deleted repository";
+      if (asked === "auto")
+        return { mode: "comment", note: `The pull request comes from a fork (${fork}); Agent Runner never pushes to forks, so the changes are in the patch below.` };
       return {
         mode: "comment",
-        note: `The pull request comes from a fork (${pr.headRepo ?? "deleted repository"}); Agent Runner never pushes to forks, so the changes are in the patch below.`,
+        note: `⚠️ **No commit was pushed:** \`deliver: commit\` was asked for, but the pull request comes from a fork (${fork}), and Agent Runner never pushes to forks. The changes are in the patch below and in \`patch.diff\` of the run's artifact: the pull request's author can apply it to the head branch with \`git apply\` and push it.`,
+        notDone: "no commit was pushed (the pull request comes from a fork)",
       };
+    }
     return { mode: "commit" };
   }
   // auto on an issue or on schedule/dispatch.

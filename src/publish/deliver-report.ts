@@ -86,7 +86,8 @@ export function deliverySummary(outcome: DeliveryOutcome, commentUrl: string | u
       `- Commit ${codeName(outcome.commitSha.slice(0, 12))}${outcome.branch ? ` on ${codeName(outcome.branch)}` : ""}${outcome.verified === false ? " — ⚠️ not signed by GitHub" : outcome.verified ? " (verified)" : ""}`,
     );
   if (commentUrl) lines.push(`- [Comment](${commentUrl})`);
-  if (outcome.incomplete && outcome.compareUrl) lines.push(`- ⚠️ Not done: ${outcome.incomplete}. [Open the pull request](${outcome.compareUrl}) (the comment says which setting refused it)`);
+  if (outcome.incomplete)
+    lines.push(`- ⚠️ Not done: ${outcome.incomplete}.${outcome.compareUrl ? ` [Open the pull request](${outcome.compareUrl}) (the comment says which setting refused it)` : ""}`);
   if (outcome.refusedFiles?.length) lines.push(`- Refused: changes to ${outcome.refusedFiles.map((f) => codeName(f)).join(", ")}`);
   if (outcome.note && !outcome.pullRequest && !outcome.commitSha) lines.push(`- ${outcome.note.split("\n")[0]}`);
   if (outcome.error) lines.push("- ❌ Delivery failed:", "", fenced(outcome.error, "text"));

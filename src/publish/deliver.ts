@@ -79,8 +79,9 @@ export interface DeliveryOutcome {
   error?: string;
   /**
    * Delivered in part, and what was left undone (a short phrase for the
-   * headline): the branch is pushed, but GitHub refused the pull request.
-   * The step does not fail; the comment says what to change.
+   * headline): the branch is pushed, but GitHub refused the pull request; or
+   * a commit was asked on a fork's pull request and the patch went into the
+   * comment instead. The step does not fail; the comment says what to do.
    */
   incomplete?: string;
   /** The compare page where a person opens the pull request GitHub refused to open. */
@@ -477,7 +478,8 @@ export async function deliver(ctx: DeliveryContext, result: RunResult, patchPath
   // delivery may push anyway writes the checkpoint ref: a comment-only run (`deliver: comment`, a fork) pushes nothing.
   if (result.conclusion === "incomplete") return plan.mode === "comment" ? keptInArtifact(ctx, result) : deliverCheckpoint(ctx, result, patchPath);
   if (!result.diff.changedFiles.length || (await patchIsEmpty(patchPath))) return { mode: "comment", showPatch: false, note: "No changes were made." };
-  if (plan.mode === "comment") return { mode: "comment", showPatch: true, ...(plan.note ? { note: plan.note } : {}) };
+  // A fallback to a comment (`deliver: commit` on a fork's pull request) delivers the patch, not what was asked: in part.
+  if (plan.mode === "comment") return { mode: "comment", showPatch: true, ...(plan.note ? { note: plan.note } : {}), ...(plan.notDone ? { incomplete: plan.notDone } : {}) };
   // A change that never passed the project's check is never committed onto a branch: it is held here.
   if (result.verified === "failed")
     return {

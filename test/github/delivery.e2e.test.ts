@@ -156,7 +156,7 @@ describe("deliver: commit and comment on pull requests", () => {
     expect(botComments(s, 12)[0]!.body).toContain(`Committed [\`${r.outputs["commit-sha"]!.slice(0, 7)}\`]`);
   });
 
-  it("@agent on a fork PR: a comment with the patch, nothing pushed anywhere", async () => {
+  it("@agent on a fork PR: a comment with the patch, nothing pushed anywhere; deliver: commit asked there is done in part (⚠️ partial, saying why and what to do), deliver: auto is done (✅)", async () => {
     s = await scenario({ fixture: "issue_comment.pr-fork", agent: "echo 'fixed' > SPELLING.md\necho 'Done.'" });
     const before = await allRefs(s.repo.origin);
     const r = await s.run({ deliver: "commit" });
@@ -167,6 +167,28 @@ describe("deliver: commit and comment on pull requests", () => {
     expect(c!.body).toContain("comes from a fork");
     expect(c!.body).toContain("<details><summary>Patch");
     expect(c!.body).toContain("+fixed");
+    // A commit was asked for and none was made: not ✅ but ⚠️ partial, the comment says why and what the author can do.
+    const partial = "⚠️ Agent Runner finished in part: no commit was pushed (the pull request comes from a fork)";
+    expect(r.outputs.conclusion).toBe("partial");
+    expect(c!.body.split("\n")).toContain(`### ${partial}`);
+    expect(c!.body).not.toContain("✅");
+    expect(c!.body).toContain("`deliver: commit` was asked for, but the pull request comes from a fork (mallory/octo-repo), and Agent Runner never pushes to forks.");
+    expect(c!.body).toContain("the pull request's author can apply it to the head branch with `git apply` and push it");
+    expect(r.summary.split("\n")).toContain(`## ${partial}`);
+    expect(r.summary).toContain("| Conclusion | ⚠️ partial |");
+    expect(r.summary).toContain("- ⚠️ Not done: no commit was pushed (the pull request comes from a fork).");
+
+    // deliver: auto on a fork PR is a comment with the patch by contract (DESIGN.md): everything asked was done.
+    const auto = await s.run();
+    expect(auto.exitCode).toBe(0);
+    expect(await allRefs(s.repo.origin)).toBe(before);
+    expect(auto.outputs.conclusion).toBe("success");
+    const [again, ...more] = botComments(s, 13);
+    expect(more).toEqual([]);
+    expect(again!.id).toBe(c!.id);
+    expect(again!.body).toMatch(/^### ✅ Agent Runner finished$/m);
+    expect(again!.body).toContain("The pull request comes from a fork (mallory/octo-repo); Agent Runner never pushes to forks, so the changes are in the patch below.");
+    expect(again!.body).toContain("+fixed");
   });
 
   it("the PR branch moved after the event: the commit lands on top of the new tip", async () => {

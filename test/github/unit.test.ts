@@ -241,8 +241,14 @@ describe("planDelivery", () => {
     const fork = plan("auto", run("pull_request.opened-fork", {}, { prompt: "x" }));
     expect(fork.mode).toBe("comment");
     expect(fork.note).toMatch(/fork/);
+    expect(fork.notDone).toBeUndefined();
     expect(plan("auto", run("schedule", {}, { prompt: "x" })).mode).toBe("pull-request");
     expect(plan("auto", undefined).mode).toBe("none");
+  });
+  it("commit on a fork PR falls back to a comment and says what is not done (the run is partial, not success)", () => {
+    const fork = plan("commit", run("pull_request.opened-fork", {}, { prompt: "x" }));
+    expect(fork).toMatchObject({ mode: "comment", notDone: "no commit was pushed (the pull request comes from a fork)" });
+    expect(fork.note).toMatch(/`deliver: commit` was asked for, but the pull request comes from a fork .*`git apply`/);
   });
   it("commit where there is no pull request is a configuration error before anything runs", () => {
     expect(() => plan("commit", run("issue_comment.issue"))).toThrowError(/'commit' pushes to a pull request's branch.*issue #7/);
