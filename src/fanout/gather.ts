@@ -25,13 +25,18 @@ import { MATRIX_LIMIT, type FanOutItem } from "./items.js";
 import { DeliveryRecord, RECORD_FILE } from "./record.js";
 import type { PoolReport } from "../ledger/pool.js";
 
-type Conclusion = "success" | "failure" | "incomplete" | "timeout" | "cancelled" | "skipped";
+/** The `conclusion` output's values (publish/verdict.ts); result.json holds the agent run's, without `partial`. */
+type Conclusion = "success" | "partial" | "failure" | "incomplete" | "timeout" | "cancelled" | "skipped";
 
 /** One row of the report (and one entry of the `report` output). */
 export interface ReportEntry {
   item: string;
   key: string;
-  /** The agent run's conclusion; `missing` when the item left no run artifact, `unreadable` when it was refused. */
+  /**
+   * What the item's run came to, delivery included, as its publish step's `conclusion` output said (the
+   * delivery record); the agent run's own (result.json) when no record came; `missing` when the item left
+   * no run artifact, `unreadable` when it was refused.
+   */
   conclusion: Conclusion | "missing" | "unreadable";
   durationMs?: number;
   costUsd?: number;
@@ -189,7 +194,9 @@ async function applyRecord(entry: ReportEntry, rec: Named, o: GatherOptions, pla
   const comment = ownLink(record.commentUrl, o.host.serverUrl);
   if (pr) entry.pullRequestUrl = pr;
   if (comment) entry.commentUrl = comment;
-  if (entry.conclusion === "missing") entry.conclusion = record.conclusion;
+  // The record's conclusion includes delivery (a failed push is `failure`, a refused pull request `partial`):
+  // it stands over result.json's, which was written before delivery. A refused run artifact stays `unreadable`.
+  if (entry.conclusion !== "unreadable") entry.conclusion = record.error && (record.conclusion === "success" || record.conclusion === "partial") ? "failure" : record.conclusion;
   entry.delivery = record.error ? "failed" : pr || comment ? "delivered" : "none";
   if (record.error) entry.error = record.error.slice(0, 500);
 }
@@ -202,6 +209,7 @@ function isItemRef(ref: string): boolean {
 
 const ICON: Record<ReportEntry["conclusion"], string> = {
   success: "✅",
+  partial: "⚠️",
   failure: "❌",
   incomplete: "⏸️",
   timeout: "⏱️",

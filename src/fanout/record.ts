@@ -26,12 +26,14 @@ export function deliveryRecordName(host: Pick<HostContext, "runId" | "runAttempt
   return `${RECORD_PREFIX}${host.runId ?? "local"}-${host.runAttempt ?? "1"}-${key}`;
 }
 
-const Conclusion = z.enum(["success", "failure", "incomplete", "timeout", "cancelled", "skipped"]);
+/** The `conclusion` output's values (publish/verdict.ts ConclusionOutput). */
+const Conclusion = z.enum(["success", "partial", "failure", "incomplete", "timeout", "cancelled", "skipped"]);
 
 export const DeliveryRecord = z.object({
   version: z.literal(1),
   item: z.string().check(z.maxLength(300)),
   key: z.string().check(z.maxLength(300)),
+  /** The step's `conclusion` output: what the run came to, delivery included (a failed delivery is `failure`, not the agent's `success`). */
   conclusion: Conclusion,
   pullRequestUrl: z.optional(z.string().check(z.maxLength(2000))),
   commentUrl: z.optional(z.string().check(z.maxLength(2000))),
@@ -40,6 +42,12 @@ export const DeliveryRecord = z.object({
   error: z.optional(z.string().check(z.maxLength(2000))),
 });
 export type DeliveryRecord = z.infer<typeof DeliveryRecord>;
+
+/** The run's verdict as its `conclusion` output gave it (set by `report`, before this record); else the agent's. */
+function verdictOf(outputs: Outputs, result: RunResult): z.infer<typeof Conclusion> {
+  const said = Conclusion.safeParse(outputs.conclusion);
+  return said.success ? said.data : result.conclusion;
+}
 
 /**
  * After delivery (phase publish/all) of an item: upload its record. Never
@@ -52,7 +60,7 @@ export async function recordDelivery(ctx: StageContext, result: RunResult, outpu
     version: 1,
     item: item.ref,
     key: item.key,
-    conclusion: result.conclusion,
+    conclusion: verdictOf(outputs, result),
     ...(outputs["pull-request-url"] ? { pullRequestUrl: outputs["pull-request-url"] } : {}),
     ...(outputs["comment-url"] ? { commentUrl: outputs["comment-url"] } : {}),
     ...(outputs["commit-sha"] ? { commitSha: outputs["commit-sha"] } : {}),

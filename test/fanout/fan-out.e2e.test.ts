@@ -38,6 +38,8 @@ beforeAll(async () => {
   for (let n = 1; n <= 5; n++) gh.addIssue({ number: n, title: `Bug ${n}`, body: `Steps for bug ${n}.`, labels: ["needs-triage"] });
   gh.addIssue({ number: 6, title: "Already triaged", labels: ["bug"] });
   gh.addIssue({ number: REPORT_ISSUE, title: "Nightly triage report", labels: [] });
+  // The second workflow run's items: their publish jobs meet GitHub's refusals (a delivery in part, a failed one).
+  for (const n of [31, 32, 33]) gh.addIssue({ number: n, title: `Bug ${n}`, body: `Steps for bug ${n}.`, labels: ["verdict-check"] });
   const ev = buildEvent("schedule");
   ({ env: eventEnv } = await writeEvent(mkdtempSync(path.join(os.tmpdir(), "fanout-event-")), ev));
   // The agent: writes a note naming the issue it was given (from the untrusted context's title).
@@ -53,7 +55,7 @@ afterAll(async () => {
 });
 
 /** One job's agent-runner step, as the runner runs it in a fresh job (fresh checkout, its own runtime token). */
-async function runJob(job: string, inputs: Record<string, string>, attempt = 1, workspace?: string): Promise<StepResult> {
+async function runJob(job: string, inputs: Record<string, string>, attempt = 1, workspace?: string, runId = RUN_ID): Promise<StepResult> {
   const ws = workspace ?? (await cloneRepo(repo.origin));
   return runStep("main", {
     workspace: ws,
@@ -61,7 +63,7 @@ async function runJob(job: string, inputs: Record<string, string>, attempt = 1, 
     githubToken: TOKEN,
     env: {
       ...eventEnv,
-      ...results.runtimeEnv({ runId: RUN_ID, runAttempt: attempt, job, repository: REPO, github: { url: gh.url, serverUrl: gh.serverUrl }, workspace: ws }),
+      ...results.runtimeEnv({ runId, runAttempt: attempt, job, repository: REPO, github: { url: gh.url, serverUrl: gh.serverUrl }, workspace: ws }),
       GITHUB_WORKFLOW: "nightly triage",
       GITHUB_WORKFLOW_REF: WORKFLOW_REF,
     },
@@ -168,5 +170,56 @@ describe("fan-out.yml on the runner harness", () => {
     expect(after[0]!.body).not.toBe(before); // the run link now names attempt 2
     expect(tableRows(after[0]!.body)).toHaveLength(3);
     expect(gh.unhandled).toEqual([]);
+  }, 300_000);
+
+  it("gather shows each item's verdict, delivery included: a pull request GitHub refused is ⚠️ partial, a failed delivery ❌ failure, as each publish step's own conclusion said", async () => {
+    const runId = RUN_ID + 1;
+    const base: Context = {
+      ...baseContext(),
+      inputs: { ...inputs(), "items-query": "is:issue is:open label:verdict-check", "report-issue": "" },
+      github: { token: TOKEN, repository: REPO, repository_owner: "octo-org", run_id: String(runId) },
+    };
+    const plan = await runJob("plan", actionInputs(wf.jobs["plan"]!, base), 1, undefined, runId);
+    expect(errors(plan), plan.log + plan.stderr).toEqual([]);
+    const needs = { plan: { result: "success", outputs: jobOutputs(wf.jobs["plan"]!, { plan }) } };
+    const matrix = evalExpr(wf.jobs["run"]!.strategy!.matrix.replace(/^\$\{\{|\}\}$/g, ""), { ...base, needs }) as { include: Record<string, unknown>[] };
+    const byItem = new Map(matrix.include.map((m) => [String(m["item"]), m]));
+    expect([...byItem.keys()].sort()).toEqual([`${REPO}#31`, `${REPO}#32`, `${REPO}#33`]);
+    for (const m of matrix.include) {
+      const step = await runJob(`run (${String(m["item"])})`, actionInputs(wf.jobs["run"]!, { ...base, needs, matrix: m }), 1, undefined, runId);
+      expect(step.outputs.conclusion).toBe("success");
+    }
+
+    const publish = (n: number) => runJob(`publish (${REPO}#${n})`, actionInputs(wf.jobs["publish"]!, { ...base, needs, matrix: byItem.get(`${REPO}#${n}`)! }), 1, undefined, runId);
+    // #31: the workflow may not open pull requests (GitHub's default): the branch is pushed, the pull request is not.
+    await gh.setPolicy({ actionsCreatePullRequests: false });
+    const refused = await publish(31);
+    await gh.setPolicy({ actionsCreatePullRequests: true });
+    expect(refused.exitCode, refused.log).toBe(0);
+    expect(refused.outputs.conclusion).toBe("partial");
+    // #32: the token expired before the pull request was opened: delivery failed.
+    gh.failNext("POST /repos/{owner}/{repo}/pulls", { status: 401, body: { message: "Bad credentials" } });
+    const failed = await publish(32);
+    expect(failed.exitCode).toBe(1);
+    expect(failed.outputs.conclusion).toBe("failure");
+    // #33: delivered.
+    const done = await publish(33);
+    expect(errors(done), done.log).toEqual([]);
+    expect(done.outputs.conclusion).toBe("success");
+
+    const gatherJob = wf.jobs["gather"]!;
+    const gather = await runJob("gather", actionInputs(gatherJob, { ...base, needs: { ...needs, publish: { result: "failure", outputs: {} } } }), 1, undefined, runId);
+    expect(errors(gather), gather.log + gather.stderr).toEqual([]);
+    const row = (n: number) => tableRows(gather.summary).find((l) => l.startsWith(`| ${REPO}#${n} |`)) ?? "";
+    expect(row(31)).toMatch(/^\| [^|]+ \| ⚠️ partial \|/);
+    expect(row(32)).toMatch(/^\| [^|]+ \| ❌ failure \|.* delivery failed \|$/);
+    expect(row(33)).toMatch(/^\| [^|]+ \| ✅ success \|.*\[PR #\d+\]/);
+    expect(gather.summary).toContain("3 items, 1 succeeded.");
+    const report = JSON.parse(jobOutputs(gatherJob, { gather })["report"]!) as Record<string, unknown>[];
+    const entry = (n: number) => report.find((r) => r["item"] === `${REPO}#${n}`);
+    expect(entry(31)).toMatchObject({ conclusion: "partial", changedFiles: 1 });
+    expect(entry(32)).toMatchObject({ conclusion: "failure", delivery: "failed" });
+    expect(String(entry(32)!["error"])).toContain("Bad credentials");
+    expect(entry(33)).toMatchObject({ conclusion: "success", delivery: "delivered" });
   }, 300_000);
 });

@@ -118,6 +118,25 @@ describe("gather with hostile artifacts", () => {
     expect(step.log).toContain("names another item");
   });
 
+  it("the delivery record's conclusion (delivery included) stands over result.json's; a record with an error is never shown as success", async () => {
+    const runId = nextRun++;
+    const record = (key: string, extra: Record<string, unknown>) =>
+      seed(runId, `agent-delivery-${runId}-1-${key}`, { "delivery.json": JSON.stringify({ version: 1, item: `${REPO}#${key}`, key, ...extra }) });
+    for (const key of ["11", "12", "13"]) seed(runId, `agent-run-${runId}-1-${key}`, { "result.json": good() });
+    record("11", { conclusion: "partial", commentUrl: `${gh.serverUrl}/${REPO}/issues/11#issuecomment-1` });
+    record("12", { conclusion: "success", error: "Delivery failed: Pushing to 'agent/12-x' failed." });
+    record("13", { conclusion: "success", pullRequestUrl: `${gh.serverUrl}/${REPO}/pull/3` });
+    const step = await gather(runId);
+    expect(errors(step), step.log).toEqual([]);
+    const rows = report(step);
+    expect(rows.find((r) => r["key"] === "11")).toMatchObject({ conclusion: "partial", delivery: "delivered" });
+    expect(rows.find((r) => r["key"] === "12")).toMatchObject({ conclusion: "failure", delivery: "failed" });
+    expect(rows.find((r) => r["key"] === "13")).toMatchObject({ conclusion: "success", delivery: "delivered" });
+    expect(step.summary).toMatch(new RegExp(`^\\| ${REPO}#11 \\| ⚠️ partial \\|`, "m"));
+    expect(step.summary).toMatch(new RegExp(`^\\| ${REPO}#12 \\| ❌ failure \\|.*delivery failed \\|$`, "m"));
+    expect(step.summary).toContain("3 items, 1 succeeded, ");
+  });
+
   it("an artifact named like Markdown shows as code in the summary and posts no live image; a planted marker comment is not taken over", async () => {
     const runId = nextRun++;
     const issue = gh.addIssue({ title: "Report here" });
