@@ -662,7 +662,8 @@ async function finish(ctx: StageContext, result: RunResult, outputs: Outputs): P
   for (const [name, value] of Object.entries(outputs) as [OutputName, string][]) io.setOutput(name, redactor.redact(value));
   io.saveState(STATE.finished, "true");
   log.info(`Results: ${ctx.resultsDir}`);
-  if (result.conclusion === "success" || result.conclusion === "skipped") log.info(`Conclusion: ${result.conclusion}`);
+  // The `conclusion` output is the verdict (checks and delivery included); the step fails for a refusal or a failed delivery in `conclude`.
+  if (result.conclusion === "success" || result.conclusion === "skipped") log.info(`Conclusion: ${outputs.conclusion ?? result.conclusion}`);
   else io.setFailed(redactor.redact(`Agent run ${result.conclusion}: ${result.reason ?? ""}`));
 }
 

@@ -443,12 +443,15 @@ async function main(argv: string[]): Promise<number> {
   // A staged run's summary, read back as `approve` reads it; a number: it could not be (the error was printed).
   let staged: import("./cli/approve.js").StagedView | number | undefined;
   if (result) {
+    // What the run came to, checks and delivery included (publish/verdict.ts), as its `conclusion` output says:
+    // a patch the checks refused is a failure even when the agent succeeded.
+    const conclusion = outputs.conclusion ?? result.conclusion;
     await writeFile(path.join(resultsDir, "outputs.json"), JSON.stringify(outputs, null, 2) + "\n");
     staged = outputs["approval-state"] === "staged" ? await stagedSummary(resultsDir).catch((e: unknown) => reportError(e)) : undefined;
     if (values.json) {
       process.stdout.write(
         terminalJson({
-          conclusion: result.conclusion,
+          conclusion,
           ...(result.reason ? { reason: result.reason } : {}),
           changedFiles: result.diff.changedFiles,
           ...(result.usage.costUsd !== undefined ? { costUsd: result.usage.costUsd } : {}),
@@ -461,7 +464,7 @@ async function main(argv: string[]): Promise<number> {
       return failed || typeof staged === "number" ? 1 : 0;
     }
     writeLines(process.stdout, [
-      `conclusion: ${result.conclusion}${result.reason ? ` (${result.reason})` : ""}`,
+      `conclusion: ${conclusion}${result.reason ? ` (${result.reason})` : ""}`,
       `changed files: ${result.diff.changedFiles.length ? result.diff.changedFiles.join(", ") : "none"}`,
       ...costLine(result),
       ...(result.verify ? [`verified: ${result.verified ?? "not-run"} (${result.verify.runs.length} check(s), ${result.verify.fixRounds} fix round(s); logs in ${path.join(resultsDir, "verify")})`] : []),

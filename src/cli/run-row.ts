@@ -13,6 +13,7 @@ import { ConfigurationError } from "../errors.js";
 import { readTraceEvents } from "../trace/transcript-files.js";
 import { formatCost, formatDuration } from "../trace/transcript-format.js";
 import { terminalText } from "./terminal.js";
+import { CONCLUSION_OUTPUTS } from "../publish/verdict.js";
 import { byCodeUnits } from "../shared/plain-format.js";
 
 const Usage = z.object({ inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number(), costUsd: z.optional(z.number()) });
@@ -66,7 +67,9 @@ export async function readRunRow(dir: string, run: string): Promise<RunRow> {
   return {
     run,
     ...(result.startedAt ? { started: result.startedAt } : {}),
-    conclusion: result.conclusion,
+    // outputs.json (a CLI run's folder) holds the verdict, checks and delivery included; a run artifact
+    // is uploaded before delivery and has only the agent run's own conclusion.
+    conclusion: verdictOf(outputs) ?? result.conclusion,
     ...(result.reason ? { reason: result.reason } : {}),
     agent: result.agentName,
     ...(result.agentVersion && result.agentVersion !== "n/a" ? { agentVersion: result.agentVersion } : {}),
@@ -121,6 +124,12 @@ async function countTools(traceFile: string): Promise<Record<string, number>> {
     // No trace: the total from result.json stands alone.
   }
   return counts;
+}
+
+/** The `conclusion` output, when it is one of its values (outputs.json is read as hostile like the rest). */
+function verdictOf(outputs: Record<string, string> | undefined): string | undefined {
+  const said = outputs?.["conclusion"];
+  return said !== undefined && (CONCLUSION_OUTPUTS as readonly string[]).includes(said) ? said : undefined;
 }
 
 /** What was delivered, from the step's outputs: a pull request, a commit, a comment. */

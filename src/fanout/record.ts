@@ -17,6 +17,7 @@ import { errorMessage } from "../errors.js";
 import { ActionsArtifactService } from "../publish/artifacts.js";
 import type { Outputs } from "../publish/outputs.js";
 import type { RunResult } from "../result.js";
+import { CONCLUSION_OUTPUTS } from "../publish/verdict.js";
 import type { StageContext } from "../stage-context.js";
 
 export const RECORD_FILE = "delivery.json";
@@ -26,8 +27,7 @@ export function deliveryRecordName(host: Pick<HostContext, "runId" | "runAttempt
   return `${RECORD_PREFIX}${host.runId ?? "local"}-${host.runAttempt ?? "1"}-${key}`;
 }
 
-/** The `conclusion` output's values (publish/verdict.ts ConclusionOutput). */
-const Conclusion = z.enum(["success", "partial", "failure", "incomplete", "timeout", "cancelled", "skipped"]);
+const Conclusion = z.enum(CONCLUSION_OUTPUTS);
 
 export const DeliveryRecord = z.object({
   version: z.literal(1),

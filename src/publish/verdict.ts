@@ -7,8 +7,9 @@
  */
 import type { RunResult } from "../result.js";
 
-/** The `conclusion` output (OUTPUTS in constants.ts lists the same values). */
-export type ConclusionOutput = "success" | "partial" | "failure" | "incomplete" | "timeout" | "cancelled" | "skipped";
+/** The `conclusion` output's values (OUTPUTS in constants.ts lists the same). */
+export const CONCLUSION_OUTPUTS = ["success", "partial", "failure", "incomplete", "timeout", "cancelled", "skipped"] as const;
+export type ConclusionOutput = (typeof CONCLUSION_OUTPUTS)[number];
 
 /** Every way a run ends, most severe first in `runVerdict` (`incomplete`: stopped with a checkpoint, see session/checkpoint.ts). */
 export type OutcomeKind =

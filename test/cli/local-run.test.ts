@@ -7,6 +7,8 @@
  *  - the model key comes from the shell: an exported ANTHROPIC_API_KEY reaches
  *    the model (through the gateway) and no results file; a missing one says
  *    `export NAME=…`, never workflow syntax;
+ *  - the conclusion `run` (text and --json) and `show` print is the run's
+ *    verdict (its `conclusion` output), not the agent's: a refused patch is a failure;
  *  - a misspelled flag, command or config key gets "Did you mean";
  *  - the working directory's config file is the cloned repository's: its
  *    `base-url` does not get the exported key unless `--config-file` names it.
@@ -76,6 +78,31 @@ describe("the per-job record is one invocation's", () => {
     // The invocation's own RUNNER_TEMP (agent-runner-job-*) is removed when it ends; only the results folder stays.
     for (const r of [first, second]) expect(readdirSync(r.tmp).filter((n) => n.startsWith("agent-runner-job-"))).toEqual([]);
     expect(readdirSync(path.join(second.tmp, `agent-runner-${process.getuid!()}`))).toHaveLength(1);
+  });
+});
+
+describe("the conclusion printed is the run's verdict, as its outputs give it", () => {
+  it("a patch refused by the checks: the agent succeeded, but run, run --json and show say failure, as outputs.json does", { timeout: SLOW }, async () => {
+    const ws = makeWorkspace();
+    const args = ["run", "--agent", "command", "--sandbox", "none", "--prompt", "add CI", "--agent-command", "bash -c 'mkdir -p .github/workflows && echo on: push > .github/workflows/ci.yml'"];
+    const r = await cli(args, ws);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: The patch from this run was refused: it changes workflow files/m);
+    expect(r.stdout).toMatch(/^conclusion: failure$/m);
+    expect(r.stdout).not.toMatch(/^conclusion: success/m);
+    expect(r.stderr).not.toMatch(/Conclusion: success/);
+    const results = resultsDir(r)!;
+    expect(JSON.parse(readFileSync(path.join(results, "outputs.json"), "utf8"))).toMatchObject({ conclusion: "failure" });
+    // The agent's own ending stays in result.json; show reads the verdict from outputs.json beside it.
+    expect(JSON.parse(readFileSync(path.join(results, "result.json"), "utf8"))).toMatchObject({ conclusion: "success" });
+    const shown = await cli(["show", results], ws);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/^conclusion:\s+failure$/m);
+
+    // A fresh repository: the first run's workflow file is left in this one, so it would be no change of the agent's.
+    const json = await cli([...args, "--json"], makeWorkspace());
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ conclusion: "failure", outputs: { conclusion: "failure" } });
   });
 });
 
