@@ -17,22 +17,31 @@ export interface Ran {
   tmp: string;
 }
 
-/** dist/cli.js with `args`, in `cwd`, with only PATH, HOME, a TMPDIR of its own and `env`. */
-export async function cli(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Ran> {
-  const tmp = env["TMPDIR"] ?? mkdtempSync(path.join(os.tmpdir(), "cli-tmp-"));
-  const child = spawn(process.execPath, [CLI, ...args], {
-    cwd,
-    env: { PATH: AGENT_PATH, HOME: mkdtempSync(path.join(os.tmpdir(), "cli-home-")), LANG: "C.UTF-8", TMPDIR: tmp, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+/** What a process of dist/cli.js left: its exit code and its bytes on stdout and stderr. */
+export interface RawRan {
+  code: number | null;
+  stdout: Buffer;
+  stderr: Buffer;
+}
+
+/** `cli` (dist/cli.js) with `args` and exactly `env`, in `cwd`; killed after 100 s. */
+export async function runCli(args: string[], opts: { env: Record<string, string>; cwd?: string; cli?: string }): Promise<RawRan> {
+  const child = spawn(process.execPath, [opts.cli ?? CLI, ...args], { cwd: opts.cwd, env: opts.env, stdio: ["ignore", "pipe", "pipe"] });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout.on("data", (d: Buffer) => out.push(d));
+  child.stderr.on("data", (d: Buffer) => err.push(d));
   const timer = setTimeout(() => child.kill("SIGKILL"), 100_000);
   const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
   clearTimeout(timer);
-  return { code, stdout, stderr, tmp };
+  return { code, stdout: Buffer.concat(out), stderr: Buffer.concat(err) };
+}
+
+/** dist/cli.js with `args`, in `cwd`, with only PATH, HOME, a TMPDIR of its own and `env`. */
+export async function cli(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Ran> {
+  const tmp = env["TMPDIR"] ?? mkdtempSync(path.join(os.tmpdir(), "cli-tmp-"));
+  const r = await runCli(args, { cwd, env: { PATH: AGENT_PATH, HOME: mkdtempSync(path.join(os.tmpdir(), "cli-home-")), LANG: "C.UTF-8", TMPDIR: tmp, ...env } });
+  return { code: r.code, stdout: r.stdout.toString("utf8"), stderr: r.stderr.toString("utf8"), tmp };
 }
 
 /** The results folder a run printed (`results: <dir>`). */
