@@ -16,7 +16,7 @@ import { AGENT_PATH } from "../agents/helpers.js";
 import { agentScript, errors, makeRepo } from "../artifacts/helpers.js";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
-import { ACTION_ROOT, runStep } from "../support/harness.js";
+import { runStep } from "../support/harness.js";
 import { startStubModel, type StubModel } from "../support/stub-model.js";
 import { runCli } from "./helpers.js";
 
@@ -37,7 +37,7 @@ interface CliOutcome {
 
 /** dist/cli.js (of the action under test) with `args`, with only PATH, HOME and LANG and `env`. */
 async function cli(args: string[], env: Record<string, string> = {}): Promise<CliOutcome> {
-  const r = await runCli(args, { cli: path.join(ACTION_ROOT, "dist/cli.js"), env: { PATH: AGENT_PATH, HOME: os.tmpdir(), LANG: "C.UTF-8", ...env } });
+  const r = await runCli(args, { env: { PATH: AGENT_PATH, HOME: os.tmpdir(), LANG: "C.UTF-8", ...env } });
   return { code: r.code, stdout: r.stdout.toString("utf8"), stderr: r.stderr.toString("utf8") };
 }
 

@@ -18,7 +18,7 @@ import { AGENT_PATH } from "../agents/helpers.js";
 import { agentScript, makeRepo } from "../artifacts/helpers.js";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
-import { ACTION_ROOT, runStep } from "../support/harness.js";
+import { runStep } from "../support/harness.js";
 import { runCli, type RawRan } from "./helpers.js";
 
 const REPO = "octo/repo";
@@ -34,7 +34,7 @@ let gh: FakeGitHub;
 
 /** dist/cli.js (of the action under test) with `args`, with only PATH, HOME and LANG and `env`: its bytes as they are. */
 function cli(args: string[], env: Record<string, string> = {}): Promise<RawRan> {
-  return runCli(args, { cli: path.join(ACTION_ROOT, "dist/cli.js"), env: { PATH: AGENT_PATH, HOME: os.tmpdir(), LANG: "C.UTF-8", ...env } });
+  return runCli(args, { env: { PATH: AGENT_PATH, HOME: os.tmpdir(), LANG: "C.UTF-8", ...env } });
 }
 
 function expectNoControlBytes(r: RawRan): void {
