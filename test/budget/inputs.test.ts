@@ -14,6 +14,7 @@ import { resultOutputs } from "../../src/publish/outputs.js";
 import { summaryMarkdown } from "../../src/publish/summary.js";
 import type { RunResult } from "../../src/result.js";
 import { checkBudget } from "../../src/sandbox/budget.js";
+import { runResult } from "../support/run-result.js";
 
 const parse = (raw: RawInputs) => parseSettings({ agent: "claude", prompt: "p", ...raw }, { cwd: mkdtempSync(path.join(os.tmpdir(), "budget-")) });
 const problemsOf = (raw: RawInputs): string[] => {
@@ -59,30 +60,16 @@ describe("budget inputs", () => {
 });
 
 function result(over: Partial<RunResult> = {}): RunResult {
-  return {
-    conclusion: "success",
+  return runResult({
     agentName: "codex",
     agentBackend: "codex",
     sandboxBackend: "bwrap",
-    command: [],
-    returncode: 0,
-    output: "Done.",
-    stdoutPath: "",
-    stderrPath: "",
-    tracePath: "",
     eventCount: 3,
     toolCalls: 1,
-    numTurns: 1,
-    permissionDenials: [],
-    networkBlocked: 0,
     usage: { inputTokens: 1200, outputTokens: 300, cachedTokens: 100, costUsd: 0.0123, requests: 4 },
-    startedAt: "",
     durationMs: 65_000,
-    diff: { baseCommit: "b", baseTree: "t", patchPath: "/r/patch.diff", changedFiles: ["a.txt"], agentCommits: [] },
-    artifacts: [],
-    metadata: {},
     ...over,
-  };
+  });
 }
 
 describe("a budget stop and the gateway's figure in what the run reports", () => {
