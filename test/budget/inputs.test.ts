@@ -8,24 +8,16 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseSettings, type RawInputs } from "../../src/config/parse.js";
-import { ConfigurationError } from "../../src/errors.js";
 import { finalBody, stickyMarker } from "../../src/publish/comment.js";
 import { resultOutputs } from "../../src/publish/outputs.js";
 import { summaryMarkdown } from "../../src/publish/summary.js";
 import type { RunResult } from "../../src/result.js";
 import { checkBudget } from "../../src/sandbox/budget.js";
 import { runResult } from "../support/run-result.js";
+import { configProblems } from "../support/config-problems.js";
 
 const parse = (raw: RawInputs) => parseSettings({ agent: "claude", prompt: "p", ...raw }, { cwd: mkdtempSync(path.join(os.tmpdir(), "budget-")) });
-const problemsOf = (raw: RawInputs): string[] => {
-  try {
-    parse(raw);
-  } catch (e) {
-    if (e instanceof ConfigurationError) return e.problems;
-    throw e;
-  }
-  return [];
-};
+const problemsOf = (raw: RawInputs): string[] => configProblems(() => parse(raw));
 
 describe("budget inputs", () => {
   it("parses the three limits and model-prices", () => {
