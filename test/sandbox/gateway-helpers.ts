@@ -2,7 +2,13 @@
  * What the model gateway's tests without a CLI share: the servers each test starts, closed after it; a gateway
  * over the stub model; a request as an agent of each provider sends it (the placeholder key in its header).
  */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterEach } from "vitest";
+import type { RunResult } from "../../src/result.js";
+import { Redactor } from "../../src/shared/redact.js";
+import { buildRunSpans } from "../../src/trace/otel.js";
 import { startModelGateway, type ModelGateway, type ModelGatewayOptions } from "../../src/sandbox/gateway.js";
 import { startStubModel, type StubModel, type StubModelOptions, type StubStep } from "../support/stub-model.js";
 import { recordingLogger, request, type Reply } from "./helpers.js";
@@ -40,4 +46,27 @@ export async function gatewayOverStub(
   const gw = await startModelGateway({ provider, upstream: provider === "openai" ? `${stub.url}/v1` : stub.url, apiKey: "real-key", log, ...opts.gateway });
   cleanups.push(gw.close);
   return { gw, stub, log };
+}
+
+/** The OTel spans of a claude run of `model` whose model requests went through `gw` (a cloud `provider`'s), its trace empty. */
+export async function claudeRunSpans(gw: ModelGateway, model: string, provider: string): ReturnType<typeof buildRunSpans> {
+  const trace = path.join(mkdtempSync(path.join(os.tmpdir(), `${provider}-otel-`)), "trace.jsonl");
+  writeFileSync(trace, "");
+  const result = {
+    conclusion: "success",
+    agentName: "claude",
+    agentBackend: "claude",
+    model,
+    sandboxBackend: "none",
+    startedAt: new Date().toISOString(),
+    durationMs: 10,
+    usage: gw.usage(),
+    toolCalls: 0,
+    numTurns: 1,
+    networkBlocked: 0,
+    permissionDenials: [],
+    diff: { baseCommit: "", baseTree: "", patchPath: "", changedFiles: [], agentCommits: [] },
+    metadata: { provider, modelRequests: gw.requestLog() },
+  } as unknown as RunResult;
+  return buildRunSpans(result, trace, { host: { repository: "octo/repo", runId: "1", runAttempt: "1", serverUrl: "https://github.com", eventName: "push" } }, new Redactor([]));
 }
