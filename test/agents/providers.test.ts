@@ -17,6 +17,7 @@ import { chooseProvider, supportedProviders } from "../../src/agents/providers.j
 import { agentBackend } from "../../src/agents/registry.js";
 import { AGENT_BACKENDS } from "../../src/shared/agents.js";
 import { ConfigurationError } from "../../src/errors.js";
+import { configProblems } from "../support/config-problems.js";
 
 describe("CLI × provider", () => {
   it("each backend lists its own provider first", () => {
@@ -106,15 +107,7 @@ describe("CLI × provider", () => {
 
 describe("the cloud inputs", () => {
   const parse = (raw: Record<string, string>, cloudDefaults = {}) => parseSettings({ agent: "claude", prompt: "p", ...raw }, { cwd: mkdtempSync(path.join(os.tmpdir(), "cloud-inputs-")), cloudDefaults });
-  const problems = (raw: Record<string, string>) => {
-    try {
-      parse(raw);
-    } catch (e) {
-      if (e instanceof ConfigurationError) return e.problems;
-      throw e;
-    }
-    return [];
-  };
+  const problems = (raw: Record<string, string>) => configProblems(() => parse(raw));
 
   it("take the runner's AWS_REGION, GOOGLE_CLOUD_PROJECT and CLOUD_ML_REGION as defaults; inputs win", () => {
     const defaults = { awsRegion: "eu-west-3", vertexProject: "my-project-123", vertexRegion: "us-east5" };

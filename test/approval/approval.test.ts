@@ -13,23 +13,9 @@ import { artifactProblem, runProblem, stagingComments, withOutcome } from "../..
 import type { GitHubApi, IssueComment } from "../../src/github/api.js";
 import { parseSettings, type RawInputs } from "../../src/config/parse.js";
 import type { RunResult } from "../../src/result.js";
+import { DIGEST, GITHUB_RECORD, stagedResult, WF } from "./fixtures.js";
 
-const DIGEST = "ab".repeat(32);
-const WF = "o/r/.github/workflows/agent.yml";
-const RECORD: ApprovalRecord = {
-  v: 1,
-  state: "staged",
-  digest: DIGEST,
-  repository: "o/r",
-  thread: 7,
-  runId: "42",
-  artifactId: 9,
-  artifactName: "agent-run-42-1",
-  workflow: "o/r/.github/workflows/agent.yml",
-  stagedAt: "2026-01-01T00:00:00.000Z",
-  expiresAt: "2026-01-04T00:00:00.000Z",
-  actor: "alice",
-};
+const RECORD: ApprovalRecord = { ...GITHUB_RECORD, actor: "alice" };
 
 describe("approval verbs", () => {
   it.each([
@@ -131,10 +117,7 @@ describe("the digest", () => {
   });
 
   it("changes with any staged byte, request, plan, artifact or workflow, and not with key order", async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "digest-"));
-    const patchPath = path.join(dir, "patch.diff");
-    writeFileSync(patchPath, "diff --git a/x b/x\n");
-    const result = { output: "done", diff: { patchPath, changedFiles: ["x"], baseCommit: "c".repeat(40) } } as unknown as RunResult;
+    const { result, patchPath } = stagedResult("c".repeat(40), "digest-");
     const plan: StagedPlan = { mode: "pull-request", repository: "o/r", thread: 7, baseCommit: "c".repeat(40) };
     const artifact = { runId: "42", id: 9, name: "agent-run-42-1" };
     const requests = { requests: [{ line: 1, value: { type: "add_labels", labels: ["bug"] } }], problems: [] };

@@ -10,9 +10,9 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, stagedContent, stagedDigest } from "../../src/publish/approval/digest.js";
-import { loadRecord, parseRecord, recordLine, type ApprovalRecord, type LocalApprovalRecord } from "../../src/publish/approval/record.js";
+import { loadRecord, parseRecord, recordLine, type LocalApprovalRecord } from "../../src/publish/approval/record.js";
 import { localPlan, LOCAL_WORKFLOW } from "../../src/publish/approval/local.js";
-import type { RunResult } from "../../src/result.js";
+import { GITHUB_RECORD, stagedResult } from "./fixtures.js";
 
 const LOCAL: LocalApprovalRecord = {
   v: 1,
@@ -27,31 +27,18 @@ const LOCAL: LocalApprovalRecord = {
   requestVerdicts: [],
   decision: { by: "me", at: "2026-01-01T01:00:00.000Z" },
 };
-const GITHUB: ApprovalRecord = {
-  v: 1,
-  state: "staged",
-  digest: "ab".repeat(32),
-  repository: "o/r",
-  thread: 7,
-  runId: "42",
-  artifactId: 9,
-  artifactName: "agent-run-42-1",
-  workflow: "o/r/.github/workflows/agent.yml",
-  stagedAt: "2026-01-01T00:00:00.000Z",
-  expiresAt: "2026-01-04T00:00:00.000Z",
-};
 
 describe("approval.json of either kind", () => {
   it("reads back each kind, and `show` says where a local one applies and who approved it", async () => {
     expect(parseRecord(JSON.stringify(LOCAL))).toEqual(LOCAL);
-    expect(parseRecord(JSON.stringify(GITHUB))).toEqual(GITHUB);
+    expect(parseRecord(JSON.stringify(GITHUB_RECORD))).toEqual(GITHUB_RECORD);
     const dir = mkdtempSync(path.join(os.tmpdir(), "local-record-"));
     writeFileSync(path.join(dir, "approval.json"), JSON.stringify(LOCAL));
     expect(await loadRecord(dir)).toEqual(LOCAL);
     expect(recordLine(LOCAL)).toBe(
       `enacted by me at 2026-01-01T01:00:00.000Z; digest ${"cd".repeat(32)}; staged 2026-01-01T00:00:00.000Z locally for /home/me/repo on aaaaaaaaaaaa, expires 2026-01-04T00:00:00.000Z`,
     );
-    expect(recordLine(GITHUB)).toContain("from run 42 (artifact 'agent-run-42-1')");
+    expect(recordLine(GITHUB_RECORD)).toContain("from run 42 (artifact 'agent-run-42-1')");
   });
 
   it("a local record with a bad digest, staging id or base commit is no record", () => {
@@ -61,9 +48,7 @@ describe("approval.json of either kind", () => {
 });
 
 describe("the local digest", () => {
-  const patch = path.join(mkdtempSync(path.join(os.tmpdir(), "local-digest-")), "patch.diff");
-  writeFileSync(patch, "diff --git a/x b/x\n");
-  const result = { output: "done", diff: { patchPath: patch, changedFiles: ["x"], baseCommit: "a".repeat(40) } } as unknown as RunResult;
+  const { result } = stagedResult("a".repeat(40), "local-digest-");
   const requests = { requests: [], problems: [] };
   const artifact = { runId: "local-1", id: 0, name: "results folder" };
 

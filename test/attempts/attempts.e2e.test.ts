@@ -20,7 +20,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { FIXTURE_REPO } from "../support/events.js";
 import { listBranches, readBranchFile } from "../support/git-fixtures.js";
@@ -30,6 +30,7 @@ import { startStubModel, type RecordedRequest, type StubModel, type StubStep } f
 import { AGENT_PATH, makeWorkspace, runAgentAction } from "../agents/helpers.js";
 import { scenario, type Scenario } from "../github/scenario.js";
 import { agentScript, cloneRepo, errors, makeRepo, REPOSITORY, RUN_ID, runJob } from "../artifacts/helpers.js";
+import { closeAfterEach } from "../support/close-after-each.js";
 
 const SLOW = 240_000;
 
@@ -47,12 +48,7 @@ const attemptsOf = (outputs: Record<string, string>) => JSON.parse(outputs.attem
 
 let s: Scenario | undefined;
 let results: FakeActionsResults | undefined;
-afterEach(async () => {
-  await s?.close();
-  await results?.close();
-  s = undefined;
-  results = undefined;
-});
+closeAfterEach(() => s, () => results);
 
 describe("attempts with a command agent and a verify-command", () => {
   it("attempts: 3: the passing attempt with the fewest changed lines is delivered; three entries, one chosen; every patch and trace in the artifact; the table in the comment", { timeout: SLOW }, async () => {

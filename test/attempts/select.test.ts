@@ -15,20 +15,12 @@ import { changedLines, judgeCandidates, rankByVerify, type Finished } from "../.
 import { checkoutOf, copyCheckout } from "../../src/attempts/workspaces.js";
 import { TouchedWorkspaces } from "../../src/git/touched.js";
 import { parseSettings, type RawInputs } from "../../src/config/parse.js";
-import { ConfigurationError } from "../../src/errors.js";
 import type { RunResult } from "../../src/result.js";
+import { configProblems } from "../support/config-problems.js";
 
 const base = { agent: "command", "agent-command": "true", prompt: "p" } satisfies RawInputs;
 const parse = (raw: RawInputs) => parseSettings({ ...base, ...raw }, { cwd: mkdtempSync(path.join(os.tmpdir(), "attempts-parse-")) });
-const problems = (raw: RawInputs): string[] => {
-  try {
-    parse(raw);
-    return [];
-  } catch (e) {
-    if (e instanceof ConfigurationError) return e.problems;
-    throw e;
-  }
-};
+const problems = (raw: RawInputs): string[] => configProblems(() => parse(raw));
 
 describe("inputs attempts and select", () => {
   it("one attempt by default (no attempts settings: the agent runs in the workspace itself)", () => {

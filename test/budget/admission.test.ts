@@ -14,31 +14,22 @@
  */
 import http from "node:http";
 import zlib from "node:zlib";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_OUTPUT_CAP, INPUT_BYTES_PER_TOKEN, budgetedRequest } from "../../src/sandbox/budget-admission.js";
 import { isBilledRoute } from "../../src/sandbox/gateway-policy.js";
 import { startModelGateway, type ModelGateway, type ModelGatewayOptions } from "../../src/sandbox/gateway.js";
 import { PriceBook } from "../../src/sandbox/prices.js";
-import { recordingLogger, recordingServer, request, type Reply } from "../sandbox/helpers.js";
+import { auth, call, cleanupsAfterEach } from "../sandbox/gateway-helpers.js";
+import { recordingLogger, recordingServer } from "../sandbox/helpers.js";
 import { startStubModel } from "../support/stub-model.js";
 import { startBillingUpstream, type Provider } from "./billing-upstream.js";
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const cleanups = cleanupsAfterEach();
 
 async function gateway(provider: Provider, upstream: string, budget: ModelGatewayOptions["budget"]): Promise<ModelGateway> {
   const gw = await startModelGateway({ provider, upstream: provider === "openai" ? `${upstream}/v1` : upstream, apiKey: "real-key", log: recordingLogger(), ...(budget ? { budget } : {}) });
   cleanups.push(gw.close);
   return gw;
-}
-
-const auth = (provider: Provider, key: string): Record<string, string> =>
-  provider === "anthropic" ? { "x-api-key": key } : provider === "openai" ? { authorization: `Bearer ${key}` } : { "x-goog-api-key": key };
-
-function call(gw: ModelGateway, provider: Provider, path: string, body: unknown): Promise<Reply> {
-  return request(gw.url, path, { method: "POST", headers: { ...auth(provider, gw.placeholderKey), "content-type": "application/json" }, body: JSON.stringify(body) });
 }
 
 /** The input the gateway reserves for a JSON body. */

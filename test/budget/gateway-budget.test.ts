@@ -6,34 +6,16 @@
  * provider's error type), exact request counting under concurrency, prices
  * from the table and from model-prices, refusals of what cannot be counted.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { startModelGateway, type ModelGateway, type ModelGatewayOptions } from "../../src/sandbox/gateway.js";
+import { describe, expect, it } from "vitest";
+import { startModelGateway, type ModelGatewayOptions } from "../../src/sandbox/gateway.js";
 import { PriceBook } from "../../src/sandbox/prices.js";
-import { recordingLogger, recordingServer, request, type Reply } from "../sandbox/helpers.js";
-import { startStubModel, type StubModel, type StubStep } from "../support/stub-model.js";
+import { call, cleanupsAfterEach, gatewayOverStub as overStub, type Provider } from "../sandbox/gateway-helpers.js";
+import { recordingLogger, recordingServer } from "../sandbox/helpers.js";
+import type { StubStep } from "../support/stub-model.js";
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const cleanups = cleanupsAfterEach();
 
-type Provider = ModelGatewayOptions["provider"];
-
-async function gatewayOverStub(provider: Provider, script: StubStep[], extra: Partial<ModelGatewayOptions> = {}): Promise<{ gw: ModelGateway; stub: StubModel; log: ReturnType<typeof recordingLogger> }> {
-  const stub = await startStubModel(script);
-  cleanups.push(stub.close);
-  const log = recordingLogger();
-  const gw = await startModelGateway({ provider, upstream: provider === "openai" ? `${stub.url}/v1` : stub.url, apiKey: "real-key", log, ...extra });
-  cleanups.push(gw.close);
-  return { gw, stub, log };
-}
-
-const auth = (provider: Provider, key: string): Record<string, string> =>
-  provider === "anthropic" ? { "x-api-key": key } : provider === "openai" ? { authorization: `Bearer ${key}` } : { "x-goog-api-key": key };
-
-function call(gw: ModelGateway, provider: Provider, path: string, body: unknown): Promise<Reply> {
-  return request(gw.url, path, { method: "POST", headers: { ...auth(provider, gw.placeholderKey), "content-type": "application/json" }, body: JSON.stringify(body) });
-}
+const gatewayOverStub = (provider: Provider, script: StubStep[], extra: Partial<ModelGatewayOptions> = {}) => overStub(cleanups, provider, { script, gateway: extra });
 
 /** One request per wire format; the stub's default usage: 100 uncached + 40 cache-read (+ 10 cache-write, Anthropic) in, 20 out. */
 const FORMATS: Array<{ label: string; provider: Provider; path: string; body: unknown; input: number }> = [

@@ -8,23 +8,16 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseSettings, type RawInputs } from "../../src/config/parse.js";
-import { ConfigurationError } from "../../src/errors.js";
 import { finalBody, stickyMarker } from "../../src/publish/comment.js";
 import { resultOutputs } from "../../src/publish/outputs.js";
 import { summaryMarkdown } from "../../src/publish/summary.js";
 import type { RunResult } from "../../src/result.js";
 import { checkBudget } from "../../src/sandbox/budget.js";
+import { runResult } from "../support/run-result.js";
+import { configProblems } from "../support/config-problems.js";
 
 const parse = (raw: RawInputs) => parseSettings({ agent: "claude", prompt: "p", ...raw }, { cwd: mkdtempSync(path.join(os.tmpdir(), "budget-")) });
-const problemsOf = (raw: RawInputs): string[] => {
-  try {
-    parse(raw);
-  } catch (e) {
-    if (e instanceof ConfigurationError) return e.problems;
-    throw e;
-  }
-  return [];
-};
+const problemsOf = (raw: RawInputs): string[] => configProblems(() => parse(raw));
 
 describe("budget inputs", () => {
   it("parses the three limits and model-prices", () => {
@@ -59,30 +52,16 @@ describe("budget inputs", () => {
 });
 
 function result(over: Partial<RunResult> = {}): RunResult {
-  return {
-    conclusion: "success",
+  return runResult({
     agentName: "codex",
     agentBackend: "codex",
     sandboxBackend: "bwrap",
-    command: [],
-    returncode: 0,
-    output: "Done.",
-    stdoutPath: "",
-    stderrPath: "",
-    tracePath: "",
     eventCount: 3,
     toolCalls: 1,
-    numTurns: 1,
-    permissionDenials: [],
-    networkBlocked: 0,
     usage: { inputTokens: 1200, outputTokens: 300, cachedTokens: 100, costUsd: 0.0123, requests: 4 },
-    startedAt: "",
     durationMs: 65_000,
-    diff: { baseCommit: "b", baseTree: "t", patchPath: "/r/patch.diff", changedFiles: ["a.txt"], agentCommits: [] },
-    artifacts: [],
-    metadata: {},
     ...over,
-  };
+  });
 }
 
 describe("a budget stop and the gateway's figure in what the run reports", () => {

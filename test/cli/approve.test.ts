@@ -11,41 +11,15 @@
  *    expiry, after `reject`) exits 1 naming the reason, the tree untouched;
  *  - the same with claude against the stub model.
  */
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { appendFileSync, chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AGENT_PATH, makeWorkspace } from "../agents/helpers.js";
-import { REPO_ROOT } from "../support/harness.js";
+import { makeWorkspace } from "../agents/helpers.js";
 import { startStubModel, type StubModel } from "../support/stub-model.js";
 import { shellStep } from "../support/stub-model-tools.js";
-
-const CLI = path.join(REPO_ROOT, "dist/cli.js");
-const SLOW = 120_000;
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** dist/cli.js with `args`, in `cwd`, with only PATH, HOME, a TMPDIR of its own and `env`. */
-async function cli(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Ran> {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    cwd,
-    env: { PATH: AGENT_PATH, HOME: mkdtempSync(path.join(os.tmpdir(), "cli-home-")), LANG: "C.UTF-8", TMPDIR: mkdtempSync(path.join(os.tmpdir(), "cli-tmp-")), ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  const timer = setTimeout(() => child.kill("SIGKILL"), 100_000);
-  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
-  clearTimeout(timer);
-  return { code, stdout, stderr };
-}
+import { cli, resultsDir, SLOW, type Ran } from "./helpers.js";
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@e", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@e" } });
@@ -67,7 +41,6 @@ const FILES = { "README.md": "# test repo\n", "gone.txt": "to be deleted\n", "ru
 const AGENT = `bash -c 'printf "more\\n" >> README.md; printf "new\\n" > added.txt; rm gone.txt; printf "\\000\\001\\002bin" > blob.bin; chmod +x run.sh'`;
 
 const digestOf = (r: Ran) => /^ {2}digest: +([0-9a-f]{64})$/m.exec(r.stdout)?.[1];
-const resultsOf = (r: Ran) => /^results: (.+)$/m.exec(r.stdout)?.[1];
 
 describe("agent-runner run --approval required, then approve", () => {
   let ws: string;
@@ -86,7 +59,7 @@ describe("agent-runner run --approval required, then approve", () => {
     expect(staged.code).toBe(0);
     digest = digestOf(staged)!;
     expect(digest).toMatch(/^[0-9a-f]{64}$/);
-    expect(resultsOf(staged)).toBe(results);
+    expect(resultsDir(staged)).toBe(results);
     expect(staged.stdout).toContain(`staged for approval: nothing was applied to ${ws}`);
     expect(staged.stdout).toMatch(/^ {2}files changed: 5: README\.md, added\.txt, blob\.bin, gone\.txt, run\.sh$/m);
     expect(staged.stdout).toMatch(new RegExp(`^ {2}delivery: +the patch applied to the local working tree ${ws}, on ${headBefore.slice(0, 12)}$`, "m"));
@@ -198,7 +171,7 @@ describe("refusals that need a staging of their own", () => {
     git(ws, "commit", "-qam", "meanwhile");
     const moved = git(ws, "rev-parse", "HEAD").trim();
     const before = tree(ws);
-    const r = await cli(["approve", resultsOf(staged)!, digestOf(staged)!], ws);
+    const r = await cli(["approve", resultsDir(staged)!, digestOf(staged)!], ws);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`refused: HEAD of ${ws} moved from ${base.slice(0, 12)} (the staged base) to ${moved.slice(0, 12)} and the patch no longer applies`);
     expect(r.stderr).toContain("no merge is attempted");
@@ -251,7 +224,7 @@ describe("refusals that need a staging of their own", () => {
     // 0.0003 hours: about a second.
     const staged = await cli(["run", "--agent", "command", "--agent-command", AGENT, "--sandbox", "none", "--prompt", "x", "--approval", "required", "--approval-expires-hours", "0.0003"], ws);
     expect(staged.code).toBe(0);
-    const results = resultsOf(staged)!;
+    const results = resultsDir(staged)!;
     const digest = digestOf(staged)!;
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const r = await cli(["approve", results, digest], ws);
@@ -276,7 +249,7 @@ describe("the run's checks come first", () => {
     expect(r.stderr).toMatch(/^error: .*\.github\/workflows\/evil\.yml/m);
     expect(r.stdout).toContain("not staged for approval: the checks held the run back (see above); nothing was applied to the working tree");
     expect(r.stdout).not.toMatch(/digest:/);
-    expect(readdirSync(resultsOf(r)!)).not.toContain("approval.json");
+    expect(readdirSync(resultsDir(r)!)).not.toContain("approval.json");
     expect(tree(ws)).toEqual(base);
   });
 });
@@ -288,7 +261,7 @@ describe("the default results folder", () => {
     const parent = path.join(tmp, `agent-runner-${process.getuid!()}`);
     const run = () => cli(["run", "--agent", "command", "--agent-command", "true", "--sandbox", "none", "--prompt", "x", "--approval", "required"], ws, { TMPDIR: tmp });
     const ok = await run();
-    const dir = resultsOf(ok)!;
+    const dir = resultsDir(ok)!;
     expect(path.dirname(dir)).toBe(parent);
     expect(statSync(parent).mode & 0o077).toBe(0);
     chmodSync(parent, 0o777);
@@ -316,7 +289,7 @@ describe("two approvals at once", () => {
     const ws = makeWorkspace(FILES);
     const staged = await cli(["run", "--agent", "command", "--agent-command", AGENT, "--sandbox", "none", "--prompt", "x", "--approval", "required"], ws);
     expect(staged.code).toBe(0);
-    const both = await Promise.all([0, 1].map(() => cli(["approve", resultsOf(staged)!, digestOf(staged)!], ws)));
+    const both = await Promise.all([0, 1].map(() => cli(["approve", resultsDir(staged)!, digestOf(staged)!], ws)));
     expect(both.map((r) => r.code).sort()).toEqual([0, 1]);
     const refused = both.find((r) => r.code === 1)!;
     expect(refused.stderr).toMatch(/refused: .*(already|decided first)/);
@@ -345,7 +318,7 @@ describe("with claude against the stub model", () => {
     expect(staged.stdout).toMatch(/^ {2}files changed: 1: claude\.txt$/m);
     expect(staged.stdout).toMatch(/^final message: Wrote claude\.txt\.$/m);
     expect(tree(ws)).toEqual(base);
-    const ok = await cli(["approve", resultsOf(staged)!, digestOf(staged)!.slice(0, 12), "--json"], ws);
+    const ok = await cli(["approve", resultsDir(staged)!, digestOf(staged)!.slice(0, 12), "--json"], ws);
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ approval: { kind: "local", state: "enacted", digest: digestOf(staged) }, workTree: ws, changedFiles: ["claude.txt"] });
     expect(tree(ws)).toEqual({ ...base, "claude.txt": `- ${Buffer.from("from claude\n").toString("base64")}` });

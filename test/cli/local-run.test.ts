@@ -13,45 +13,13 @@
  *  - the working directory's config file is the cloned repository's: its
  *    `base-url` does not get the exported key unless `--config-file` names it.
  */
-import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_PATH, makeWorkspace } from "../agents/helpers.js";
-import { REPO_ROOT } from "../support/harness.js";
 import { startStubModel, type StubModel } from "../support/stub-model.js";
-
-const CLI = path.join(REPO_ROOT, "dist/cli.js");
-const SLOW = 120_000;
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  /** The TMPDIR the run had: the invocation's temp folder lives (and must die) there. */
-  tmp: string;
-}
-
-/** dist/cli.js with `args`, in `cwd`, with only PATH, HOME, a TMPDIR of its own and `env`. */
-async function cli(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Ran> {
-  const tmp = mkdtempSync(path.join(os.tmpdir(), "cli-tmp-"));
-  const child = spawn(process.execPath, [CLI, ...args], {
-    cwd,
-    env: { PATH: AGENT_PATH, HOME: mkdtempSync(path.join(os.tmpdir(), "cli-home-")), LANG: "C.UTF-8", TMPDIR: tmp, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  const timer = setTimeout(() => child.kill("SIGKILL"), 100_000);
-  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
-  clearTimeout(timer);
-  return { code, stdout, stderr, tmp };
-}
-
-const resultsDir = (r: Ran) => /^results: (.+)$/m.exec(r.stdout)?.[1];
+import { cli, resultsDir, SLOW } from "./helpers.js";
 
 /** Every file under `dir`, as text. */
 function allText(dir: string): string {

@@ -8,7 +8,6 @@
  *  - `logs` against the fake GitHub lists the runs with the same columns and
  *    totals, `--workflow` keeps one workflow's runs, `--json` is machine-readable.
  */
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,8 +16,9 @@ import { AGENT_PATH } from "../agents/helpers.js";
 import { agentScript, errors, makeRepo } from "../artifacts/helpers.js";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
-import { ACTION_ROOT, runStep } from "../support/harness.js";
+import { runStep } from "../support/harness.js";
 import { startStubModel, type StubModel } from "../support/stub-model.js";
+import { runCli } from "./helpers.js";
 
 const REPO = "octo/repo";
 const TOKEN = "ghs_cliLogsTestToken0123456789abcdefABCD";
@@ -35,16 +35,10 @@ interface CliOutcome {
   stderr: string;
 }
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<CliOutcome> {
-  const child = spawn(process.execPath, [path.join(ACTION_ROOT, "dist/cli.js"), ...args], {
-    env: { PATH: AGENT_PATH, HOME: os.tmpdir(), LANG: "C.UTF-8", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+/** dist/cli.js (of the action under test) with `args`, with only PATH, HOME and LANG and `env`. */
+async function cli(args: string[], env: Record<string, string> = {}): Promise<CliOutcome> {
+  const r = await runCli(args, { env: { PATH: AGENT_PATH, HOME: os.tmpdir(), LANG: "C.UTF-8", ...env } });
+  return { code: r.code, stdout: r.stdout.toString("utf8"), stderr: r.stderr.toString("utf8") };
 }
 
 async function workflowRun(runId: number, inputs: Record<string, string>): Promise<void> {

@@ -10,7 +10,6 @@
  *    a transcript rendered anew from trace.jsonl in a fresh temp folder;
  *  - `logs` leaves out the artifact of a fork pull request's run.
  */
-import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -19,7 +18,8 @@ import { AGENT_PATH } from "../agents/helpers.js";
 import { agentScript, makeRepo } from "../artifacts/helpers.js";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
-import { ACTION_ROOT, runStep } from "../support/harness.js";
+import { runStep } from "../support/harness.js";
+import { runCli, type RawRan } from "./helpers.js";
 
 const REPO = "octo/repo";
 const TOKEN = "ghs_cliTerminalTestToken0123456789abcdef";
@@ -32,25 +32,12 @@ const FORBIDDEN_BYTES = [0x1b, 0x9b, 0x07];
 let results: FakeActionsResults;
 let gh: FakeGitHub;
 
-interface RawOutcome {
-  code: number | null;
-  stdout: Buffer;
-  stderr: Buffer;
+/** dist/cli.js (of the action under test) with `args`, with only PATH, HOME and LANG and `env`: its bytes as they are. */
+function cli(args: string[], env: Record<string, string> = {}): Promise<RawRan> {
+  return runCli(args, { env: { PATH: AGENT_PATH, HOME: os.tmpdir(), LANG: "C.UTF-8", ...env } });
 }
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<RawOutcome> {
-  const child = spawn(process.execPath, [path.join(ACTION_ROOT, "dist/cli.js"), ...args], {
-    env: { PATH: AGENT_PATH, HOME: os.tmpdir(), LANG: "C.UTF-8", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  child.stdout.on("data", (d: Buffer) => out.push(d));
-  child.stderr.on("data", (d: Buffer) => err.push(d));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout: Buffer.concat(out), stderr: Buffer.concat(err) })));
-}
-
-function expectNoControlBytes(r: RawOutcome): void {
+function expectNoControlBytes(r: RawRan): void {
   for (const b of FORBIDDEN_BYTES) {
     expect(r.stdout.includes(b), `byte 0x${b.toString(16)} on stdout:\n${r.stdout.toString("utf8")}`).toBe(false);
     expect(r.stderr.includes(b), `byte 0x${b.toString(16)} on stderr:\n${r.stderr.toString("utf8")}`).toBe(false);

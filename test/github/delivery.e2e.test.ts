@@ -7,20 +7,16 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { FIXTURE_REPO } from "../support/events.js";
 import { cloneRepo, git, listBranches, readBranchFile, readBranchLog, revParse } from "../support/git-fixtures.js";
 import { scenario, TOKEN, type Scenario } from "./scenario.js";
+import { closeAfterEach } from "../support/close-after-each.js";
 
 let s: Scenario | undefined;
 let results: FakeActionsResults | undefined;
-afterEach(async () => {
-  await s?.close();
-  await results?.close();
-  s = undefined;
-  results = undefined;
-});
+closeAfterEach(() => s, () => results);
 
 const botComments = (sc: Scenario, n: number) => sc.gh.issueComments(n).filter((c) => c.user === "github-actions[bot]");
 

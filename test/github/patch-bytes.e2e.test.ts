@@ -11,20 +11,16 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FIXTURE_REPO } from "../support/events.js";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { cloneRepo, git, revParse } from "../support/git-fixtures.js";
 import { scenario, type Scenario } from "./scenario.js";
+import { closeAfterEach } from "../support/close-after-each.js";
 
 let s: Scenario | undefined;
 let results: FakeActionsResults | undefined;
-afterEach(async () => {
-  await s?.close();
-  await results?.close();
-  s = undefined;
-  results = undefined;
-});
+closeAfterEach(() => s, () => results);
 
 const BASE = Buffer.from("one\r\ntwo\r\n");
 const SECRET = "s3cr3t-Value-0123456789";

@@ -14,21 +14,17 @@ import { spawn, execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FIXTURE_REPO } from "../support/events.js";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { cloneRepo, createRepo, git, revParse } from "../support/git-fixtures.js";
 import { ACTION_ROOT, type StepResult } from "../support/harness.js";
 import { scenario, type Scenario } from "./scenario.js";
+import { closeAfterEach } from "../support/close-after-each.js";
 
 let s: Scenario | undefined;
 let results: FakeActionsResults | undefined;
-afterEach(async () => {
-  await s?.close();
-  await results?.close();
-  s = undefined;
-  results = undefined;
-});
+closeAfterEach(() => s, () => results);
 
 const WEIRD = "we`ird *bold* <b>.md";
 const FILES = { "README.md": "# Demo\n\nTeh demo project.\n", "notes.md": "base notes\n", "src/app.js": "console.log('hello');\n" };

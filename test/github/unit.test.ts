@@ -19,6 +19,7 @@ import { buildTask } from "../../src/trigger/task.js";
 import type { Trigger } from "../../src/shared/trigger.js";
 import type { Logger } from "../../src/logger.js";
 import { buildEvent, type EventFixture, type EventTweaks } from "../support/events.js";
+import { runResult } from "../support/run-result.js";
 
 const OPTS = { triggerPhrase: "@agent", prompt: "", repository: "octo-org/octo-repo" };
 
@@ -283,30 +284,13 @@ describe("branch names and commit messages", () => {
 });
 
 function result(over: Partial<RunResult> = {}): RunResult {
-  return {
-    conclusion: "success",
-    agentName: "command",
-    agentBackend: "command",
-    sandboxBackend: "none",
-    command: [],
-    returncode: 0,
-    output: "Done.",
-    stdoutPath: "",
-    stderrPath: "",
-    tracePath: "",
+  return runResult({
     eventCount: 0,
-    toolCalls: 0,
     numTurns: 0,
-    permissionDenials: [],
-    networkBlocked: 0,
     usage: { inputTokens: 1200, outputTokens: 300, cachedTokens: 0, costUsd: 0.0123 },
-    startedAt: "",
     durationMs: 65_000,
-    diff: { baseCommit: "b", baseTree: "t", patchPath: "/r/patch.diff", changedFiles: ["a.txt"], agentCommits: [] },
-    artifacts: [],
-    metadata: {},
     ...over,
-  };
+  });
 }
 
 describe("the final comment", () => {

@@ -6,103 +6,32 @@
  * reservation read from the ledger) → publish job (settles it). The agent is a `codex` that is a bash
  * script making two model requests through the gateway ($0.50 each by the stub's prices).
  */
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readCommits } from "../../src/ledger/tally.js";
 import { errors } from "../artifacts/helpers.js";
-import { actionInputs, callInputs, interpolate, jobRuns, loadWorkflow, type Context, type Job } from "../fanout/workflow-sim.js";
-import { buildEvent, FIXTURE_REPO, writeEvent } from "../support/events.js";
-import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
-import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
-import { cloneRepo, createRepo, git, type GitRepoFixture } from "../support/git-fixtures.js";
-import { runStep, type StepResult } from "../support/harness.js";
-import { startStubModel, type StubModel } from "../support/stub-model.js";
+import { actionInputs, callInputs, jobRuns, loadWorkflow, type Context } from "../fanout/workflow-sim.js";
+import { buildEvent, FIXTURE_REPO } from "../support/events.js";
+import { git } from "../support/git-fixtures.js";
+import { jobOutputs, ledgerEntries, MODEL_PRICES, OPENAI_KEY, startLedgerWorld, type LedgerWorld } from "./support.js";
 
 const TOKEN = "ghs_agentYmlLedgerToken0123456789abcdefABC";
 const REPO = FIXTURE_REPO;
-const LEDGER = "refs/agent-runner/ledger";
 const NOW = "2031-08-01T12:00:00Z";
 const WORKFLOW_REF = `${REPO}/.github/workflows/agent-call.yml@refs/heads/main`;
 
-let repo: GitRepoFixture;
-let results: FakeActionsResults;
-let gh: FakeGitHub;
-let stub: StubModel;
-let eventEnv: Record<string, string>;
-let bin: string;
-
-function fakeCodex(): string {
-  const root = mkdtempSync(path.join(os.tmpdir(), "agent-yml-codex-"));
-  mkdirSync(path.join(root, "bin"));
-  const file = path.join(root, "bin", "codex");
-  writeFileSync(
-    file,
-    `#!/bin/bash
-B=$(grep -o 'http://127.0.0.1:[0-9]*/v1' "$CODEX_HOME/config.toml" | head -1)
-for i in 1 2; do
-  curl -sS --noproxy '*' -o /dev/null -m 30 -H "Authorization: Bearer $OPENAI_API_KEY" -H 'content-type: application/json' \\
-    -d '{"model":"stub-model","input":"spend","max_output_tokens":2000}' "$B/responses"
-done
-echo done
-`,
-  );
-  chmodSync(file, 0o755);
-  return path.join(root, "bin");
-}
+let world: LedgerWorld;
 
 beforeAll(async () => {
-  repo = await createRepo({ files: { "README.md": "# Demo\n" } });
-  results = await startFakeActionsResults({ repository: REPO });
-  gh = await startFakeGitHub({ token: TOKEN, results, repo: { fullName: REPO, gitDir: repo.origin, collaborators: { alice: "write" } } });
-  const ev = buildEvent("issue_comment.issue");
-  gh.seedEvent(ev);
-  ({ env: eventEnv } = await writeEvent(mkdtempSync(path.join(os.tmpdir(), "agent-yml-event-")), ev));
-  stub = await startStubModel([], { usage: { inputTokens: 1000, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1000 } });
-  bin = fakeCodex();
+  world = await startLedgerWorld({
+    token: TOKEN,
+    prefix: "agent-yml",
+    event: buildEvent("issue_comment.issue"),
+    seedEvent: true,
+    env: { GITHUB_WORKFLOW_REF: WORKFLOW_REF, AGENT_RUNNER_TEST: "1", AGENT_RUNNER_TEST_NOW: NOW },
+  });
 });
 afterAll(async () => {
-  await gh?.close();
-  await results?.close();
-  await stub?.close();
-  await repo?.cleanup();
+  await world?.close();
 });
-
-async function runJob(runId: number, job: string, inputs: Record<string, string>): Promise<StepResult> {
-  const ws = await cloneRepo(repo.origin);
-  return runStep("main", {
-    workspace: ws,
-    inputs,
-    githubToken: TOKEN,
-    env: {
-      ...eventEnv,
-      ...results.runtimeEnv({ runId, runAttempt: 1, job, repository: REPO, github: { url: gh.url, serverUrl: gh.serverUrl }, workspace: ws }),
-      PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
-      GITHUB_WORKFLOW_REF: WORKFLOW_REF,
-      AGENT_RUNNER_TEST: "1",
-      AGENT_RUNNER_TEST_NOW: NOW,
-    },
-  });
-}
-
-function jobOutputs(job: Job, steps: Record<string, StepResult>): Record<string, string> {
-  const ctx = { steps: Object.fromEntries(Object.entries(steps).map(([id, s]) => [id, { outputs: s.outputs }])) };
-  return Object.fromEntries(Object.entries(job.outputs ?? {}).map(([k, v]) => [k, interpolate(v, ctx)]));
-}
-
-async function ledger() {
-  const out = await git(repo.origin, ["log", "--format=%H%x1f%P%x1f%an%x1f%cI%x1f%B%x1e", LEDGER]);
-  const commits = out
-    .split("\x1e")
-    .map((r) => r.replace(/^\n/, ""))
-    .filter(Boolean)
-    .map((r) => {
-      const [sha = "", parents = "", author = "", time = "", message = ""] = r.split("\x1f");
-      return { sha, parents: parents.split(" ").filter(Boolean), author, time, message };
-    });
-  return readCommits(commits, true);
-}
 
 describe("max-daily-cost-usd in agent.yml's two jobs, through dist/", () => {
   const wf = loadWorkflow(".github/workflows/agent.yml");
@@ -124,6 +53,7 @@ describe("max-daily-cost-usd in agent.yml's two jobs, through dist/", () => {
     expect(jobRuns(publishJob, { needs: { run: { result: "skipped", outputs: {} } } })).toBe(false);
     expect(jobRuns(publishJob, { needs: { run: { result: "success", outputs: { conclusion: "skipped" } } } })).toBe(false);
 
+    const { repo, results, stub, runJob } = world;
     const base: Context = {
       inputs: callInputs(wf, {
         agent: "codex",
@@ -131,12 +61,12 @@ describe("max-daily-cost-usd in agent.yml's two jobs, through dist/", () => {
         sandbox: "none",
         "base-url": `${stub.url}/v1`,
         model: "stub-model",
-        "model-prices": "stub-model: {input: 250, output: 250}",
+        "model-prices": MODEL_PRICES,
         "max-cost-usd": "1.5",
         "max-daily-cost-usd": "2",
         "threat-detection": "none",
       }),
-      secrets: { OPENAI_API_KEY: "sk-stub-model-key-0123456789abcdef" },
+      secrets: { OPENAI_API_KEY: OPENAI_KEY },
       github: { token: TOKEN, repository: REPO },
     };
 
@@ -187,7 +117,7 @@ describe("max-daily-cost-usd in agent.yml's two jobs, through dist/", () => {
     expect(three.requests).toBe(0);
     expect(results.artifacts({ runId: 9103 })).toEqual([]);
 
-    const read = await ledger();
+    const read = await ledgerEntries(repo.origin);
     expect(read.rejected).toEqual([]);
     expect(read.reservations.size).toBe(2);
     expect(read.settlements).toHaveLength(2);

@@ -13,85 +13,37 @@
  * then every publish job (settles the reservation to the run artifact's
  * claim, never above the reservation), then gather (the pool's report).
  */
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readCommits } from "../../src/ledger/tally.js";
 import { errors } from "../artifacts/helpers.js";
-import { actionInputs, callInputs, evalExpr, interpolate, loadWorkflow, type Context, type Job } from "../fanout/workflow-sim.js";
-import { buildEvent, FIXTURE_REPO, writeEvent } from "../support/events.js";
-import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
-import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
-import { cloneRepo, createRepo, git, type GitRepoFixture } from "../support/git-fixtures.js";
-import { runStep, type StepResult } from "../support/harness.js";
-import { startStubModel, type StubModel } from "../support/stub-model.js";
+import { actionInputs, callInputs, evalExpr, loadWorkflow, type Context } from "../fanout/workflow-sim.js";
+import { buildEvent, FIXTURE_REPO } from "../support/events.js";
+import type { StepResult } from "../support/harness.js";
+import { jobOutputs, ledgerEntries, MODEL_PRICES, OPENAI_KEY, startLedgerWorld, type LedgerWorld } from "./support.js";
 
 const TOKEN = "ghs_fanOutPoolToken0123456789abcdefABCDEFGH";
 const REPO = FIXTURE_REPO;
 const RUN_ID = 8800;
 const ITEMS = 30;
-const LEDGER = "refs/agent-runner/ledger";
 const WORKFLOW_REF = `${REPO}/.github/workflows/nightly-triage.yml@refs/heads/main`;
 
-let repo: GitRepoFixture;
-let results: FakeActionsResults;
-let gh: FakeGitHub;
-let stub: StubModel;
-let eventEnv: Record<string, string>;
-let bin: string;
-
-/** A `codex` on PATH that is a script: two model requests to the gateway it was given, then done. */
-function fakeCodex(): string {
-  const root = mkdtempSync(path.join(os.tmpdir(), "pool-codex-"));
-  mkdirSync(path.join(root, "bin"));
-  const file = path.join(root, "bin", "codex");
-  writeFileSync(
-    file,
-    `#!/bin/bash
-B=$(grep -o 'http://127.0.0.1:[0-9]*/v1' "$CODEX_HOME/config.toml" | head -1)
-for i in 1 2; do
-  curl -sS --noproxy '*' -o /dev/null -m 30 -H "Authorization: Bearer $OPENAI_API_KEY" -H 'content-type: application/json' \\
-    -d '{"model":"stub-model","input":"spend","max_output_tokens":2000}' "$B/responses"
-done
-echo done
-`,
-  );
-  chmodSync(file, 0o755);
-  return path.join(root, "bin");
-}
+let world: LedgerWorld;
 
 beforeAll(async () => {
-  repo = await createRepo({ files: { "README.md": "# Demo\n" } });
-  results = await startFakeActionsResults({ repository: REPO });
-  gh = await startFakeGitHub({ token: TOKEN, results, repo: { fullName: REPO, gitDir: repo.origin, collaborators: { alice: "write" } } });
-  for (let n = 1; n <= ITEMS; n++) gh.addIssue({ number: n, title: `Bug ${n}`, body: `Steps for bug ${n}.`, labels: [] });
-  ({ env: eventEnv } = await writeEvent(mkdtempSync(path.join(os.tmpdir(), "pool-event-")), buildEvent("schedule")));
-  // 1,000 input and 1,000 output tokens per answer at $250 per million each: $0.50 a request.
-  stub = await startStubModel([], { usage: { inputTokens: 1000, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1000 } });
-  bin = fakeCodex();
+  world = await startLedgerWorld({
+    token: TOKEN,
+    prefix: "pool",
+    event: buildEvent("schedule"),
+    env: { GITHUB_WORKFLOW: "nightly triage", GITHUB_WORKFLOW_REF: WORKFLOW_REF },
+  });
+  for (let n = 1; n <= ITEMS; n++) world.gh.addIssue({ number: n, title: `Bug ${n}`, body: `Steps for bug ${n}.`, labels: [] });
 });
 afterAll(async () => {
-  await gh?.close();
-  await results?.close();
-  await stub?.close();
-  await repo?.cleanup();
+  await world?.close();
 });
 
-async function runJob(job: string, inputs: Record<string, string>): Promise<StepResult> {
-  const ws = await cloneRepo(repo.origin);
-  return runStep("main", {
-    workspace: ws,
-    inputs,
-    githubToken: TOKEN,
-    env: {
-      ...eventEnv,
-      ...results.runtimeEnv({ runId: RUN_ID, runAttempt: 1, job, repository: REPO, github: { url: gh.url, serverUrl: gh.serverUrl }, workspace: ws }),
-      PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
-      GITHUB_WORKFLOW: "nightly triage",
-      GITHUB_WORKFLOW_REF: WORKFLOW_REF,
-    },
-  });
+/** One job of the fan-out's workflow run. */
+function runJob(job: string, inputs: Record<string, string>): Promise<StepResult> {
+  return world.runJob(RUN_ID, job, inputs);
 }
 
 /** `n` at a time, in order, as a matrix with max-parallel runs its jobs. */
@@ -101,28 +53,11 @@ async function inBatches<T, R>(list: T[], n: number, f: (t: T) => Promise<R>): P
   return out;
 }
 
-function jobOutputs(job: Job, steps: Record<string, StepResult>): Record<string, string> {
-  const ctx = { steps: Object.fromEntries(Object.entries(steps).map(([id, s]) => [id, { outputs: s.outputs }])) };
-  return Object.fromEntries(Object.entries(job.outputs ?? {}).map(([k, v]) => [k, interpolate(v, ctx)]));
-}
-
-async function ledgerEntries() {
-  const out = await git(repo.origin, ["log", "--format=%H%x1f%P%x1f%an%x1f%cI%x1f%B%x1e", LEDGER]);
-  const commits = out
-    .split("\x1e")
-    .map((r) => r.replace(/^\n/, ""))
-    .filter(Boolean)
-    .map((r) => {
-      const [sha = "", parents = "", author = "", time = "", message = ""] = r.split("\x1f");
-      return { sha, parents: parents.split(" ").filter(Boolean), author, time, message };
-    });
-  return readCommits(commits, true);
-}
-
 describe("max-total-cost-usd: a fan-out of 30 items through fan-out.yml and dist/", () => {
   const wf = loadWorkflow();
 
   it("the items reserve from one pool of $5; the settled total stays within it; gather names the items skipped for lack of budget", { timeout: 900_000 }, async () => {
+    const { gh, stub, results } = world;
     const base: Context = {
       inputs: callInputs(wf, {
         agent: "codex",
@@ -130,7 +65,7 @@ describe("max-total-cost-usd: a fan-out of 30 items through fan-out.yml and dist
         sandbox: "none",
         "base-url": `${stub.url}/v1`,
         model: "stub-model",
-        "model-prices": "stub-model: {input: 250, output: 250}",
+        "model-prices": MODEL_PRICES,
         "max-cost-usd": "1.2",
         "max-total-cost-usd": "5",
         items: JSON.stringify(Array.from({ length: ITEMS }, (_, i) => i + 1)),
@@ -140,7 +75,7 @@ describe("max-total-cost-usd: a fan-out of 30 items through fan-out.yml and dist
         comment: "none",
         deliver: "none",
       }),
-      secrets: { OPENAI_API_KEY: "sk-stub-model-key-0123456789abcdef" },
+      secrets: { OPENAI_API_KEY: OPENAI_KEY },
       github: { token: TOKEN, repository: REPO, repository_owner: "octo-org", run_id: String(RUN_ID) },
       steps: { "app-token": { outputs: {} } },
     };
@@ -198,7 +133,7 @@ describe("max-total-cost-usd: a fan-out of 30 items through fan-out.yml and dist
     const clamped = publishes.filter((p) => /the run artifact claims \$0\.50, more than the \$0\.20 reserved/.test(p.log));
     expect(clamped).toHaveLength(1);
 
-    const ledger = await ledgerEntries();
+    const ledger = await ledgerEntries(world.repo.origin);
     expect(ledger.rejected).toEqual([]);
     expect(ledger.reservations.size).toBe(5);
     expect(ledger.settlements).toHaveLength(5);

@@ -10,17 +10,14 @@
  * (AGENT_RUNNER_TEST_NOW, the test-only clock) starts from zero; a forged
  * ledger commit is reported and counted as spent.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readCommits } from "../../src/ledger/tally.js";
 import { runStep, type StepResult } from "../support/harness.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { createRepo, git, type GitRepoFixture } from "../support/git-fixtures.js";
-import { startStubModel, type StubModel } from "../support/stub-model.js";
+import type { StubModel } from "../support/stub-model.js";
+import { fakeCodex, LEDGER, ledgerEntries, MODEL_PRICES, OPENAI_KEY, startSpendStub } from "./support.js";
 
-const LEDGER = "refs/agent-runner/ledger";
 const DAY = "2031-06-10T12:00:00Z";
 const NEXT_DAY = "2031-06-11T00:01:00Z";
 let gh: FakeGitHub;
@@ -28,31 +25,11 @@ let stub: StubModel;
 let repo: GitRepoFixture;
 let bin: string;
 
-/** A `codex` on PATH that is a script: two model requests to the gateway it was given, then done. */
-function fakeCodex(): string {
-  const root = mkdtempSync(path.join(os.tmpdir(), "ledger-codex-"));
-  mkdirSync(path.join(root, "bin"));
-  const file = path.join(root, "bin", "codex");
-  writeFileSync(
-    file,
-    `#!/bin/bash
-B=$(grep -o 'http://127.0.0.1:[0-9]*/v1' "$CODEX_HOME/config.toml" | head -1)
-for i in 1 2; do
-  curl -sS --noproxy '*' -o /dev/null -w '%{http_code}\\n' -m 30 -H "Authorization: Bearer $OPENAI_API_KEY" -H 'content-type: application/json' \\
-    -d '{"model":"stub-model","input":"spend","max_output_tokens":2000}' "$B/responses"
-done
-`,
-  );
-  chmodSync(file, 0o755);
-  return path.join(root, "bin");
-}
-
 beforeAll(async () => {
   repo = await createRepo();
   gh = await startFakeGitHub({ repo: { fullName: "octo/repo", gitDir: repo.origin } });
-  // 1,000 input and 1,000 output tokens per answer at $250 per million each: $0.50 a request.
-  stub = await startStubModel([], { usage: { inputTokens: 1000, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1000 } });
-  bin = fakeCodex();
+  stub = await startSpendStub();
+  bin = fakeCodex("ledger");
 });
 afterAll(async () => {
   await gh?.close();
@@ -72,9 +49,9 @@ function step(now: string, env: Record<string, string> = {}): Promise<StepResult
       "upload-artifacts": "false",
       "threat-detection": "none",
       "base-url": `${stub.url}/v1`,
-      secrets: "OPENAI_API_KEY=sk-stub-model-key-0123456789abcdef",
+      secrets: `OPENAI_API_KEY=${OPENAI_KEY}`,
       model: "stub-model",
-      "model-prices": "stub-model: {input: 250, output: 250}",
+      "model-prices": MODEL_PRICES,
       "max-cost-usd": "1.5",
       "max-daily-cost-usd": "10",
       "github-token": gh.token,
@@ -89,19 +66,6 @@ function step(now: string, env: Record<string, string> = {}): Promise<StepResult
       ...env,
     },
   });
-}
-
-async function ledgerEntries() {
-  const out = await git(repo.origin, ["log", "--format=%H%x1f%P%x1f%an%x1f%cI%x1f%B%x1e", LEDGER]);
-  const commits = out
-    .split("\x1e")
-    .map((r) => r.replace(/^\n/, ""))
-    .filter(Boolean)
-    .map((r) => {
-      const [sha = "", parents = "", author = "", time = "", message = ""] = r.split("\x1f");
-      return { sha, parents: parents.split(" ").filter(Boolean), author, time, message };
-    });
-  return readCommits(commits, true);
 }
 
 /**
@@ -133,7 +97,7 @@ describe("max-daily-cost-usd through dist/", () => {
     expect(admittedRuns.size).toBe(ran.length);
     expect(stub.modelRequests().length).toBeLessThanOrEqual(2 * ran.length);
     expect(stub.modelRequests().length).toBeGreaterThanOrEqual(2 * steps.filter((s) => s.outputs.conclusion === "success").length);
-    const ledger = await ledgerEntries();
+    const ledger = await ledgerEntries(repo.origin);
     expect(ledger.rejected).toEqual([]);
     expect(ledger.reservations.size).toBe(ran.length);
     expect(ledger.settlements).toHaveLength(ran.length);

@@ -11,13 +11,11 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunResult } from "../../src/result.js";
-import { Redactor } from "../../src/shared/redact.js";
-import { buildRunSpans } from "../../src/trace/otel.js";
 import { cloudUpstream } from "../../src/sandbox/cloud/registry.js";
 import { EventStreamReader } from "../../src/sandbox/cloud/bedrock.js";
 import { startModelGateway, type ModelGateway } from "../../src/sandbox/gateway.js";
 import { ConfigurationError } from "../../src/errors.js";
+import { claudeRunSpans } from "./gateway-helpers.js";
 import { recordingLogger, request } from "./helpers.js";
 import { startStubBedrock, type StubBedrock } from "../support/stub-bedrock.js";
 
@@ -77,25 +75,7 @@ describe("Bedrock behind the gateway", () => {
     cleanups.push(stub.close);
     const gw = await bedrockGateway(stub, "anthropic");
     expect((await invoke(gw, "invoke-with-response-stream", MESSAGES)).status).toBe(200);
-    const trace = path.join(mkdtempSync(path.join(os.tmpdir(), "bedrock-otel-")), "trace.jsonl");
-    writeFileSync(trace, "");
-    const result = {
-      conclusion: "success",
-      agentName: "claude",
-      agentBackend: "claude",
-      model: MODEL,
-      sandboxBackend: "none",
-      startedAt: new Date().toISOString(),
-      durationMs: 10,
-      usage: gw.usage(),
-      toolCalls: 0,
-      numTurns: 1,
-      networkBlocked: 0,
-      permissionDenials: [],
-      diff: { baseCommit: "", baseTree: "", patchPath: "", changedFiles: [], agentCommits: [] },
-      metadata: { provider: "bedrock", modelRequests: gw.requestLog() },
-    } as unknown as RunResult;
-    const spans = await buildRunSpans(result, trace, { host: { repository: "octo/repo", runId: "1", runAttempt: "1", serverUrl: "https://github.com", eventName: "push" } }, new Redactor([]));
+    const spans = await claudeRunSpans(gw, MODEL, "bedrock");
     const chat = spans.find((x) => x.name === `chat ${MODEL}`);
     expect(chat?.attributes).toMatchObject({ "gen_ai.provider.name": "aws.bedrock", "gen_ai.request.model": MODEL, "gen_ai.request.stream": true, "gen_ai.usage.output_tokens": 20 });
     expect(spans.find((x) => x.name === "invoke_agent claude")?.attributes["gen_ai.provider.name"]).toBe("aws.bedrock");

@@ -6,16 +6,12 @@
  * model ids, budgets hold, and no credential appears in the gateway's log.
  */
 import tls from "node:tls";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import type { RunResult } from "../../src/result.js";
-import { Redactor } from "../../src/shared/redact.js";
-import { buildRunSpans } from "../../src/trace/otel.js";
+import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { cloudUpstream } from "../../src/sandbox/cloud/registry.js";
 import { startModelGateway, type ModelGateway } from "../../src/sandbox/gateway.js";
 import { ConfigurationError } from "../../src/errors.js";
+import { claudeRunSpans } from "./gateway-helpers.js";
 import { recordingLogger, request } from "./helpers.js";
 import { startFakeEntra, startFakeGoogleSts, type FakeEntra, type FakeGoogleSts } from "../support/fake-cloud-auth.js";
 import { startAzureOpenAiStub, startVertexStub, type CloudStub } from "../support/fake-cloud-model.js";
@@ -81,25 +77,7 @@ describe("Vertex AI behind the gateway", () => {
     const model = "claude-sonnet-4-5@20250929";
     expect((await post(gw, `/v1/projects/agent-runner/locations/global/publishers/anthropic/models/${model}:streamRawPredict`, MESSAGES)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const trace = path.join(mkdtempSync(path.join(os.tmpdir(), "vertex-otel-")), "trace.jsonl");
-    writeFileSync(trace, "");
-    const result = {
-      conclusion: "success",
-      agentName: "claude",
-      agentBackend: "claude",
-      model,
-      sandboxBackend: "none",
-      startedAt: new Date().toISOString(),
-      durationMs: 10,
-      usage: gw.usage(),
-      toolCalls: 0,
-      numTurns: 1,
-      networkBlocked: 0,
-      permissionDenials: [],
-      diff: { baseCommit: "", baseTree: "", patchPath: "", changedFiles: [], agentCommits: [] },
-      metadata: { provider: "vertex", modelRequests: gw.requestLog() },
-    } as unknown as RunResult;
-    const spans = await buildRunSpans(result, trace, { host: { repository: "octo/repo", runId: "1", runAttempt: "1", serverUrl: "https://github.com", eventName: "push" } }, new Redactor([]));
+    const spans = await claudeRunSpans(gw, model, "vertex");
     expect(spans.find((x) => x.name === `chat ${model}`)?.attributes).toMatchObject({ "gen_ai.provider.name": "gcp.vertex_ai", "gen_ai.request.model": model, "gen_ai.request.stream": true, "gen_ai.usage.output_tokens": 20 });
   });
 

@@ -8,36 +8,19 @@
  * when the gateway gives up is one no CLI retries. Plus the pure parts
  * (Retry-After forms, backoff bounds).
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { startModelGateway, type ModelGateway, type ModelGatewayOptions } from "../../src/sandbox/gateway.js";
+import { describe, expect, it } from "vitest";
+import type { ModelGatewayOptions } from "../../src/sandbox/gateway.js";
 import { backoffMs, nextStep, retryAfterMs, retryableReason, type RetryPolicy } from "../../src/sandbox/gateway-retry.js";
-import { recordingLogger, request, type Reply } from "./helpers.js";
-import { startStubModel, type StubModel, type StubRateLimit } from "../support/stub-model.js";
+import { call, cleanupsAfterEach, gatewayOverStub as overStub, type Provider } from "./gateway-helpers.js";
+import type { StubModel, StubRateLimit } from "../support/stub-model.js";
 
-type Provider = ModelGatewayOptions["provider"];
-
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const cleanups = cleanupsAfterEach();
 
 const POLICY: RetryPolicy = { retries: 3, maxWaitMs: 120_000, fallbackModels: [] };
 
-async function gatewayOverStub(provider: Provider, limits: StubRateLimit[], extra: Partial<ModelGatewayOptions> = {}): Promise<{ gw: ModelGateway; stub: StubModel; log: ReturnType<typeof recordingLogger> }> {
-  const stub = await startStubModel([], { rateLimits: limits });
-  cleanups.push(stub.close);
-  const log = recordingLogger();
-  const gw = await startModelGateway({ provider, upstream: provider === "openai" ? `${stub.url}/v1` : stub.url, apiKey: "real-key", log, retry: POLICY, ...extra });
-  cleanups.push(gw.close);
-  return { gw, stub, log };
-}
-
-const auth = (provider: Provider, key: string): Record<string, string> =>
-  provider === "anthropic" ? { "x-api-key": key } : provider === "openai" ? { authorization: `Bearer ${key}` } : { "x-goog-api-key": key };
-
-function call(gw: ModelGateway, provider: Provider, path: string, body: unknown): Promise<Reply> {
-  return request(gw.url, path, { method: "POST", headers: { ...auth(provider, gw.placeholderKey), "content-type": "application/json" }, body: JSON.stringify(body) });
-}
+/** The stub rate-limiting by `limits`, behind a gateway retrying by POLICY (or `extra.retry`). */
+const gatewayOverStub = (provider: Provider, limits: StubRateLimit[], extra: Partial<ModelGatewayOptions> = {}) =>
+  overStub(cleanups, provider, { stub: { rateLimits: limits }, gateway: { retry: POLICY, ...extra } });
 
 const limited = (stub: StubModel) => stub.modelRequests().filter((r) => r.rateLimited);
 

@@ -11,7 +11,7 @@
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { AGENT_PATH } from "../agents/helpers.js";
 import { scenario, type Scenario } from "../github/scenario.js";
 import { listBranches } from "../support/git-fixtures.js";
@@ -19,6 +19,7 @@ import { FIXTURE_REPO } from "../support/events.js";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { conversationOf, startStubModel, type RecordedRequest, type StubModel, type StubStep } from "../support/stub-model.js";
 import { shellStep, writeFileStep } from "../support/stub-model-tools.js";
+import { closeAfterEach } from "../support/close-after-each.js";
 
 // Two real CLI runs per step (the agent, then the detector), some tests two steps: more than the default minute on a loaded runner.
 vi.setConfig({ testTimeout: 240_000 });
@@ -32,12 +33,7 @@ afterAll(async () => {
   await stub?.close();
 });
 let results: FakeActionsResults | undefined;
-afterEach(async () => {
-  await s?.close();
-  await results?.close();
-  s = undefined;
-  results = undefined;
-});
+closeAfterEach(() => s, () => results);
 
 const KEY = "sk-ant-test-key-0123456789abcdef";
 const inputs = (extra: Record<string, string> = {}) => ({

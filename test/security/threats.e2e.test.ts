@@ -8,20 +8,16 @@
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { FIXTURE_REPO } from "../support/events.js";
 import { listBranches, readBranchLog, revParse } from "../support/git-fixtures.js";
 import { scenario, type Scenario } from "../github/scenario.js";
+import { closeAfterEach } from "../support/close-after-each.js";
 
 let s: Scenario | undefined;
 let results: FakeActionsResults | undefined;
-afterEach(async () => {
-  await s?.close();
-  await results?.close();
-  s = undefined;
-  results = undefined;
-});
+closeAfterEach(() => s, () => results);
 
 /** A Slack bot token of the real shape: secretlint's rules know it, the run's redactor does not (it is no secret of this run). */
 const LEAKED = "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx";

@@ -21,6 +21,7 @@ import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { promisify } from "node:util";
+import type { components } from "@octokit/openapi-types";
 import {
   parseRoute,
   sendJson,
@@ -225,6 +226,16 @@ export interface FakeGitHubOptions {
   /** `body_html` added to answers with a `body` when the request asks for the `full` or `html` media type. */
   renderBodyHtml?: (markdown: string) => string;
 }
+
+/**
+ * The fields of GitHub's OpenAPI `workflow-run` (@octokit/openapi-types) the fake renders; the repositories are
+ * the fake's own rendering (not every field of `minimal-repository`).
+ */
+type RenderedWorkflowRun = Pick<
+  components["schemas"]["workflow-run"],
+  | "id" | "name" | "node_id" | "head_branch" | "head_sha" | "path" | "run_number" | "run_attempt" | "event" | "status" | "conclusion"
+  | "workflow_id" | "url" | "html_url" | "pull_requests" | "created_at" | "updated_at" | "artifacts_url" | "display_title"
+> & { repository: Record<string, unknown>; head_repository: Record<string, unknown> };
 
 /** A workflow run, for `GET …/actions/workflows/{workflow_id}/runs` (agent-runner logs --workflow). */
 export interface WorkflowRunSeed {
@@ -1484,74 +1495,60 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     return { status: 200, body: renderReview(r, v) };
   });
 
-  // workflow runs (seeded): the fields of components["schemas"]["workflow-run"] a client reads
+  // workflow runs (seeded)
+  type WorkflowRunState = (typeof workflowRuns)[number];
+  const workflowId = (p: string) => Number.parseInt(createHash("sha256").update(p).digest("hex").slice(0, 8), 16);
+  /**
+   * A seeded run as both routes answer it: the fields of GitHub's OpenAPI `workflow-run` a client reads, typed
+   * against it; `head_repository` is the fork for a fork's pull request.
+   */
+  function renderWorkflowRun(w: WorkflowRunState, r: RepoState): RenderedWorkflowRun {
+    const repository = renderRepo(r);
+    const head = w.headRepo && w.headRepo.toLowerCase() !== r.fullName.toLowerCase() ? { ...repository, id: r.id + 1000, full_name: w.headRepo, name: w.headRepo.split("/")[1] } : repository;
+    return {
+      id: w.id,
+      name: w.name,
+      node_id: nodeId("WFR_", w.id),
+      head_branch: w.headBranch,
+      head_sha: fakeSha(`run-${w.id}`),
+      path: w.path,
+      run_number: w.id,
+      run_attempt: 1,
+      event: w.event,
+      status: "completed",
+      conclusion: w.conclusion,
+      workflow_id: workflowId(w.path),
+      url: `${api}/repos/${r.fullName}/actions/runs/${w.id}`,
+      html_url: `${web}/${r.fullName}/actions/runs/${w.id}`,
+      pull_requests: [],
+      created_at: w.createdAt,
+      updated_at: w.createdAt,
+      artifacts_url: `${api}/repos/${r.fullName}/actions/runs/${w.id}/artifacts`,
+      display_title: w.name,
+      repository,
+      head_repository: head,
+    };
+  }
+
+  // `GET …/actions/workflows/{workflow_id}/runs`: by file name or id, newest first.
   on("GET", `${R}/actions/workflows/{workflow_id}/runs`, (ctx) => {
     const r = requireRepo(ctx);
     const wf = String(ctx.params["workflow_id"]);
-    const workflowId = (p: string) => Number.parseInt(createHash("sha256").update(p).digest("hex").slice(0, 8), 16);
     const list = workflowRuns
       .filter((w) => w.repo.toLowerCase() === r.fullName.toLowerCase() && (w.path.split("/").pop() === wf || String(workflowId(w.path)) === wf))
       .sort((a, b) => b.id - a.id)
-      .map((w) => ({
-        id: w.id,
-        name: w.name,
-        node_id: nodeId("WFR_", w.id),
-        head_branch: w.headBranch,
-        head_sha: fakeSha(`run-${w.id}`),
-        path: w.path,
-        run_number: w.id,
-        run_attempt: 1,
-        event: w.event,
-        status: "completed",
-        conclusion: w.conclusion,
-        workflow_id: workflowId(w.path),
-        url: `${api}/repos/${r.fullName}/actions/runs/${w.id}`,
-        html_url: `${web}/${r.fullName}/actions/runs/${w.id}`,
-        pull_requests: [],
-        created_at: w.createdAt,
-        updated_at: w.createdAt,
-        artifacts_url: `${api}/repos/${r.fullName}/actions/runs/${w.id}/artifacts`,
-        display_title: w.name,
-        repository: renderRepo(r),
-        head_repository: renderRepo(r),
-      }));
+      .map((w) => renderWorkflowRun(w, r));
     const page = paginate(list, ctx);
     return { ...page, body: { total_count: list.length, workflow_runs: page.body } };
   });
 
-  // One workflow run (`GET …/actions/runs/{run_id}`, components["schemas"]["workflow-run"]): the newest seed with that id.
+  // One workflow run (`GET …/actions/runs/{run_id}`): the newest seed with that id.
   on("GET", `${R}/actions/runs/{run_id}`, (ctx) => {
     const r = requireRepo(ctx);
     const id = Number(ctx.params["run_id"]);
     const w = workflowRuns.filter((x) => x.id === id && x.repo.toLowerCase() === r.fullName.toLowerCase()).at(-1);
     if (!w) throw notFound();
-    const repository = renderRepo(r);
-    const head = w.headRepo && w.headRepo.toLowerCase() !== r.fullName.toLowerCase() ? { ...repository, id: r.id + 1000, full_name: w.headRepo, name: w.headRepo.split("/")[1] } : repository;
-    return {
-      status: 200,
-      body: {
-        id: w.id,
-        name: w.name,
-        node_id: nodeId("WFR_", w.id),
-        head_branch: w.headBranch,
-        head_sha: fakeSha(`run-${w.id}`),
-        path: w.path,
-        run_number: w.id,
-        run_attempt: 1,
-        event: w.event,
-        status: "completed",
-        conclusion: w.conclusion,
-        url: `${api}/repos/${r.fullName}/actions/runs/${w.id}`,
-        html_url: `${web}/${r.fullName}/actions/runs/${w.id}`,
-        pull_requests: [],
-        created_at: w.createdAt,
-        updated_at: w.createdAt,
-        artifacts_url: `${api}/repos/${r.fullName}/actions/runs/${w.id}/artifacts`,
-        display_title: w.name,
-        repository,
-        head_repository: head,
-      },
-    };
+    return { status: 200, body: renderWorkflowRun(w, r) };
   });
 
   // artifacts

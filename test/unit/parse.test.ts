@@ -7,18 +7,11 @@ import { readInputFiles } from "../../src/config/input-files.js";
 import { parseSettings, readConfigFile, type RawInputs } from "../../src/config/parse.js";
 import { fingerprintOf } from "../../src/git/touched.js";
 import { ConfigurationError } from "../../src/errors.js";
+import { configProblems } from "../support/config-problems.js";
 
 const ws = () => mkdtempSync(path.join(os.tmpdir(), "parse-"));
 const parse = (raw: RawInputs, cwd = ws()) => parseSettings(raw, { cwd });
-const problemsOf = (raw: RawInputs, cwd = ws()): string[] => {
-  try {
-    parse(raw, cwd);
-  } catch (e) {
-    if (e instanceof ConfigurationError) return e.problems;
-    throw e;
-  }
-  return [];
-};
+const problemsOf = (raw: RawInputs, cwd = ws()): string[] => configProblems(() => parse(raw, cwd));
 
 describe("input parser", () => {
   it("turns inputs into typed settings with contract defaults", () => {

@@ -12,33 +12,9 @@ import { deliveryVerdict } from "../../src/publish/github-stage.js";
 import { summaryMarkdown } from "../../src/publish/summary.js";
 import { runVerdict, type OutcomeKind, type Verdict } from "../../src/publish/verdict.js";
 import type { RunResult } from "../../src/result.js";
+import { runResult } from "../support/run-result.js";
 
-function result(over: Partial<RunResult> = {}): RunResult {
-  return {
-    conclusion: "success",
-    agentName: "command",
-    agentBackend: "command",
-    sandboxBackend: "none",
-    command: [],
-    returncode: 0,
-    output: "Done.",
-    stdoutPath: "",
-    stderrPath: "",
-    tracePath: "",
-    eventCount: 1,
-    toolCalls: 0,
-    numTurns: 1,
-    permissionDenials: [],
-    networkBlocked: 0,
-    usage: { inputTokens: 0, outputTokens: 0, cachedTokens: 0 },
-    startedAt: "",
-    durationMs: 1000,
-    diff: { baseCommit: "b", baseTree: "t", patchPath: "/r/patch.diff", changedFiles: ["a.txt"], agentCommits: [] },
-    artifacts: [],
-    metadata: {},
-    ...over,
-  };
-}
+const result = runResult;
 
 const pushed: DeliveryOutcome = { mode: "pull-request", showPatch: false, branch: "agent/7-x", commitSha: "c".repeat(40) };
 

@@ -10,21 +10,17 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunResult } from "../../src/result.js";
 import { FIXTURE_REPO } from "../support/events.js";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { listBranches, revParse } from "../support/git-fixtures.js";
 import { scenario, type Scenario } from "../github/scenario.js";
+import { closeAfterEach } from "../support/close-after-each.js";
 
 let s: Scenario | undefined;
 let results: FakeActionsResults | undefined;
-afterEach(async () => {
-  await s?.close();
-  await results?.close();
-  s = undefined;
-  results = undefined;
-});
+closeAfterEach(() => s, () => results);
 
 const botComments = (sc: Scenario, n: number) => sc.gh.issueComments(n).filter((c) => c.user === "github-actions[bot]");
 const resultOf = (outputs: Record<string, string>) => JSON.parse(readFileSync(path.join(path.dirname(outputs["patch-path"]!), "result.json"), "utf8")) as RunResult;

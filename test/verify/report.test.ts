@@ -8,32 +8,22 @@ import { finalBody, stickyMarker } from "../../src/publish/comment.js";
 import { resultOutputs } from "../../src/publish/outputs.js";
 import { summaryMarkdown } from "../../src/publish/summary.js";
 import type { RunResult } from "../../src/result.js";
+import { runResult } from "../support/run-result.js";
 
 function result(over: Partial<RunResult> = {}): RunResult {
-  return {
-    conclusion: "success",
+  return runResult({
     agentName: "claude",
     agentBackend: "claude",
     sandboxBackend: "bwrap",
-    command: [],
-    returncode: 0,
     output: "Fixed add().",
-    stdoutPath: "",
-    stderrPath: "",
-    tracePath: "",
     eventCount: 3,
     toolCalls: 2,
     numTurns: 2,
-    permissionDenials: [],
-    networkBlocked: 0,
     usage: { inputTokens: 400, outputTokens: 80, cachedTokens: 160, requests: 4 },
-    startedAt: "",
     durationMs: 9_000,
     diff: { baseCommit: "b", baseTree: "t", patchPath: "/r/patch.diff", changedFiles: ["add.js"], agentCommits: [] },
-    artifacts: [],
-    metadata: {},
     ...over,
-  };
+  });
 }
 
 const checked = (passedLast: boolean): Partial<RunResult> => ({

@@ -9,22 +9,14 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseSettings, type RawInputs } from "../../src/config/parse.js";
-import { ConfigurationError } from "../../src/errors.js";
 import type { VerifyRun } from "../../src/result.js";
 import { agentVerifyFixRounds, boundedTail, fixPrompt, runVerifyCommand, type RoundSteps } from "../../src/runner/verify.js";
 import { Redactor } from "../../src/shared/redact.js";
+import { configProblems } from "../support/config-problems.js";
 
 const ws = () => mkdtempSync(path.join(os.tmpdir(), "verify-parse-"));
 const parse = (raw: RawInputs) => parseSettings({ agent: "command", "agent-command": "true", prompt: "p", ...raw }, { cwd: ws() });
-const problemsOf = (raw: RawInputs): string[] => {
-  try {
-    parse(raw);
-  } catch (e) {
-    if (e instanceof ConfigurationError) return e.problems;
-    throw e;
-  }
-  return [];
-};
+const problemsOf = (raw: RawInputs): string[] => configProblems(() => parse(raw));
 
 describe("inputs", () => {
   it("verify-command is shell words; max-fix-rounds defaults to 2, verify-timeout-minutes to 10", () => {
