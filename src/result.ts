@@ -1,7 +1,12 @@
 /** What one run produced: written to result.json and turned into outputs. */
 import type { Usage } from "./shared/events.js";
 
-export type Conclusion = "success" | "failure" | "incomplete" | "timeout" | "cancelled" | "skipped";
+/** How the agent's run ended (result.json's `conclusion`), before the checks and delivery. */
+export const RUN_CONCLUSIONS = ["success", "failure", "incomplete", "timeout", "cancelled", "skipped"] as const;
+export type Conclusion = (typeof RUN_CONCLUSIONS)[number];
+/** What the run came to, delivery included: the `conclusion` output (publish/verdict.ts; OUTPUTS in constants.ts lists the same). */
+export const CONCLUSION_OUTPUTS = ["success", "partial", "failure", "incomplete", "timeout", "cancelled", "skipped"] as const;
+export type ConclusionOutput = (typeof CONCLUSION_OUTPUTS)[number];
 
 /** Why a run stopped with a checkpoint (conclusion `incomplete`): its work is kept to continue from. */
 export type CheckpointCause = "time-limit" | "cancelled" | "stalled";

@@ -13,7 +13,7 @@ import { ConfigurationError } from "../errors.js";
 import { readTraceEvents } from "../trace/transcript-files.js";
 import { formatCost, formatDuration } from "../trace/transcript-format.js";
 import { terminalText } from "./terminal.js";
-import { CONCLUSION_OUTPUTS } from "../publish/verdict.js";
+import { CONCLUSION_OUTPUTS } from "../result.js";
 import { byCodeUnits } from "../shared/plain-format.js";
 
 const Usage = z.object({ inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number(), costUsd: z.optional(z.number()) });

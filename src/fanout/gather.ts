@@ -24,9 +24,10 @@ import type { RepoRef } from "../shared/trigger.js";
 import { MATRIX_LIMIT, type FanOutItem } from "./items.js";
 import { DeliveryRecord, RECORD_FILE } from "./record.js";
 import type { PoolReport } from "../ledger/pool.js";
+import { RUN_CONCLUSIONS, type ConclusionOutput } from "../result.js";
 
-/** The `conclusion` output's values (publish/verdict.ts); result.json holds the agent run's, without `partial`. */
-type Conclusion = "success" | "partial" | "failure" | "incomplete" | "timeout" | "cancelled" | "skipped";
+/** The `conclusion` output's values; result.json holds the agent run's (RUN_CONCLUSIONS), without `partial`. */
+type Conclusion = ConclusionOutput;
 
 /** One row of the report (and one entry of the `report` output). */
 export interface ReportEntry {
@@ -53,7 +54,7 @@ export interface ReportEntry {
 
 /** result.json as gather reads it: the fields the report shows, nothing more. */
 const ResultFields = z.object({
-  conclusion: z.enum(["success", "failure", "incomplete", "timeout", "cancelled", "skipped"]),
+  conclusion: z.enum(RUN_CONCLUSIONS),
   durationMs: z.number().check(z.nonnegative()),
   usage: z.object({ costUsd: z.optional(z.number().check(z.nonnegative())) }),
   diff: z.object({ changedFiles: z.array(z.string().check(z.maxLength(4096))).check(z.maxLength(100_000)) }),

@@ -17,7 +17,7 @@ import { errorMessage } from "../errors.js";
 import { ActionsArtifactService } from "../publish/artifacts.js";
 import type { Outputs } from "../publish/outputs.js";
 import type { RunResult } from "../result.js";
-import { CONCLUSION_OUTPUTS } from "../publish/verdict.js";
+import { CONCLUSION_OUTPUTS } from "../result.js";
 import type { StageContext } from "../stage-context.js";
 
 export const RECORD_FILE = "delivery.json";

@@ -17,6 +17,7 @@ import { ConfigurationError, errorMessage } from "../errors.js";
 import { Git } from "../git/git.js";
 import type { GitHubApi } from "../github/api.js";
 import type { Logger } from "../logger.js";
+import { RUN_CONCLUSIONS } from "../result.js";
 import { ActionsArtifactService, type ArtifactService } from "../publish/artifacts.js";
 import { gitleaksMatches } from "../publish/threats/gitleaks.js";
 import { SUMMARY_LIMIT, toSafeMarkdown } from "../publish/safe-markdown.js";
@@ -139,7 +140,7 @@ function plannedRange(text: string | undefined): { from: string; head: string; k
 }
 
 const ResultFields = z.object({
-  conclusion: z.enum(["success", "failure", "incomplete", "timeout", "cancelled", "skipped"]),
+  conclusion: z.enum(RUN_CONCLUSIONS),
   reason: z.optional(z.string()),
   /** A budget (max-cost-usd, max-tokens, max-model-requests) stopped the shard's agent. */
   budgetExceeded: z.optional(z.boolean()),

@@ -17,7 +17,7 @@ import { RESULTS_FILES } from "../constants.js";
 import { ConfigurationError } from "../errors.js";
 import { unuploadablePath } from "../shared/artifact-name.js";
 import { OUTPUTS_LIMITS, describeLimits, treeOverLimits } from "./limits.js";
-import type { RunResult } from "../result.js";
+import { RUN_CONCLUSIONS, type RunResult } from "../result.js";
 import { redactTreeInPlace, regularFiles } from "../trace/redact-files.js";
 import type { Redactor } from "../shared/redact.js";
 
@@ -82,7 +82,7 @@ const Sha = z.string().check(z.regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "a full gi
 
 /** result.json as read from an artifact. Unknown keys are dropped. */
 const RunResultSchema = z.object({
-  conclusion: z.enum(["success", "failure", "incomplete", "timeout", "cancelled", "skipped"]),
+  conclusion: z.enum(RUN_CONCLUSIONS),
   reason: z.optional(z.string()),
   checkpoint: z.optional(
     z.object({
@@ -131,7 +131,7 @@ const RunResultSchema = z.object({
       .array(
         z.object({
           attempt: z.number().check(z.int(), z.gte(1), z.lte(MAX_ATTEMPTS)),
-          conclusion: z.enum(["success", "failure", "incomplete", "timeout", "cancelled", "skipped"]),
+          conclusion: z.enum(RUN_CONCLUSIONS),
           verified: z.enum(["passed", "failed", "not-run"]),
           changedLines: z.number().check(z.int(), z.nonnegative()),
           changedFiles: z.number().check(z.int(), z.nonnegative()),

@@ -5,11 +5,8 @@
  * was done; ⚠️ that something was delivered but not all of it; ❌ that the
  * changes did not get where they were asked to go, for whatever reason.
  */
-import type { RunResult } from "../result.js";
+import type { ConclusionOutput, RunResult } from "../result.js";
 
-/** The `conclusion` output's values (OUTPUTS in constants.ts lists the same). */
-export const CONCLUSION_OUTPUTS = ["success", "partial", "failure", "incomplete", "timeout", "cancelled", "skipped"] as const;
-export type ConclusionOutput = (typeof CONCLUSION_OUTPUTS)[number];
 
 /** Every way a run ends, most severe first in `runVerdict` (`incomplete`: stopped with a checkpoint, see session/checkpoint.ts). */
 export type OutcomeKind =

@@ -8,6 +8,7 @@
  * along by accident or by an attribute added later.
  */
 import type { AttributeValue, Attributes } from "@opentelemetry/api";
+import { CONCLUSION_OUTPUTS } from "../result.js";
 
 /** A model, tool, session or response id; letters, digits and `._:/@+-`, at most 128 characters. */
 const IDENTIFIER = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$/;
@@ -17,8 +18,6 @@ const HOST = /^(?:[A-Za-z0-9-]{1,63}\.)*[A-Za-z0-9-]{1,63}$|^\[[0-9A-Fa-f:.]{2,4
 const API_PATH = /^\/[A-Za-z0-9._:/-]{0,200}$/;
 /** What the runner's environment says (repository, workflow name, ref, run ids): set by GitHub and the workflow, not the agent. */
 const HOST_TEXT = /^[^\u0000-\u001f\u007f-\u009f]{1,256}$/;
-
-export const CONCLUSIONS = ["success", "failure", "incomplete", "timeout", "cancelled", "skipped"] as const;
 
 export type AttributeRule =
   | "count"
@@ -55,7 +54,7 @@ export const OTEL_ATTRIBUTE_RULES: Readonly<Record<string, AttributeRule>> = {
   "cicd.pipeline.name": "host-text",
   "cicd.pipeline.run.id": "host-text",
   "cicd.pipeline.run.url.full": "url",
-  "cicd.pipeline.result": { oneOf: CONCLUSIONS },
+  "cicd.pipeline.result": { oneOf: CONCLUSION_OUTPUTS },
   "vcs.repository.name": "host-text",
   "vcs.repository.url.full": "url",
   "vcs.ref.head.name": "host-text",
@@ -65,7 +64,7 @@ export const OTEL_ATTRIBUTE_RULES: Readonly<Record<string, AttributeRule>> = {
   "github.run_attempt": "host-text",
   "github.event_name": "identifier",
   "agent_runner.thread": "count",
-  "agent_runner.conclusion": { oneOf: CONCLUSIONS },
+  "agent_runner.conclusion": { oneOf: CONCLUSION_OUTPUTS },
   "agent_runner.budget_exceeded": "boolean",
   "agent_runner.agent.backend": { oneOf: ["claude", "codex", "gemini", "opencode", "command"] },
   "agent_runner.agent.version": "identifier",

@@ -57,7 +57,7 @@ import { RESULTS_FILES } from "../constants.js";
 import { errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Outputs } from "../shared/outputs.js";
-import type { RunResult } from "../result.js";
+import { CONCLUSION_OUTPUTS, type RunResult } from "../result.js";
 import type { StageContext } from "../stage-context.js";
 import type { ModelRequestRecord } from "./model-requests.js";
 import { allowedAttributes, apiPathOr, identifierOr } from "./otel-attributes.js";
@@ -270,6 +270,8 @@ function runAttributes(result: RunResult, context: RunTraceContext): Attributes 
   const backendProvider = providerName(result);
   const repoUrl = host.repository ? `${host.serverUrl}/${host.repository}` : undefined;
   const d = context.delivery ?? {};
+  // The run's verdict (delivery included) when delivery set one; the agent run's own otherwise.
+  const conclusion = (CONCLUSION_OUTPUTS as readonly string[]).includes(d.conclusion ?? "") ? d.conclusion : result.conclusion;
   return {
     [ATTR_GEN_AI_OPERATION_NAME]: "invoke_agent",
     [ATTR_GEN_AI_AGENT_NAME]: result.agentName,
@@ -282,7 +284,7 @@ function runAttributes(result: RunResult, context: RunTraceContext): Attributes 
     [ATTR_CICD_PIPELINE_NAME]: host.workflow,
     [ATTR_CICD_PIPELINE_RUN_ID]: host.runId,
     [ATTR_CICD_PIPELINE_RUN_URL_FULL]: repoUrl && host.runId ? `${repoUrl}/actions/runs/${host.runId}` : undefined,
-    [ATTR_CICD_PIPELINE_RESULT]: result.conclusion,
+    [ATTR_CICD_PIPELINE_RESULT]: conclusion,
     [ATTR_VCS_REPOSITORY_NAME]: host.repository,
     [ATTR_VCS_REPOSITORY_URL_FULL]: repoUrl,
     [ATTR_VCS_REF_HEAD_NAME]: host.ref?.replace(/^refs\/heads\//, ""),
@@ -292,7 +294,7 @@ function runAttributes(result: RunResult, context: RunTraceContext): Attributes 
     "github.run_attempt": host.runAttempt,
     "github.event_name": host.eventName,
     "agent_runner.thread": context.thread,
-    "agent_runner.conclusion": result.conclusion,
+    "agent_runner.conclusion": conclusion,
     "agent_runner.budget_exceeded": result.budgetExceeded === true ? true : undefined,
     "agent_runner.agent.backend": result.agentBackend,
     "agent_runner.agent.version": result.agentVersion,

@@ -374,6 +374,38 @@ describe("a hostile agent's text never leaves in the trace", () => {
     expect(seen.map((s) => s.name).sort()).toEqual(["REQUEST /", "chat other", "execute_tool Bash", "execute_tool other", "invoke_agent claude"].sort());
     expect(seen.find((s) => s.name === "invoke_agent claude")!.events.map((e) => e.name).sort()).toEqual(["agent_runner.error", "agent_runner.network_blocked", "agent_runner.permission_denied"]);
   });
+
+  it("the run's conclusion is its verdict, delivery included (partial, a refused patch), and the agent's own only when no delivery set one", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "verdict-trace-"));
+    const trace = path.join(dir, "trace.jsonl");
+    writeFileSync(trace, "");
+    const result = {
+      conclusion: "success",
+      agentName: "codex",
+      agentBackend: "codex",
+      model: "gpt-5",
+      sandboxBackend: "bwrap",
+      startedAt: new Date().toISOString(),
+      durationMs: 10,
+      usage: { inputTokens: 1, outputTokens: 2, cachedTokens: 0 },
+      toolCalls: 0,
+      numTurns: 1,
+      networkBlocked: 0,
+      permissionDenials: [],
+      diff: { baseCommit: "", baseTree: "", patchPath: "", changedFiles: ["a.txt"], agentCommits: [] },
+      metadata: { modelRequests: [] },
+    } as unknown as RunResult;
+    const host = { repository: "octo/repo", workflow: "agent", runId: "1", runAttempt: "1", serverUrl: "https://github.com", eventName: "issue_comment" };
+    const conclusionOf = async (delivery: Record<string, string> | undefined) => {
+      const spans = await buildRunSpans(result, trace, { host, ...(delivery ? { delivery } : {}) }, new Redactor([]));
+      const root = spans.find((s) => s.name === "invoke_agent codex")!;
+      return [root.attributes["agent_runner.conclusion"], root.attributes["cicd.pipeline.result"]];
+    };
+    expect(await conclusionOf({ conclusion: "partial", branch: "agent/issue-7" })).toEqual(["partial", "partial"]);
+    expect(await conclusionOf({ conclusion: "failure" })).toEqual(["failure", "failure"]);
+    expect(await conclusionOf(undefined)).toEqual(["success", "success"]);
+    expect(await conclusionOf({ conclusion: "shipped" })).toEqual(["success", "success"]);
+  });
 });
 
 // ------------------------------------------------------------------ configuration
