@@ -110,7 +110,15 @@ export async function validatePatch(
   patchPath: string,
   baseCommit: string,
   policy: PatchPolicy,
-  opts: { source: string; scratchDir: string },
+  opts: {
+    source: string;
+    scratchDir: string;
+    /**
+     * The base commit's tree as this process already read it from the same repository (phase all: the
+     * runner's baseline, which also proved the commit is there): not asked of git again.
+     */
+    baseTree?: string;
+  },
 ): Promise<ValidatedPatch> {
   let named: string[] = [];
   const refuse = (problems: string[]) => new PatchRefusedError(refusal(opts.source, problems), named);
@@ -129,7 +137,7 @@ export async function validatePatch(
   const problems = named.map(pathProblem).filter((p): p is string => p !== undefined);
   if (problems.length) throw refuse([...new Set(problems)]);
 
-  const baseTree = await ensureCommitTree(git, baseCommit);
+  const baseTree = opts.baseTree ?? (await ensureCommitTree(git, baseCommit));
   if (!baseTree)
     throw new PatchRefusedError(
       `The patch from ${opts.source} was made against commit ${baseCommit}, which is not in the workspace. ` +

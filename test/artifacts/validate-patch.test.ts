@@ -1,5 +1,5 @@
 /** The patch validator against real git repositories. */
-import { chmodSync, mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -119,6 +119,26 @@ describe("validatePatch", () => {
     expect((refused as PatchRefusedError).namedFiles).toEqual([".github/workflows/ci.yml"]);
     const tooBig = await validatePatch(new Git(repo, gitEnv()), patch, base, { allowWorkflowChanges: true, maxBytes: 10 }, opts()).catch((x: unknown) => x);
     expect((tooBig as PatchRefusedError).namedFiles).toEqual([]);
+  });
+
+  it("with the base tree already read (phase all: the runner's baseline), the same answer without asking git for it", async () => {
+    const { patch, base } = patchFrom(repo, (d) => {
+      writeFileSync(path.join(d, "a.txt"), "b\n");
+      writeFileSync(path.join(d, "bin.dat"), Buffer.from([0, 1, 2, 3, 255]));
+    });
+    const shim = mkdtempSync(path.join(os.tmpdir(), "git-shim-"));
+    const calls = path.join(shim, "calls.log");
+    writeFileSync(calls, "");
+    writeFileSync(path.join(shim, "git"), `#!/bin/sh\nprintf '%s\\n' "$*" >> ${JSON.stringify(calls)}\nexec /usr/bin/git "$@"\n`);
+    chmodSync(path.join(shim, "git"), 0o755);
+    const baseTree = git(repo, "rev-parse", `${base}^{tree}`).trim();
+    const asked = await validatePatch(new Git(repo, gitEnv()), patch, base, policy, opts());
+    const given = await validatePatch(new Git(repo, { ...gitEnv(), PATH: `${shim}:/usr/bin:/bin` }), patch, base, policy, { ...opts(), baseTree });
+    expect(given).toEqual(asked);
+    expect(given.postImage).toMatchObject({ baseTree, binaryFiles: ["bin.dat"] });
+    const spawned = readFileSync(calls, "utf8").split("\n").filter(Boolean);
+    expect(spawned.some((c) => c.includes("write-tree"))).toBe(true);
+    expect(spawned.filter((c) => c.includes("rev-parse"))).toEqual([]);
   });
 
   it("explains a base commit the workspace does not have", async () => {
