@@ -6,6 +6,7 @@
  * through a shim on PATH that logs every spawn.
  */
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +14,9 @@ import { binaryChanges } from "../../src/git/blobs.js";
 import { Git } from "../../src/git/git.js";
 import { treeChanges } from "../../src/publish/patch-rules.js";
 import { treeDiff } from "../../src/git/tree-diff.js";
+import { HostRepo } from "../../src/git/host-repo.js";
+import { collectChanges, takeBaseline } from "../../src/git/snapshot.js";
+import { validatePatch } from "../../src/publish/validate-patch.js";
 import { createRepo, type GitRepoFixture } from "../support/git-fixtures.js";
 
 const FAKE_RAW = `:100644 100644 ${"a".repeat(40)} ${"b".repeat(40)} M`;
@@ -67,5 +71,31 @@ describe("tree diff: raw changes and binary paths from one process", () => {
     const spawned = calls().slice(before);
     expect(spawned).toHaveLength(1);
     expect(spawned[0]).toContain(`diff-tree -r -z --no-renames --no-ext-diff --no-textconv --raw --numstat --abbrev=40 ${from} ${to}`);
+  });
+
+  it("the changes collected after the agent and the patch check after them: one diff-tree for both", async () => {
+    const ws = mkdtempSync(path.join(os.tmpdir(), "tree-diff-ws-"));
+    const GIT_ENV = { ...env, HOME: os.tmpdir(), GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@e", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@e" };
+    const sh = (...args: string[]) => execFileSync("git", args, { cwd: ws, env: GIT_ENV, encoding: "utf8" });
+    sh("init", "-q", "-b", "main");
+    writeFileSync(path.join(ws, "a.txt"), "a\n");
+    sh("add", "-A");
+    sh("commit", "-qm", "base");
+    const scratch = mkdtempSync(path.join(os.tmpdir(), "tree-diff-scratch-"));
+    const dir = path.join(scratch, "host-git");
+    const repo = await HostRepo.create({ cwd: ws, dir, env });
+    expect([repo.objects.cwd, repo.objects.identity]).toEqual([dir, HostRepo.reopen(dir, env).identity]);
+    const base = await takeBaseline(repo, scratch);
+    writeFileSync(path.join(ws, "a.txt"), "b\n");
+    writeFileSync(path.join(ws, "new.bin"), Buffer.from([0, 1, 0]));
+    const before = calls().length;
+    const collected = await collectChanges(repo, base, scratch, path.join(scratch, "patch.diff"));
+    const checked = await validatePatch(HostRepo.reopen(dir, env), collected.patchPath, base.commit, { allowWorkflowChanges: false }, { source: "test", scratchDir: scratch, baseTree: base.commitTree });
+    expect(collected.changedFiles).toEqual(["a.txt", "new.bin"]);
+    expect(checked.changedFiles).toEqual(["a.txt", "new.bin"]);
+    expect(checked.postImage).toMatchObject({ tree: collected.endTree, binaryFiles: ["new.bin"] });
+    const spawned = calls().slice(before);
+    expect(spawned.filter((c) => / diff-tree /.test(c))).toHaveLength(1);
+    expect(spawned.filter((c) => / diff --name-only /.test(c))).toEqual([]);
   });
 });
