@@ -141,6 +141,39 @@ describe("validatePatch", () => {
     expect(spawned.filter((c) => c.includes("rev-parse"))).toEqual([]);
   });
 
+  it("with the base tree known, names and apply come from one git apply: every verdict and message is the same as without", async () => {
+    const { patch: ordinary, base } = patchFrom(repo, (d) => {
+      writeFileSync(path.join(d, "a.txt"), "b\n");
+      git(d, "mv", "docs/guide.md", "docs/moved.md");
+    });
+    const dir = scratch();
+    const at = (name: string, text: string) => {
+      writeFileSync(path.join(dir, name), text);
+      return path.join(dir, name);
+    };
+    const newFile = (file: string) => `diff --git a/${file} b/${file}\nnew file mode 100644\nindex 0000000..78981922613b2afb6025042ff6bd878ac1994e85\n--- /dev/null\n+++ b/${file}\n@@ -0,0 +1 @@\n+a\n`;
+    const cases = {
+      ordinary,
+      // Names .git/: refused by its names, whether or not git would apply it.
+      intoGit: at("git.diff", newFile(".git/hooks/pre-commit")),
+      climbing: at("up.diff", newFile("../outside.txt")),
+      // A change to a line the base commit does not have.
+      stale: at("stale.diff", "diff --git a/a.txt b/a.txt\nindex 1111111..2222222 100644\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-not this\n+b\n"),
+      garbage: at("garbage.diff", "diff --git a/a.txt b/a.txt\n@@ nonsense @@\n"),
+    };
+    const baseTree = git(repo, "rev-parse", `${base}^{tree}`).trim();
+    const verdict = (p: string, known?: string) =>
+      validatePatch(new Git(repo, gitEnv()), p, base, policy, { ...opts(), ...(known ? { baseTree: known } : {}) }).then(
+        (v) => ({ ok: v.changedFiles }),
+        (e: unknown) => ({ refused: e instanceof PatchRefusedError ? [e.message, e.namedFiles] : String(e) }),
+      );
+    for (const [name, p] of Object.entries(cases)) expect([name, await verdict(p, baseTree)]).toEqual([name, await verdict(p)]);
+    expect(await verdict(ordinary, baseTree)).toEqual({ ok: ["a.txt", "docs/guide.md", "docs/moved.md"] });
+    expect(JSON.stringify(await verdict(cases.intoGit, baseTree))).toMatch(/inside a \.git folder/);
+    expect(JSON.stringify(await verdict(cases.stale, baseTree))).toMatch(/does not apply cleanly to the base commit/);
+    expect(JSON.stringify(await verdict(cases.garbage, baseTree))).toMatch(/git cannot read it as a patch/);
+  });
+
   it("explains a base commit the workspace does not have", async () => {
     const { patch } = patchFrom(repo, (d) => writeFileSync(path.join(d, "a.txt"), "b\n"));
     const e = await validatePatch(new Git(repo, gitEnv()), patch, "f".repeat(40), policy, opts()).catch((x: unknown) => x);
