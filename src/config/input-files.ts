@@ -38,6 +38,8 @@ export interface BaseCommitFiles {
   commit: string;
   /** The repository's top folder: paths inside it are read from `commit`. */
   root: string;
+  /** The folder `root` was found from (the step's working directory), when git was asked. */
+  foundFrom?: string;
   /** For messages: "the base branch main (abc123…)". */
   describe: string;
 }

@@ -6,14 +6,11 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Git } from "./git.js";
+import { treeDiff } from "./tree-diff.js";
 
 /** Paths git takes as binary between two trees (numstat's `-\t-`), renames and copies not paired. */
 export async function binaryChanges(git: Git, fromTree: string, toTree: string): Promise<string[]> {
-  const out = await git.exec(["diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", fromTree, toTree]);
-  return out.stdout
-    .split("\0")
-    .map((record) => /^-\t-\t(.+)$/s.exec(record)?.[1])
-    .filter((p): p is string => p !== undefined);
+  return (await treeDiff(git, fromTree, toTree)).binary;
 }
 
 /**

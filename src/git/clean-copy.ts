@@ -80,9 +80,9 @@ export async function materialiseCheckCopy(repo: HostRepo, opts: { tree: string;
   }
   const env = { GIT_INDEX_FILE: path.join(opts.scratchDir, "index-check-copy"), GIT_WORK_TREE: opts.dest };
   try {
-    await repo.git.exec(["read-tree", opts.tree], { env });
-    // -f: a path the snapshot also has (an ignored file the patch now tracks) takes the patch's content.
-    await repo.git.exec(["checkout-index", "-a", "-f"], { env });
+    // Read and checked out by one process (as `read-tree` then `checkout-index -a -f` would): --reset, so
+    // a path the snapshot also has (an ignored file the patch now tracks) takes the patch's content.
+    await repo.git.exec(["read-tree", "--reset", "-u", opts.tree], { env });
   } finally {
     await rm(env.GIT_INDEX_FILE, { force: true });
   }

@@ -84,6 +84,11 @@ export class HostRepo {
     /** The private repository's folder. */
     readonly dir: string,
     readonly workspace: WorkspaceRepo,
+    /**
+     * The same private repository with an empty folder as its work tree (HostRepo.reopen's): for questions
+     * about objects only. No file of the workspace is read, and its answers by object ids are the patch check's too.
+     */
+    readonly objects: Git,
   ) {}
 
   /** The index copied from the workspace before the agent started: every snapshot starts from it. */
@@ -113,7 +118,7 @@ export class HostRepo {
     await mkdir(path.join(opts.dir, "home"), { recursive: true });
     await initBare(opts.dir, settings ? await settings : "");
     const git = new Git(opts.dir, isolatedEnv(opts.env, opts.dir, workspace.workTree), ISOLATION_CONFIG);
-    const repo = new HostRepo(git, opts.dir, workspace);
+    const repo = new HostRepo(git, opts.dir, workspace, HostRepo.reopen(opts.dir, opts.env));
     if (trusted) await repo.copyFromWorkspace();
     else await repo.copyFromTouched();
     return repo;

@@ -17,6 +17,7 @@ import { agentCommits } from "./agent-head.js";
 import { GHA_CREDS_PATHSPEC } from "../shared/cloud.js";
 import type { HostRepo } from "./host-repo.js";
 import { unskipPresentFiles, type SparseEntries } from "./sparse.js";
+import { treeDiff } from "./tree-diff.js";
 
 /** A path that differed from the base commit before the agent started, with what the base commit and the start had there. */
 interface Preexisting {
@@ -80,11 +81,14 @@ async function snapshotTree(repo: HostRepo, scratchDir: string, label: string): 
 
 const DIFF = ["--no-renames", "--no-ext-diff", "--no-textconv", "-z"];
 
-/** Paths whose entries differ between two trees (no renames: both sides of a move count). */
+/**
+ * Paths whose entries differ between two trees (no renames: both sides of a move count), in git's order.
+ * Asked of the repository without a work tree, as the patch check asks it: the check of the same two
+ * trees then needs no process of its own (git/tree-diff.ts, byObjectIds).
+ */
 async function changedPaths(repo: HostRepo, from: string, to: string): Promise<string[]> {
   if (from === to) return [];
-  const names = await repo.git.exec(["diff", "--name-only", ...DIFF, from, to]);
-  return names.stdout.split("\0").filter(Boolean);
+  return (await treeDiff(repo.objects, from, to)).changes.map((c) => c.path);
 }
 
 /** What differs between the base commit's tree and the workspace at start, with the base commit's side of each path. */

@@ -9,7 +9,8 @@
  */
 import type { GitHubApi, GitTreeEntry } from "../github/api.js";
 import type { DeliveryRepo } from "./deliver-git.js";
-import { readBlobs, TREE_CHANGES } from "./patch-rules.js";
+import { treeDiff } from "../git/tree-diff.js";
+import { readBlobs } from "./patch-rules.js";
 
 /** GitHub refuses larger blobs through the API (its documented limit is 100 MB; base64 and JSON add a third). */
 export const MAX_API_BLOB_BYTES = 50 * 1024 * 1024;
@@ -36,19 +37,14 @@ export interface ApiCommit {
 
 /** The entries `tree` changes on top of `parent`'s tree (no renames: a rename is a deletion and an addition). */
 async function changes(repo: DeliveryRepo, parentTree: string, tree: string): Promise<Change[]> {
-  const raw = await repo.git.exec(TREE_CHANGES(parentTree, tree), { byObjectIds: true });
-  const fields = raw.stdout.split("\0");
   const out: Change[] = [];
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const [, , newMode, , newSha, status] = /^:(\d+) (\d+) ([0-9a-f]+) ([0-9a-f]+) (\w)/.exec(fields[i]!) ?? [];
-    const file = fields[i + 1]!;
-    if (!status || newMode === undefined) continue;
+  for (const { path: file, newMode, newSha, status } of (await treeDiff(repo.git, parentTree, tree)).changes) {
     if (status === "D") {
       out.push({ path: file, mode: "100644", blob: null });
       continue;
     }
     if (newMode !== "100644" && newMode !== "100755" && newMode !== "120000") throw new Error(`'${file}' has mode ${newMode}, which the API path does not write.`);
-    out.push({ path: file, mode: newMode, blob: newSha! });
+    out.push({ path: file, mode: newMode, blob: newSha });
   }
   return out;
 }

@@ -13,6 +13,7 @@
  */
 import { mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
+import { ExecError } from "../errors.js";
 import { Git } from "../git/git.js";
 import { initBare } from "../git/bare.js";
 import { isBranchName } from "../git/ref-name.js";
@@ -64,9 +65,12 @@ export class DeliveryRepo {
 
   /** The branch's tip on the remote, fetched; undefined when the branch does not exist. */
   async fetchBranch(branch: string): Promise<string | undefined> {
+    // The usual case, a branch that is there, costs one process: only a failed fetch asks whether it exists at all.
+    const args = ["fetch", "--no-tags", "--quiet", "--depth=1", "origin", `+refs/heads/${branch}:refs/remotes/origin/${branch}`];
+    const fetched = await this.git.exec(args, { okCodes: [1, 128] });
+    if (fetched.exitCode === 0) return this.fetchedTip();
     if (!(await this.remoteTip(branch))) return undefined;
-    await this.git.exec(["fetch", "--no-tags", "--quiet", "--depth=1", "origin", `+refs/heads/${branch}:refs/remotes/origin/${branch}`]);
-    return this.fetchedTip();
+    throw new ExecError(`git ${args.join(" ")}`, fetched.exitCode, fetched.stderr);
   }
 
   /**

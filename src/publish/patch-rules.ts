@@ -34,12 +34,14 @@
  *   `allow-workflow-changes: true`.
  *
  * Only plumbing that reads objects is used (diff-tree, ls-tree, cat-file):
- * nothing here converts content, so no attribute or config of any repository
- * can make it run a command.
+ * nothing here converts content (diff-tree's numstat runs with --no-textconv
+ * and --no-ext-diff), so no attribute or config of any repository can make it
+ * run a command.
  */
 import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Git } from "../git/git.js";
+import { treeDiff } from "../git/tree-diff.js";
 import { GHA_CREDS_FILE } from "../shared/cloud.js";
 
 export const ALLOW_WORKFLOW_INPUT = "allow-workflow-changes";
@@ -209,20 +211,9 @@ function aliasesOf(p: string, linkDirs: ReadonlyArray<[link: string, real: strin
   return [...seen];
 }
 
-/** The raw diff of two trees (deliver-api.ts asks the same: one answer per step, git.ts byObjectIds). */
-export const TREE_CHANGES = (fromTree: string, toTree: string) => ["diff-tree", "-r", "-z", "--no-renames", "--raw", "--abbrev=40", fromTree, toTree];
-
+/** The raw diff of two trees (deliver-api.ts and binaryChanges ask the same: one answer per step, git/tree-diff.ts). */
 export async function treeChanges(git: Git, fromTree: string, toTree: string): Promise<Change[]> {
-  const out = await git.exec(TREE_CHANGES(fromTree, toTree), { byObjectIds: true });
-  // Records: ":oldmode newmode oldsha newsha status\0path\0".
-  const fields = out.stdout.split("\0");
-  const changes: Change[] = [];
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const m = /^:(\d{6}) (\d{6}) ([0-9a-f]+) ([0-9a-f]+) [A-Z]\d*$/.exec(fields[i]!);
-    if (!m) throw new Error(`unexpected 'git diff-tree' output: ${JSON.stringify(fields[i]!.slice(0, 80))}`);
-    changes.push({ oldMode: m[1]!, newMode: m[2]!, oldSha: m[3]!, newSha: m[4]!, path: fields[i + 1]! });
-  }
-  return changes;
+  return (await treeDiff(git, fromTree, toTree)).changes.map(({ path, oldMode, newMode, oldSha, newSha }) => ({ path, oldMode, newMode, oldSha, newSha }));
 }
 
 /** Symlinks of a tree (path → blob), and its plain `.gitattributes` files (path → blob). */

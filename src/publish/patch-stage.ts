@@ -11,6 +11,8 @@ import type { StageContext } from "../stage-context.js";
 import type { RunArtifactRef } from "./artifact-stage.js";
 import { PatchRefusedError, validatePatch, type PostImage } from "./validate-patch.js";
 
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
 /**
  * `refusal` undefined when the patch may be delivered; else why it is refused. A
  * refusal is returned, not thrown, so that the outputs and the summary are
@@ -29,7 +31,8 @@ export async function checkPatch(ctx: StageContext, result: RunResult, artifact:
       result.diff.patchPath,
       result.diff.baseCommit,
       { allowWorkflowChanges: settings.delivery.allowWorkflowChanges },
-      { source, scratchDir: ctx.runDir },
+      // In phase all the result is this process's own, and its base tree was read from the repository checked here.
+      { source, scratchDir: ctx.runDir, ...(!fromArtifact && OBJECT_ID.test(result.diff.baseTree) ? { baseTree: result.diff.baseTree } : {}) },
     );
     if (fromArtifact) result.diff.changedFiles = validated.changedFiles;
     if (validated.bytes) ctx.log.info(`Patch: ${validated.changedFiles.length} file(s), ${validated.bytes} bytes, applies cleanly to ${result.diff.baseCommit.slice(0, 12)}.`);

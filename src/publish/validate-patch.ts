@@ -15,9 +15,9 @@
  */
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import { ConfigurationError, errorMessage } from "../errors.js";
+import { ConfigurationError, errorMessage, ExecError } from "../errors.js";
 import { binaryChanges } from "../git/blobs.js";
-import type { Git } from "../git/git.js";
+import type { Git, GitResult } from "../git/git.js";
 import { checkTree, describeProblems, pathProblem } from "./patch-rules.js";
 
 
@@ -69,9 +69,12 @@ function refusal(source: string, problems: string[]): string {
 
 /** Paths named by the patch (both sides of renames and copies), from git's own parser. */
 async function patchPaths(git: Git, patchPath: string): Promise<string[]> {
-  const out = await git.exec(["apply", "--numstat", "-z", "--binary", patchPath]);
-  // Records: "added\tdeleted\tpath\0" or, for renames/copies, "added\tdeleted\t\0from\0to\0".
-  const fields = out.stdout.split("\0");
+  return parseNumstat((await git.exec(["apply", "--numstat", "-z", "--binary", patchPath])).stdout);
+}
+
+/** The paths of `git apply --numstat -z`'s records: "added\tdeleted\tpath\0" or, for renames/copies, "added\tdeleted\t\0from\0to\0". */
+function parseNumstat(stdout: string): string[] {
+  const fields = stdout.split("\0");
   const paths: string[] = [];
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;
@@ -85,6 +88,17 @@ async function patchPaths(git: Git, patchPath: string): Promise<string[]> {
     }
   }
   return paths.filter(Boolean);
+}
+
+const APPLY = ["apply", "--cached", "--binary", "--whitespace=nowarn"];
+
+/**
+ * The private index at `commit`, then the patch applied to it by a `git apply` that also prints its
+ * numstat (`--apply`): the paths come with the apply, in one process. Exit code 1 or 128: nothing applied.
+ */
+async function applyNamingPaths(git: Git, commit: string, patchPath: string, env: Record<string, string>): Promise<GitResult> {
+  await git.exec(["read-tree", commit], { env });
+  return git.exec([...APPLY, "--apply", "--numstat", "-z", patchPath], { env, okCodes: [1, 128] });
 }
 
 /** The tree of `commit`, fetched from origin if the repository lacks it; undefined when it is no commit here or there. */
@@ -110,7 +124,15 @@ export async function validatePatch(
   patchPath: string,
   baseCommit: string,
   policy: PatchPolicy,
-  opts: { source: string; scratchDir: string },
+  opts: {
+    source: string;
+    scratchDir: string;
+    /**
+     * The base commit's tree as this process already read it from the same repository (phase all: the
+     * runner's baseline, which also proved the commit is there): not asked of git again.
+     */
+    baseTree?: string;
+  },
 ): Promise<ValidatedPatch> {
   let named: string[] = [];
   const refuse = (problems: string[]) => new PatchRefusedError(refusal(opts.source, problems), named);
@@ -120,31 +142,38 @@ export async function validatePatch(
   const size = (n: number) => (n >= 1048576 ? `${(n / 1048576).toFixed(1)} MB` : `${n} bytes`);
   if (bytes > max) throw refuse([`it is ${size(bytes)}, over the ${size(max)} limit.`]);
 
-  try {
-    named = await patchPaths(git, patchPath);
-  } catch (e) {
-    throw refuse([`git cannot read it as a patch (${errorMessage(e).split("\n")[0]}).`]);
-  }
-  // The names alone, before git applies anything: a patch naming .git/ paths is refused even when it would not apply.
-  const problems = named.map(pathProblem).filter((p): p is string => p !== undefined);
-  if (problems.length) throw refuse([...new Set(problems)]);
-
-  const baseTree = await ensureCommitTree(git, baseCommit);
-  if (!baseTree)
-    throw new PatchRefusedError(
-      `The patch from ${opts.source} was made against commit ${baseCommit}, which is not in the workspace. ` +
-        `Check out the same commit in the publish job (actions/checkout runs at the workflow's commit by default; use 'fetch-depth: 0' if it moved).`,
-      named,
-    );
-
   const tmp = await mkdtemp(path.join(opts.scratchDir, "validate-"));
   const env = { GIT_INDEX_FILE: path.join(tmp, "index") };
+  const notApplying = (e: unknown) => refuse([`it does not apply cleanly to the base commit ${baseCommit.slice(0, 12)} (${errorMessage(e).split("\n").pop()?.trim()}).`]);
   try {
-    await git.exec(["read-tree", baseCommit], { env });
+    // The base commit known to be here (phase all): one `git apply` names the patch's paths and applies it to the
+    // private index. The names are still checked before anything is used; a patch that does not apply is read again for them.
+    const applied = opts.baseTree ? await applyNamingPaths(git, baseCommit, patchPath, env) : undefined;
     try {
-      await git.exec(["apply", "--cached", "--binary", "--whitespace=nowarn", patchPath], { env });
+      named = applied?.exitCode === 0 ? parseNumstat(applied.stdout) : await patchPaths(git, patchPath);
     } catch (e) {
-      throw refuse([`it does not apply cleanly to the base commit ${baseCommit.slice(0, 12)} (${errorMessage(e).split("\n").pop()?.trim()}).`]);
+      throw refuse([`git cannot read it as a patch (${errorMessage(e).split("\n")[0]}).`]);
+    }
+    // The names alone, before git applies anything: a patch naming .git/ paths is refused even when it would not apply.
+    const problems = named.map(pathProblem).filter((p): p is string => p !== undefined);
+    if (problems.length) throw refuse([...new Set(problems)]);
+
+    const baseTree = opts.baseTree ?? (await ensureCommitTree(git, baseCommit));
+    if (!baseTree)
+      throw new PatchRefusedError(
+        `The patch from ${opts.source} was made against commit ${baseCommit}, which is not in the workspace. ` +
+          `Check out the same commit in the publish job (actions/checkout runs at the workflow's commit by default; use 'fetch-depth: 0' if it moved).`,
+        named,
+      );
+
+    if (applied && applied.exitCode !== 0) throw notApplying(new ExecError(`git ${APPLY.join(" ")} ${patchPath}`, applied.exitCode, applied.stderr));
+    if (!applied) {
+      await git.exec(["read-tree", baseCommit], { env });
+      try {
+        await git.exec([...APPLY, patchPath], { env });
+      } catch (e) {
+        throw notApplying(e);
+      }
     }
     const tree = await git.text(["write-tree"], { env });
     const checked = await checkTree(git, baseTree, tree, policy, tmp);

@@ -41,6 +41,12 @@ export interface GuardRequest {
    * and the agent config are the same commit's.
    */
   baseCommit?: string;
+  /**
+   * The repository's top folder as the trigger stage found it from the same folder
+   * (BaseCommitFiles.root): used as is, not asked of git again. A checkout
+   * makes no `.git`, so the pull request's checkout since then has not moved it.
+   */
+  root?: string;
   /** Repository-relative files `agent-command` runs (agentCommandFilesOnBase): replaced like agent config. */
   commandFiles?: string[];
   log: Logger;
@@ -182,12 +188,16 @@ async function restoreFromBase(git: Git, root: string, files: TreeEntry[], log: 
   }
 }
 
+async function topFolder(git: Git): Promise<string | undefined> {
+  const top = await git.exec(["rev-parse", "--show-toplevel"], { okCodes: [128] });
+  return top.exitCode === 0 ? top.stdout.trim() : undefined;
+}
+
 export async function guardAgentConfig(req: GuardRequest): Promise<GuardResult> {
   const { git, log } = req;
-  const top = await git.exec(["rev-parse", "--show-toplevel"], { okCodes: [128] });
+  const root = req.root ?? (await topFolder(git));
   // Not a repository: the runner reports that clearly when it takes its baseline.
-  if (top.exitCode !== 0) return { replaced: [] };
-  const root = top.stdout.trim();
+  if (root === undefined) return { replaced: [] };
   const relWorkspace = path.relative(root, req.workspace).split(path.sep).join("/");
   const anchors = [...new Set(["", relWorkspace.startsWith("..") ? "" : relWorkspace])];
   const opts = { isFork: req.isFork, anchors, files: req.commandFiles ?? [] };

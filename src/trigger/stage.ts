@@ -96,7 +96,7 @@ async function baseSettings(input: TriggerInput, pr: PullRequestInfo): Promise<B
     log,
   });
   if (!commit) return cannot(`its base commit ${pr.baseSha} could not be found or fetched (check out with fetch-depth: 0, or give the job 'contents: read')`);
-  const files: BaseCommitFiles = { git, commit, root, describe: `the base branch ${pr.baseRef} (${commit.slice(0, 12)})` };
+  const files: BaseCommitFiles = { git, commit, root, foundFrom: stepDir, describe: `the base branch ${pr.baseRef} (${commit.slice(0, 12)})` };
   const rel = repoRelative(root, configFilePath(raw, host.workspace).full);
   // A config file outside the repository is not the PR's: the first parse read it already.
   if (rel === undefined) return { kind: "base", settings: input.settings, files };
@@ -250,6 +250,8 @@ export async function prepareWorkspace(run: GitHubRun, settings: Settings, resul
       authEnv: gitAuthEnv(settings.github.token, host.serverUrl),
       // Resolved (and fetched if need be) once, when the settings were read from it.
       ...(run.base ? { baseCommit: run.base.commit } : {}),
+      // Found from the same folder then: one `rev-parse --show-toplevel` per step.
+      ...(run.base?.foundFrom === settings.workspace ? { root: run.base.root } : {}),
       ...(run.commandFiles ? { commandFiles: run.commandFiles } : {}),
       log,
     });

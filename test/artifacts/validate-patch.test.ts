@@ -1,5 +1,5 @@
 /** The patch validator against real git repositories. */
-import { chmodSync, mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -119,6 +119,59 @@ describe("validatePatch", () => {
     expect((refused as PatchRefusedError).namedFiles).toEqual([".github/workflows/ci.yml"]);
     const tooBig = await validatePatch(new Git(repo, gitEnv()), patch, base, { allowWorkflowChanges: true, maxBytes: 10 }, opts()).catch((x: unknown) => x);
     expect((tooBig as PatchRefusedError).namedFiles).toEqual([]);
+  });
+
+  it("with the base tree already read (phase all: the runner's baseline), the same answer without asking git for it", async () => {
+    const { patch, base } = patchFrom(repo, (d) => {
+      writeFileSync(path.join(d, "a.txt"), "b\n");
+      writeFileSync(path.join(d, "bin.dat"), Buffer.from([0, 1, 2, 3, 255]));
+    });
+    const shim = mkdtempSync(path.join(os.tmpdir(), "git-shim-"));
+    const calls = path.join(shim, "calls.log");
+    writeFileSync(calls, "");
+    writeFileSync(path.join(shim, "git"), `#!/bin/sh\nprintf '%s\\n' "$*" >> ${JSON.stringify(calls)}\nexec /usr/bin/git "$@"\n`);
+    chmodSync(path.join(shim, "git"), 0o755);
+    const baseTree = git(repo, "rev-parse", `${base}^{tree}`).trim();
+    const asked = await validatePatch(new Git(repo, gitEnv()), patch, base, policy, opts());
+    const given = await validatePatch(new Git(repo, { ...gitEnv(), PATH: `${shim}:/usr/bin:/bin` }), patch, base, policy, { ...opts(), baseTree });
+    expect(given).toEqual(asked);
+    expect(given.postImage).toMatchObject({ baseTree, binaryFiles: ["bin.dat"] });
+    const spawned = readFileSync(calls, "utf8").split("\n").filter(Boolean);
+    expect(spawned.some((c) => c.includes("write-tree"))).toBe(true);
+    expect(spawned.filter((c) => c.includes("rev-parse"))).toEqual([]);
+  });
+
+  it("with the base tree known, names and apply come from one git apply: every verdict and message is the same as without", async () => {
+    const { patch: ordinary, base } = patchFrom(repo, (d) => {
+      writeFileSync(path.join(d, "a.txt"), "b\n");
+      git(d, "mv", "docs/guide.md", "docs/moved.md");
+    });
+    const dir = scratch();
+    const at = (name: string, text: string) => {
+      writeFileSync(path.join(dir, name), text);
+      return path.join(dir, name);
+    };
+    const newFile = (file: string) => `diff --git a/${file} b/${file}\nnew file mode 100644\nindex 0000000..78981922613b2afb6025042ff6bd878ac1994e85\n--- /dev/null\n+++ b/${file}\n@@ -0,0 +1 @@\n+a\n`;
+    const cases = {
+      ordinary,
+      // Names .git/: refused by its names, whether or not git would apply it.
+      intoGit: at("git.diff", newFile(".git/hooks/pre-commit")),
+      climbing: at("up.diff", newFile("../outside.txt")),
+      // A change to a line the base commit does not have.
+      stale: at("stale.diff", "diff --git a/a.txt b/a.txt\nindex 1111111..2222222 100644\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-not this\n+b\n"),
+      garbage: at("garbage.diff", "diff --git a/a.txt b/a.txt\n@@ nonsense @@\n"),
+    };
+    const baseTree = git(repo, "rev-parse", `${base}^{tree}`).trim();
+    const verdict = (p: string, known?: string) =>
+      validatePatch(new Git(repo, gitEnv()), p, base, policy, { ...opts(), ...(known ? { baseTree: known } : {}) }).then(
+        (v) => ({ ok: v.changedFiles }),
+        (e: unknown) => ({ refused: e instanceof PatchRefusedError ? [e.message, e.namedFiles] : String(e) }),
+      );
+    for (const [name, p] of Object.entries(cases)) expect([name, await verdict(p, baseTree)]).toEqual([name, await verdict(p)]);
+    expect(await verdict(ordinary, baseTree)).toEqual({ ok: ["a.txt", "docs/guide.md", "docs/moved.md"] });
+    expect(JSON.stringify(await verdict(cases.intoGit, baseTree))).toMatch(/inside a \.git folder/);
+    expect(JSON.stringify(await verdict(cases.stale, baseTree))).toMatch(/does not apply cleanly to the base commit/);
+    expect(JSON.stringify(await verdict(cases.garbage, baseTree))).toMatch(/git cannot read it as a patch/);
   });
 
   it("explains a base commit the workspace does not have", async () => {

@@ -2,9 +2,10 @@
  * The base commit of a pull request is resolved once, by the trigger stage
  * that reads the settings from it; the agent-config guard takes that commit
  * as it is (no second lookup or fetch), so settings and agent config are the
- * same commit's.
+ * same commit's. The repository's top folder, found by the trigger stage from
+ * the same folder, is taken as it is too (no second `rev-parse --show-toplevel`).
  */
-import { readFileSync } from "node:fs";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -73,5 +74,33 @@ describe("agent-config guard with the trigger stage's base commit", () => {
     expect(guard.baseCommit).toBeUndefined();
     expect(log.lines.join("\n")).toContain("Could not fetch the base commit");
     expect(() => readFileSync(path.join(dir, ".mcp.json"), "utf8")).toThrow();
+  });
+
+  it("takes the top folder it is given: no `rev-parse --show-toplevel` of its own, the workspace's folder guarded below it", async () => {
+    repo = await createRepo({ files: { "README.md": "# r\n", "app/.mcp.json": BASE_MCP }, withOrigin: false });
+    await repo.commit({ "app/.mcp.json": PR_MCP }, "The pull request's change");
+    const shim = await mkdtemp(path.join(tmpdir(), "git-shim-"));
+    const calls = path.join(shim, "calls.log");
+    writeFileSync(calls, "");
+    writeFileSync(path.join(shim, "git"), `#!/bin/sh\nprintf '%s\\n' "$*" >> ${JSON.stringify(calls)}\nexec /usr/bin/git "$@"\n`);
+    chmodSync(path.join(shim, "git"), 0o755);
+    const workspace = path.join(repo.dir, "app");
+    const guard = await guardAgentConfig({
+      git: new Git(workspace, { PATH: `${shim}:/usr/bin:/bin` }),
+      workspace,
+      baseSha: repo.initialSha,
+      baseRef: "main",
+      isFork: false,
+      asideDir: await mkdtemp(path.join(tmpdir(), "guard-aside-")),
+      authEnv: {},
+      baseCommit: repo.initialSha,
+      root: repo.dir,
+      log: recorder(),
+    });
+    expect(guard.replaced).toEqual(["app/.mcp.json"]);
+    expect(readFileSync(path.join(workspace, ".mcp.json"), "utf8")).toBe(BASE_MCP);
+    const spawned = readFileSync(calls, "utf8").split("\n").filter(Boolean);
+    expect(spawned.some((c) => c.includes("ls-tree"))).toBe(true);
+    expect(spawned.filter((c) => c.includes("rev-parse"))).toEqual([]);
   });
 });
