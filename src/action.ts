@@ -634,11 +634,11 @@ async function report(step: Step): Promise<void> {
   await writeJobSummary(ctx, [summaryMarkdown(result, verdict), threatSection, safeOutputs?.summary, delivered?.summary, step.staged?.summary, refusalSection]);
 }
 
-/** After delivery, bounded (trace/otel.ts): a dead collector never fails or stalls the step. */
+/** After delivery, bounded (trace/otel.ts): a dead collector never fails or stalls the step. The step's outputs carry its verdict. */
 async function exportTrace(step: Step): Promise<void> {
   const { ctx } = step;
   if (!ctx.settings.otel && !ctx.io.host.otel) return;
-  await (await import("./trace/otel.js")).exportTraceStage(ctx, resultOf(step), step.github?.stage.run.trigger.thread?.number, step.delivered?.outputs);
+  await (await import("./trace/otel.js")).exportTraceStage(ctx, resultOf(step), step.github?.stage.run.trigger.thread?.number, step.outputs ?? step.delivered?.outputs);
 }
 
 /** A fan-out item's publish step says what it delivered, for gather (the run artifact predates delivery). */

@@ -57,7 +57,7 @@ import { RESULTS_FILES } from "../constants.js";
 import { errorMessage } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Outputs } from "../shared/outputs.js";
-import { CONCLUSION_OUTPUTS, type RunResult } from "../result.js";
+import { CONCLUSION_OUTPUTS, type ConclusionOutput, type RunResult } from "../result.js";
 import type { StageContext } from "../stage-context.js";
 import type { ModelRequestRecord } from "./model-requests.js";
 import { allowedAttributes, apiPathOr, identifierOr } from "./otel-attributes.js";
@@ -126,7 +126,7 @@ export interface RunTraceContext {
   host: Pick<HostContext, "repository" | "workflow" | "runId" | "runAttempt" | "serverUrl" | "ref" | "eventName">;
   /** The issue or pull request the run was for. */
   thread?: number;
-  /** Delivery outputs (pull-request-url, commit-sha, comment-url, branch). */
+  /** The step's outputs: its `conclusion` (the verdict, delivery included) and delivery's (pull-request-url, commit-sha, comment-url, branch). */
   delivery?: Partial<Record<string, string>>;
   /** When the run span ends (default: now, i.e. after delivery). */
   endedAt?: number;
@@ -254,8 +254,8 @@ export async function buildRunSpans(
   for (const e of tools.notices) root.addEvent(e.name, clean(e.attributes), e.time);
 
   // The conclusion, never the reason: a failure's reason is often the agent's own stderr.
-  if (result.conclusion === "failure" || result.conclusion === "incomplete" || result.conclusion === "timeout" || result.conclusion === "cancelled")
-    root.setStatus({ code: SpanStatusCode.ERROR, message: `agent run ${result.conclusion}` });
+  const conclusion = runConclusion(result, context);
+  if (conclusion === "failure" || conclusion === "incomplete" || conclusion === "timeout" || conclusion === "cancelled") root.setStatus({ code: SpanStatusCode.ERROR, message: `agent run ${conclusion}` });
   root.end(endMs);
   await provider.forceFlush();
   const spans = memory.getFinishedSpans();
@@ -265,13 +265,18 @@ export async function buildRunSpans(
   return [...spans.filter((s) => s.spanContext().spanId === rootId), ...spans.filter((s) => s.spanContext().spanId !== rootId)];
 }
 
+/** The step's `conclusion` output (checks and delivery included) when it set one; the agent run's own otherwise. */
+function runConclusion(result: RunResult, context: RunTraceContext): ConclusionOutput {
+  const said = context.delivery?.conclusion;
+  return (CONCLUSION_OUTPUTS as readonly string[]).includes(said ?? "") ? (said as ConclusionOutput) : result.conclusion;
+}
+
 function runAttributes(result: RunResult, context: RunTraceContext): Attributes {
   const { host } = context;
   const backendProvider = providerName(result);
   const repoUrl = host.repository ? `${host.serverUrl}/${host.repository}` : undefined;
   const d = context.delivery ?? {};
-  // The run's verdict (delivery included) when delivery set one; the agent run's own otherwise.
-  const conclusion = (CONCLUSION_OUTPUTS as readonly string[]).includes(d.conclusion ?? "") ? d.conclusion : result.conclusion;
+  const conclusion = runConclusion(result, context);
   return {
     [ATTR_GEN_AI_OPERATION_NAME]: "invoke_agent",
     [ATTR_GEN_AI_AGENT_NAME]: result.agentName,
@@ -441,14 +446,14 @@ function matchCall(open: OpenCall[], id: string | undefined, name: string | unde
  * The action's export stage, after delivery (phase run/all: the step that ran
  * the agent): nothing unless `otel-endpoint` or the runner's OTEL_* variables name a collector.
  */
-export async function exportTraceStage(ctx: StageContext, result: RunResult, thread: number | undefined, delivery: Outputs | undefined): Promise<void> {
+export async function exportTraceStage(ctx: StageContext, result: RunResult, thread: number | undefined, outputs: Outputs | undefined): Promise<void> {
   const target = otelTarget(ctx.settings, ctx.io.host.otel, ctx.log);
   if (!target) return;
   await exportRunTrace({
     target,
     result,
     resultsDir: ctx.resultsDir,
-    context: { host: ctx.io.host, ...(thread !== undefined ? { thread } : {}), ...(delivery ? { delivery } : {}) },
+    context: { host: ctx.io.host, ...(thread !== undefined ? { thread } : {}), ...(outputs ? { delivery: outputs } : {}) },
     log: ctx.log,
     redactor: ctx.redactor,
   });

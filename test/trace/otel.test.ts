@@ -335,6 +335,24 @@ describe("a hostile agent's text never leaves in the trace", () => {
     expect(root.status).toMatchObject({ code: 2, message: "agent run failure" });
   });
 
+  it("through dist/: an agent that succeeds with a patch the checks refuse exports the run's verdict, failure, not its own success", async () => {
+    const ws = makeRepo({ "README.md": "# repo\n" });
+    const before = receiver.spans.length;
+    const script = path.join(mkdtempSync(path.join(os.tmpdir(), "held-agent-")), "agent.sh");
+    // A .gitmodules file: the patch rules refuse any, whatever it says (no input allows submodule changes).
+    writeFileSync(script, `#!/bin/bash\nprintf '[submodule "x"]\\n\\tpath = x\\n\\turl = https://evil.example/x\\n' > .gitmodules\necho done\n`, { mode: 0o755 });
+    const main = await runStep("main", {
+      workspace: ws,
+      inputs: { agent: "command", "agent-command": script, prompt: "x", sandbox: "none", "upload-artifacts": "false", "otel-endpoint": receiver.url },
+      env: { PATH: AGENT_PATH },
+      timeoutMs: 60_000,
+    });
+    expect(main.outputs.conclusion, main.log).toBe("failure");
+    const root = receiver.spans.slice(before).find((s) => !s.parentSpanId)!;
+    expect(root.attrs).toMatchObject({ "agent_runner.conclusion": "failure", "cicd.pipeline.result": "failure", "agent_runner.changed_files": 1 });
+    expect(root.status).toMatchObject({ code: 2, message: "agent run failure" });
+  });
+
   it("in process: tool names, call ids, error events, blocked hosts and model records the agent shaped are dropped or named `other`", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "hostile-trace-"));
     const trace = path.join(dir, "trace.jsonl");
