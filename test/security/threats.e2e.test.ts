@@ -9,7 +9,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { FIXTURE_REPO } from "../support/events.js";
 import { listBranches, readBranchLog, revParse } from "../support/git-fixtures.js";
@@ -20,6 +20,20 @@ import { closeAfterEach } from "../support/close-after-each.js";
 let s: Scenario | undefined;
 let results: FakeActionsResults | undefined;
 closeAfterEach(() => s, () => results);
+
+/** A Slack bot token of the real shape: secretlint's rules know it, the run's redactor does not (it is no secret of this run). */
+const LEAKED = "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx";
+const LEAKED_TAIL = "AbCdEfGhIjKlMnOpQrStUvWx";
+
+const botComments = (sc: Scenario, n: number) => sc.gh.issueComments(n).filter((c) => c.user === "github-actions[bot]");
+
+interface Finding {
+  kind: string;
+  where: string;
+  file?: string;
+  detail: string;
+}
+const threats = (outputs: Record<string, string>): Finding[] => JSON.parse(outputs.threats ?? "[]") as Finding[];
 
 /**
  * One run serves two tests that judge the same step (an ordinary README fix on an issue, threat detection
@@ -35,25 +49,45 @@ const typoFixRun = () =>
     const r = await sc.run({}, results.runtimeEnv({ runId: 6201, job: "agent", github: sc.gh, repository: FIXTURE_REPO }));
     return { s: sc, results, r };
   })());
-afterAll(async () => {
-  const shared = await typoFix?.catch(() => undefined);
-  await shared?.s.close();
-  await shared?.results.close();
+
+/**
+ * The "phase all" run whose agent waits for a progress edit, which comes at most every 15 s: it is started
+ * when the file starts and waits while the other tests run; its test takes what it came to.
+ */
+let phaseAll: Promise<{ s: Scenario; results: FakeActionsResults; r: StepResult }> | undefined;
+const phaseAllRun = () =>
+  (phaseAll ??= (async () => {
+    const results = await startFakeActionsResults({ repository: FIXTURE_REPO });
+    // The agent says the token while it works and goes on only once the progress comment was edited (the
+    // test tells it, through $CAPTURE/edited), then writes the token into a file.
+    const sc = await scenario({
+      fixture: "issue_comment.issue",
+      agent: [
+        `echo "Trying ${LEAKED} now"`,
+        `for i in $(seq 1200); do [ -e "$CAPTURE/edited" ] && break; sleep 0.1; done`,
+        `printf 'const token = "%s";\\n' "${LEAKED}" > src/config.js`,
+        `echo "Done with ${LEAKED}."`,
+      ].join("\n"),
+    });
+    const running = sc.run({}, results.runtimeEnv({ runId: 6200, job: "agent", github: sc.gh, repository: FIXTURE_REPO }));
+    let ended = false;
+    void running.finally(() => (ended = true)).catch(() => {});
+    // A progress edit (the working comment with its latest activity) has been written: the agent may go on.
+    const edited = () => sc.gh.writes("/repos/*/*/issues/**").some((w) => JSON.stringify(w.body ?? "").includes("Latest activity"));
+    while (!ended && !edited()) await sleep(100);
+    writeFileSync(path.join(sc.capture, "edited"), "");
+    return { s: sc, results, r: await running };
+  })());
+beforeAll(() => {
+  // Started, not awaited: a failure is its test's.
+  void phaseAllRun().catch(() => {});
 });
-
-/** A Slack bot token of the real shape: secretlint's rules know it, the run's redactor does not (it is no secret of this run). */
-const LEAKED = "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx";
-const LEAKED_TAIL = "AbCdEfGhIjKlMnOpQrStUvWx";
-
-const botComments = (sc: Scenario, n: number) => sc.gh.issueComments(n).filter((c) => c.user === "github-actions[bot]");
-
-interface Finding {
-  kind: string;
-  where: string;
-  file?: string;
-  detail: string;
-}
-const threats = (outputs: Record<string, string>): Finding[] => JSON.parse(outputs.threats ?? "[]") as Finding[];
+afterAll(async () => {
+  for (const shared of await Promise.all([typoFix, phaseAll].map((p) => p?.catch(() => undefined)))) {
+    await shared?.s.close();
+    await shared?.results.close();
+  }
+});
 
 describe("threat detection: secrets hold everything back", () => {
   it("a token in the patch, in a safe-output request and in the final message: nothing pushed, applied or quoted; the comment names kind and file", async () => {
@@ -125,30 +159,9 @@ describe("threat detection: secrets hold everything back", () => {
   });
 
   it("phase all: nothing the agent wrote leaves before detection (progress edits scanned, no artifact of a held run, the final text held)", async () => {
-    results = await startFakeActionsResults({ repository: FIXTURE_REPO });
-    const r0 = results;
-    // The agent says the token while it works and goes on only once the progress comment was edited (at most
-    // every 15 s; the test tells it, through $CAPTURE/edited), then writes the token into a file.
-    s = await scenario({
-      fixture: "issue_comment.issue",
-      agent: [
-        `echo "Trying ${LEAKED} now"`,
-        `for i in $(seq 1200); do [ -e "$CAPTURE/edited" ] && break; sleep 0.1; done`,
-        `printf 'const token = "%s";\\n' "${LEAKED}" > src/config.js`,
-        `echo "Done with ${LEAKED}."`,
-      ].join("\n"),
-    });
-    const sc = s;
-    const running = s.run({}, r0.runtimeEnv({ runId: 6200, job: "agent", github: sc.gh, repository: FIXTURE_REPO }));
-    let ended = false;
-    void running.finally(() => (ended = true)).catch(() => {});
-    // A progress edit (the working comment with its latest activity) has been written: the agent may go on.
-    const edited = () => sc.gh.writes("/repos/*/*/issues/**").some((w) => JSON.stringify(w.body ?? "").includes("Latest activity"));
-    while (!ended && !edited()) await sleep(100);
-    writeFileSync(path.join(sc.capture, "edited"), "");
-    const r = await running;
+    const { s: sc, results: r0, r } = await phaseAllRun();
     expect(r.exitCode).not.toBe(0);
-    const commentWrites = s.gh.writes("/repos/*/*/issues/**");
+    const commentWrites = sc.gh.writes("/repos/*/*/issues/**");
     // The working comment, at least one progress edit, the held result.
     expect(commentWrites.length).toBeGreaterThanOrEqual(3);
     for (const w of commentWrites) expect(JSON.stringify(w.body ?? "")).not.toContain(LEAKED_TAIL);
