@@ -9,7 +9,7 @@
  * agent's ordinary change is still collected.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -18,14 +18,21 @@ import { runActionSteps } from "../support/harness.js";
 
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
 
+/** The workspace every test starts from, built with git once and copied (a full copy: an attack rewrites its .git). */
+let template: string | undefined;
 function makeRepo(): string {
+  if (!template) {
+    const built = mkdtempSync(path.join(os.tmpdir(), "hostgit-template-"));
+    git(built, "init", "-q", "-b", "main");
+    mkdirSync(path.join(built, "sub"));
+    writeFileSync(path.join(built, "README.md"), "hi\n");
+    writeFileSync(path.join(built, "sub", "keep.txt"), "keep\n");
+    git(built, "add", "-A");
+    git(built, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "init");
+    template = built;
+  }
   const dir = mkdtempSync(path.join(os.tmpdir(), "hostgit-ws-"));
-  git(dir, "init", "-q", "-b", "main");
-  mkdirSync(path.join(dir, "sub"));
-  writeFileSync(path.join(dir, "README.md"), "hi\n");
-  writeFileSync(path.join(dir, "sub", "keep.txt"), "keep\n");
-  git(dir, "add", "-A");
-  git(dir, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "init");
+  cpSync(template, dir, { recursive: true, preserveTimestamps: true });
   return dir;
 }
 

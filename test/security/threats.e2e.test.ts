@@ -8,11 +8,13 @@
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeActionsResults, type FakeActionsResults } from "../support/fake-actions-results.js";
 import { FIXTURE_REPO } from "../support/events.js";
 import { listBranches, readBranchLog, revParse } from "../support/git-fixtures.js";
 import { scenario, type Scenario } from "../github/scenario.js";
+import type { StepResult } from "../support/harness.js";
 import { closeAfterEach } from "../support/close-after-each.js";
 
 let s: Scenario | undefined;
@@ -32,6 +34,60 @@ interface Finding {
   detail: string;
 }
 const threats = (outputs: Record<string, string>): Finding[] => JSON.parse(outputs.threats ?? "[]") as Finding[];
+
+/**
+ * One run serves two tests that judge the same step (an ordinary README fix on an issue, threat detection
+ * `auto`, in a job with the Actions results service): the artifact is uploaded after detection (the
+ * "phase all" describe), and nothing is a finding (the "no false positive" describe). It starts with the
+ * first test that needs it and is closed after the file.
+ */
+let typoFix: Promise<{ s: Scenario; results: FakeActionsResults; r: StepResult }> | undefined;
+const typoFixRun = () =>
+  (typoFix ??= (async () => {
+    const results = await startFakeActionsResults({ repository: FIXTURE_REPO });
+    const sc = await scenario({ fixture: "issue_comment.issue", agent: `sed -i 's/Teh/The/' README.md\necho 'Fixed the typo.'` });
+    const r = await sc.run({}, results.runtimeEnv({ runId: 6201, job: "agent", github: sc.gh, repository: FIXTURE_REPO }));
+    return { s: sc, results, r };
+  })());
+
+/**
+ * The "phase all" run whose agent waits for a progress edit, which comes at most every 15 s: it is started
+ * when the file starts and waits while the other tests run; its test takes what it came to.
+ */
+let phaseAll: Promise<{ s: Scenario; results: FakeActionsResults; r: StepResult }> | undefined;
+const phaseAllRun = () =>
+  (phaseAll ??= (async () => {
+    const results = await startFakeActionsResults({ repository: FIXTURE_REPO });
+    // The agent says the token while it works and goes on only once the progress comment was edited (the
+    // test tells it, through $CAPTURE/edited), then writes the token into a file.
+    const sc = await scenario({
+      fixture: "issue_comment.issue",
+      agent: [
+        `echo "Trying ${LEAKED} now"`,
+        `for i in $(seq 1200); do [ -e "$CAPTURE/edited" ] && break; sleep 0.1; done`,
+        `printf 'const token = "%s";\\n' "${LEAKED}" > src/config.js`,
+        `echo "Done with ${LEAKED}."`,
+      ].join("\n"),
+    });
+    const running = sc.run({}, results.runtimeEnv({ runId: 6200, job: "agent", github: sc.gh, repository: FIXTURE_REPO }));
+    let ended = false;
+    void running.finally(() => (ended = true)).catch(() => {});
+    // A progress edit (the working comment with its latest activity) has been written: the agent may go on.
+    const edited = () => sc.gh.writes("/repos/*/*/issues/**").some((w) => JSON.stringify(w.body ?? "").includes("Latest activity"));
+    while (!ended && !edited()) await sleep(100);
+    writeFileSync(path.join(sc.capture, "edited"), "");
+    return { s: sc, results, r: await running };
+  })());
+beforeAll(() => {
+  // Started, not awaited: a failure is its test's.
+  void phaseAllRun().catch(() => {});
+});
+afterAll(async () => {
+  for (const shared of await Promise.all([typoFix, phaseAll].map((p) => p?.catch(() => undefined)))) {
+    await shared?.s.close();
+    await shared?.results.close();
+  }
+});
 
 describe("threat detection: secrets hold everything back", () => {
   it("a token in the patch, in a safe-output request and in the final message: nothing pushed, applied or quoted; the comment names kind and file", async () => {
@@ -103,17 +159,9 @@ describe("threat detection: secrets hold everything back", () => {
   });
 
   it("phase all: nothing the agent wrote leaves before detection (progress edits scanned, no artifact of a held run, the final text held)", async () => {
-    results = await startFakeActionsResults({ repository: FIXTURE_REPO });
-    const r0 = results;
-    // The agent says the token while it works, long enough for a progress edit (every 15 s), then writes it into a file.
-    s = await scenario({
-      fixture: "issue_comment.issue",
-      agent: [`echo "Trying ${LEAKED} now"`, "sleep 17", `printf 'const token = "%s";\\n' "${LEAKED}" > src/config.js`, `echo "Done with ${LEAKED}."`].join("\n"),
-    });
-    const sc = s;
-    const r = await s.run({}, r0.runtimeEnv({ runId: 6200, job: "agent", github: sc.gh, repository: FIXTURE_REPO }));
+    const { s: sc, results: r0, r } = await phaseAllRun();
     expect(r.exitCode).not.toBe(0);
-    const commentWrites = s.gh.writes("/repos/*/*/issues/**");
+    const commentWrites = sc.gh.writes("/repos/*/*/issues/**");
     // The working comment, at least one progress edit, the held result.
     expect(commentWrites.length).toBeGreaterThanOrEqual(3);
     for (const w of commentWrites) expect(JSON.stringify(w.body ?? "")).not.toContain(LEAKED_TAIL);
@@ -124,15 +172,11 @@ describe("threat detection: secrets hold everything back", () => {
   });
 
   it("phase all, nothing found: the artifact is uploaded after detection, and delivered", async () => {
-    results = await startFakeActionsResults({ repository: FIXTURE_REPO });
-    const r0 = results;
-    s = await scenario({ fixture: "issue_comment.issue", agent: `sed -i 's/Teh/The/' README.md\necho 'Fixed the typo.'` });
-    const sc = s;
-    const r = await s.run({}, r0.runtimeEnv({ runId: 6201, job: "agent", github: sc.gh, repository: FIXTURE_REPO }));
+    const { s: sc, results: r0, r } = await typoFixRun();
     expect(r.exitCode, r.log).toBe(0);
     expect(r0.artifacts()).toHaveLength(1);
     expect(r.log.indexOf("Artifacts: uploaded")).toBeGreaterThan(-1);
-    expect(s.gh.pulls()).toHaveLength(1);
+    expect(sc.gh.pulls()).toHaveLength(1);
   });
 
   it("threat-detection: none delivers as before", async () => {
@@ -225,11 +269,10 @@ describe("threat detection: binary files", () => {
 
 describe("threat detection: no false positive", () => {
   it("an ordinary README edit is delivered and threats is empty", async () => {
-    s = await scenario({ fixture: "issue_comment.issue", agent: `sed -i 's/Teh/The/' README.md\necho 'Fixed the typo.'` });
-    const r = await s.run();
+    const { s: sc, r } = await typoFixRun();
     expect(r.exitCode, r.log).toBe(0);
     expect(threats(r.outputs)).toEqual([]);
-    expect(s.gh.pulls()).toHaveLength(1);
+    expect(sc.gh.pulls()).toHaveLength(1);
     expect(r.outputs["final-message"]).toContain("Fixed the typo.");
   });
 });
