@@ -76,9 +76,14 @@ interface Named {
 /**
  * This run's `agent-run-*` and `agent-delivery-*` artifacts by item key,
  * newest attempt first. A name of another form (a custom `artifact-name`)
- * is its own item.
+ * is its own item. A name claiming an attempt after this one (`runAttempt`,
+ * when known) was not written by this run's jobs and is left out.
  */
-export function groupArtifacts(list: { id: number; name: string }[], runId: string | undefined): { runs: Map<string, Named>; records: Map<string, Named> } {
+export function groupArtifacts(
+  list: { id: number; name: string }[],
+  runId: string | undefined,
+  runAttempt?: string,
+): { runs: Map<string, Named>; records: Map<string, Named> } {
   const runs = new Map<string, Named>();
   const records = new Map<string, Named>();
   const run = runId ?? "local";
@@ -88,6 +93,7 @@ export function groupArtifacts(list: { id: number; name: string }[], runId: stri
     const rest = a.name.slice(kind === runs ? "agent-run-".length : "agent-delivery-".length);
     const m = new RegExp(`^${run.replace(/\W/g, "")}-(\\d+)(?:-(.+))?$`).exec(rest);
     const named: Named = m ? { id: a.id, name: a.name, key: m[2] ?? "", attempt: Number(m[1]) } : { id: a.id, name: a.name, key: a.name, attempt: 0 };
+    if (runAttempt && /^\d+$/.test(runAttempt) && named.attempt > Number(runAttempt)) continue;
     const had = kind.get(named.key);
     if (!had || had.attempt < named.attempt || (had.attempt === named.attempt && had.id < named.id)) kind.set(named.key, named);
   }
@@ -132,7 +138,7 @@ async function readArtifactJson(service: ArtifactService, a: Named, file: string
 
 export interface GatherOptions {
   service: ArtifactService;
-  host: Pick<HostContext, "runId" | "serverUrl">;
+  host: Pick<HostContext, "runId" | "runAttempt" | "serverUrl">;
   repository: RepoRef;
   expected: FanOutItem[];
   workDir: string;
@@ -143,7 +149,7 @@ export async function gatherReport(o: GatherOptions): Promise<ReportEntry[]> {
   const { service, log } = o;
   const listed = await service.listThisRun();
   if (listed.length > MAX_ARTIFACTS) log.warning(`Gather: this run has ${listed.length} artifacts; only the newest ${MAX_ARTIFACTS} are read.`);
-  const { runs, records } = groupArtifacts(listed.slice(0, MAX_ARTIFACTS), o.host.runId);
+  const { runs, records } = groupArtifacts(listed.slice(0, MAX_ARTIFACTS), o.host.runId, o.host.runAttempt);
   const expectedByKey = new Map(o.expected.map((i) => [i.key, i]));
   const keys = [...new Set([...o.expected.map((i) => i.key), ...runs.keys(), ...records.keys()])];
 
@@ -168,8 +174,10 @@ export async function gatherReport(o: GatherOptions): Promise<ReportEntry[]> {
         log.warning(`Gather: ${entry.error}`);
       }
     }
+    // A record speaks for its own attempt only: a re-run that left none (killed, upload failed) is not the earlier one's success.
     const rec = records.get(key);
-    if (rec) await applyRecord(entry, rec, o, expectedByKey.has(key));
+    if (rec && run && rec.attempt !== run.attempt) log.warning(`Gather: the delivery record '${rec.name}' is from another attempt than '${run.name}'; not used.`);
+    else if (rec) await applyRecord(entry, rec, o, expectedByKey.has(key));
     entries.push(entry);
   }
   return entries;

@@ -259,7 +259,7 @@ export async function reviewGatherStage(c: ReviewPhaseContext): Promise<void> {
     return;
   }
   const service = new ActionsArtifactService();
-  const { runs } = groupArtifacts(await service.listThisRun(), io.host.runId);
+  const { runs } = groupArtifacts(await service.listThisRun(), io.host.runId, io.host.runAttempt);
   const key = itemKey(c.repository, c.pr, io.host.repository);
   const workDir = path.join(io.host.runnerTemp, "agent-runner", `review-gather-${randomUUID()}`);
   const legs: Leg[] = [];

@@ -137,6 +137,37 @@ describe("gather with hostile artifacts", () => {
     expect(step.summary).toContain("3 items, 1 succeeded, ");
   });
 
+  it("a delivery record speaks for its own attempt only: a re-run that left none is not shown as the earlier attempt's success; a name past this attempt is not this run's", async () => {
+    const runId = nextRun++;
+    const failed = JSON.stringify({ conclusion: "failure", durationMs: 900, usage: { inputTokens: 1, outputTokens: 1, cachedTokens: 0 }, diff: { changedFiles: [] } });
+    // Attempt 1 delivered a pull request; attempt 2 (a re-run) failed and uploaded no record.
+    seed(runId, `agent-run-${runId}-1-21`, { "result.json": good() });
+    seed(runId, `agent-delivery-${runId}-1-21`, { "delivery.json": JSON.stringify({ version: 1, item: `${REPO}#21`, key: "21", conclusion: "success", pullRequestUrl: `${gh.serverUrl}/${REPO}/pull/21` }) });
+    seed(runId, `agent-run-${runId}-2-21`, { "result.json": failed });
+    // Names claiming attempt 9 while gather runs in attempt 2: not written by this run's jobs.
+    seed(runId, `agent-run-${runId}-9-22`, { "result.json": good() });
+    seed(runId, `agent-run-${runId}-2-22`, { "result.json": failed });
+    seed(runId, `agent-delivery-${runId}-9-23`, { "delivery.json": JSON.stringify({ version: 1, item: `${REPO}#23`, key: "23", conclusion: "success", pullRequestUrl: `${gh.serverUrl}/${REPO}/pull/23` }) });
+    const step = await runStep("main", {
+      workspace: ws,
+      githubToken: TOKEN,
+      inputs: { agent: "command", phase: "gather" },
+      env: {
+        ...results.runtimeEnv({ runId, runAttempt: 2, repository: REPO, job: "gather", github: { url: gh.url, serverUrl: gh.serverUrl }, workspace: ws }),
+        GITHUB_EVENT_NAME: "schedule",
+        GITHUB_WORKFLOW: "triage",
+      },
+    });
+    expect(errors(step), step.log).toEqual([]);
+    const rows = report(step);
+    expect(rows.find((r) => r["key"] === "21")).toMatchObject({ conclusion: "failure", artifact: `agent-run-${runId}-2-21` });
+    expect(rows.find((r) => r["key"] === "21")!["pullRequestUrl"]).toBeUndefined();
+    expect(step.log).toContain(`the delivery record 'agent-delivery-${runId}-1-21' is from another attempt`);
+    expect(rows.find((r) => r["key"] === "22")).toMatchObject({ conclusion: "failure", artifact: `agent-run-${runId}-2-22` });
+    expect(rows.find((r) => r["key"] === "23")).toBeUndefined();
+    expect(step.summary).not.toContain("/pull/");
+  });
+
   it("an artifact named like Markdown shows as code in the summary and posts no live image; a planted marker comment is not taken over", async () => {
     const runId = nextRun++;
     const issue = gh.addIssue({ title: "Report here" });
