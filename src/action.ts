@@ -262,15 +262,19 @@ function reservedOnly(ctx: StageContext, line: string): undefined {
   return undefined;
 }
 
-/** The GitHub stages (Markdown and HTML parsers, the API client) load only for runs with an event. */
+/**
+ * The GitHub stages (Markdown and HTML parsers, the API client) load only for runs with an event; the
+ * trigger's first, the rest (attachments, the progress comment, delivery) once the ledger admitted the
+ * run: a step the trigger or the ledger skips loads none of them.
+ */
 async function openGitHubStep(ctx: StageContext, event: GitHubEvent, reparse: Parameters<GitHubStages["prepareTrigger"]>[0]["reparse"]): Promise<Step | undefined> {
   const { io, log } = ctx;
-  const stages = await loadGitHubStages();
   if (ctx.settings.approval.mode === "required") {
     const request = (await import("./trigger/approval-command.js")).approvalCommand(event);
-    if (request) return openApprovalStep(ctx, event, request, stages, reparse);
+    if (request) return openApprovalStep(ctx, event, request, await loadGitHubStages(), reparse);
   }
-  const trigger = await stages.prepareTrigger({ event, settings: ctx.settings, raw: io.inputs, host: io.host, log, reparse, runDir: ctx.runDir });
+  const { prepareTrigger } = await import("./trigger/stage.js");
+  const trigger = await prepareTrigger({ event, settings: ctx.settings, raw: io.inputs, host: io.host, log, reparse, runDir: ctx.runDir });
   if (trigger.kind === "skip") return skipped(ctx, trigger.reason);
   const thread = trigger.run.trigger.thread?.number;
   const leg = { repository: trigger.run.trigger.repo.fullName, ...(thread !== undefined ? { thread: String(thread) } : {}) };
@@ -279,6 +283,7 @@ async function openGitHubStep(ctx: StageContext, event: GitHubEvent, reparse: Pa
   if (admitted.reserved !== undefined) return reservedOnly(admitted.ctx, admitted.reserved);
   const item = reviewShardItem(trigger.run.trigger, admitted.ctx.settings, io.host.repository);
   const triggered = { ...admitted.ctx, ...(item ? { item } : {}) };
+  const stages = await loadGitHubStages();
   return { ctx: triggered, github: { stage: await stages.startProgress(triggered, trigger.run), stages }, ...admitted.step };
 }
 

@@ -123,15 +123,25 @@ export class GitData {
    * a loose object is the zlib stream of `blob <size>\0<bytes>`, named by its SHA-1, and written
    * under a temporary name, then renamed, as git writes it. git reads it back like its own.
    */
+  /** Sizes of the blobs this process wrote (a tree of them is rendered without `ls-tree`). */
+  private readonly blobSizes = new Map<string, number>();
+
   private async writeBlob(bytes: Buffer): Promise<string> {
-    const raw = Buffer.concat([Buffer.from(`blob ${bytes.length}\0`), bytes]);
+    const sha = await this.writeObject("blob", bytes);
+    this.blobSizes.set(sha, bytes.length);
+    return sha;
+  }
+
+  /** A loose object of `type` (blob, commit): the zlib stream of `<type> <size>\0<bytes>`, as git writes it. */
+  private async writeObject(type: "blob" | "tree" | "commit", bytes: Buffer): Promise<string> {
+    const raw = Buffer.concat([Buffer.from(`${type} ${bytes.length}\0`), bytes]);
     const sha = createHash("sha1").update(raw).digest("hex");
     const dir = path.join(this.gitDir, "objects", sha.slice(0, 2));
     await mkdir(dir, { recursive: true });
     const tmp = path.join(dir, `tmp_obj_${randomUUID()}`);
     await writeFile(tmp, deflateSync(raw), { mode: 0o444 });
     await rename(tmp, path.join(dir, sha.slice(2)));
-    this.types.learn(sha, "blob");
+    this.types.learn(sha, type);
     return sha;
   }
 
@@ -140,6 +150,8 @@ export class GitData {
     const base = body["base_tree"];
     const entries = body["tree"];
     if (!Array.isArray(entries)) throw new GitDataError(422, "Invalid request.\n\n\"tree\" wasn't supplied.");
+    const flat = base === undefined ? await this.flatTree(entries as Record<string, unknown>[]) : undefined;
+    if (flat) return flat;
     const dir = await mkdtemp(path.join(os.tmpdir(), "fake-tree-"));
     const env = { GIT_INDEX_FILE: path.join(dir, "index") };
     try {
@@ -153,10 +165,33 @@ export class GitData {
       for (const raw of entries as Record<string, unknown>[]) info.push(await this.indexLine(raw));
       await git(this.gitDir, ["update-index", "--index-info"], { env, input: info.join("\n") + "\n" });
       const sha = (await git(this.gitDir, ["write-tree"], { env })).toString().trim();
+      this.types.learn(sha, "tree");
       return this.renderTree(sha);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * A new tree of blobs this process wrote, each at a top-level name (the ledger's first commit, a README),
+   * written as git writes a tree object: entries sorted by name, `<mode> <name>\0<binary id>`.
+   * Undefined for anything else (nested paths, deletions, other objects): then git builds it in an index.
+   */
+  private async flatTree(entries: Record<string, unknown>[]): Promise<GitTree | undefined> {
+    const rows: { path: string; mode: string; sha: string; size: number }[] = [];
+    for (const e of entries) {
+      const { path: p, mode, type, sha } = e as { path?: unknown; mode?: unknown; type?: unknown; sha?: unknown };
+      if (typeof p !== "string" || !/^[^/\0]+$/.test(p) || p === "." || p === ".." || p === ".git") return undefined;
+      if ((mode !== "100644" && mode !== "100755") || type !== "blob" || "content" in e || typeof sha !== "string") return undefined;
+      const size = this.blobSizes.get(sha);
+      if (size === undefined) return undefined;
+      rows.push({ path: p, mode, sha, size });
+    }
+    if (rows.length === 0 || new Set(rows.map((r) => r.path)).size !== rows.length) return undefined;
+    rows.sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
+    const sha = await this.writeObject("tree", Buffer.concat(rows.map((r) => Buffer.concat([Buffer.from(`${r.mode} ${r.path}\0`), Buffer.from(r.sha, "hex")]))));
+    const tree = rows.map((r) => ({ path: r.path, mode: r.mode, type: "blob", sha: r.sha, size: r.size, url: `${this.api}/git/blobs/${r.sha}` }));
+    return { sha, url: `${this.api}/git/trees/${sha}`, tree, truncated: false };
   }
 
   private async indexLine(e: Record<string, unknown>): Promise<string> {
@@ -197,11 +232,41 @@ export class GitData {
     const a = named(author) ?? who;
     const c = named(committer) ?? who;
     const env = { GIT_AUTHOR_NAME: a.name ?? who.name, GIT_AUTHOR_EMAIL: a.email ?? who.email, GIT_COMMITTER_NAME: c.name ?? who.name, GIT_COMMITTER_EMAIL: c.email ?? who.email };
-    const args = ["commit-tree", tree, ...parentList.flatMap((p) => ["-p", p as string])];
-    const sha = (await git(this.gitDir, args, { input: message, env })).toString().trim();
+    const parentShas = parentList as string[];
+    const sha =
+      (await this.writeCommit(tree, parentShas, env, message)) ??
+      (await git(this.gitDir, ["commit-tree", tree, ...parentShas.flatMap((p) => ["-p", p])], { input: message, env })).toString().trim();
     const signed = author === undefined && committer === undefined && signature === undefined;
     this.verifications.set(sha, { verified: signed, reason: signed ? "valid" : "unsigned", signature: signed ? "-----BEGIN PGP SIGNATURE-----\nfake\n-----END PGP SIGNATURE-----" : null, payload: null, verified_at: signed ? new Date().toISOString() : null });
     return this.getCommit(sha);
+  }
+
+  /**
+   * `git commit-tree` without a git process (compare-and-swap writers make a commit every round): the
+   * object git would write for these people, now, in the local time zone, the message kept byte for
+   * byte. Undefined when git would write something else (a name or email git trims or refuses, a date
+   * from the environment): then git writes it.
+   */
+  private async writeCommit(tree: string, parents: string[], who: Record<"GIT_AUTHOR_NAME" | "GIT_AUTHOR_EMAIL" | "GIT_COMMITTER_NAME" | "GIT_COMMITTER_EMAIL", string>, message: string): Promise<string | undefined> {
+    if (process.env["GIT_AUTHOR_DATE"] !== undefined || process.env["GIT_COMMITTER_DATE"] !== undefined) return undefined;
+    // git strips these from either end of a name or email ("crud"), and refuses <, > and newlines inside.
+    const plain = (v: string) => v !== "" && !/^[\s.,:;<>"\\']|[\s.,:;<>"\\']$|[<>\n\0]/.test(v);
+    if (!Object.values(who).every(plain) || message.includes("\0")) return undefined;
+    const now = new Date();
+    const offset = -now.getTimezoneOffset();
+    const zone = `${offset < 0 ? "-" : "+"}${String(Math.floor(Math.abs(offset) / 60)).padStart(2, "0")}${String(Math.abs(offset) % 60).padStart(2, "0")}`;
+    const when = `${Math.floor(now.getTime() / 1000)} ${zone}`;
+    const head = [
+      `tree ${tree}`,
+      ...parents.map((p) => `parent ${p}`),
+      `author ${who.GIT_AUTHOR_NAME} <${who.GIT_AUTHOR_EMAIL}> ${when}`,
+      `committer ${who.GIT_COMMITTER_NAME} <${who.GIT_COMMITTER_EMAIL}> ${when}`,
+    ];
+    const text = `${head.join("\n")}\n\n${message}`;
+    const sha = await this.writeObject("commit", Buffer.from(text, "utf8"));
+    // Parsed from the text just written: no git process to read back what this process made.
+    this.commits.set(sha, this.parseCommit(sha, text));
+    return sha;
   }
 
   /** Commits are immutable: each is read from git once (a ledger lists the same commits on every read). */
@@ -217,7 +282,10 @@ export class GitData {
 
   private async readCommit(sha: string): Promise<GitCommit> {
     if ((await this.types.type(sha)) !== "commit") throw new GitDataError(404, "Not Found");
-    const raw = (await git(this.gitDir, ["cat-file", "commit", sha])).toString();
+    return this.parseCommit(sha, (await git(this.gitDir, ["cat-file", "commit", sha])).toString());
+  }
+
+  private parseCommit(sha: string, raw: string): GitCommit {
     const head = raw.slice(0, raw.indexOf("\n\n"));
     const field = (k: string) => head.split("\n").filter((l) => l.startsWith(`${k} `)).map((l) => l.slice(k.length + 1));
     const person = (line: string) => {
@@ -264,6 +332,11 @@ export class GitData {
     // most of what the fake costs them. Anything else (packed, symbolic, a tag to peel) asks git.
     const loose = !/^refs\/[\w./-]+$/.test(ref) || ref.split("/").some((p) => p === "" || p.startsWith(".")) ? undefined : await readFile(path.join(this.gitDir, ref), "utf8").then((t) => t.trim(), () => undefined);
     if (loose && SHA.test(loose) && (await this.types.type(loose)) === "commit") return loose;
+    // Neither a loose file nor a line of packed-refs: the ref does not exist (readers ask before the ledger's first write).
+    if (loose === undefined && /^refs\/[\w./-]+$/.test(ref)) {
+      const packed = await readFile(path.join(this.gitDir, "packed-refs"), "utf8").catch(() => "");
+      if (!packed.split("\n").some((l) => l.endsWith(` ${ref}`))) return undefined;
+    }
     return run("git", ["--git-dir", this.gitDir, "rev-parse", "--verify", "--quiet", `${ref}^{commit}`]).then(
       (r) => r.stdout.trim(),
       () => undefined,

@@ -6,7 +6,7 @@
  * Returns what the step wrote, with the log masked as the runner masks it.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, existsSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, existsSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,8 +27,15 @@ interface ActionYml {
   runs: { using: string; main: string; post?: string };
 }
 
+/** action.yml parsed once per version of the file: every step parsed its YAML twice (its defaults, its entry), a tenth of the test process's CPU in ledger-runs. */
+let parsedActionYml: { mtimeMs: number; size: number; action: ActionYml } | undefined;
+
 export function loadActionYml(): ActionYml {
-  return YAML.parse(readFileSync(path.join(ACTION_ROOT, "action.yml"), "utf8")) as ActionYml;
+  const file = path.join(ACTION_ROOT, "action.yml");
+  const { mtimeMs, size } = statSync(file);
+  if (parsedActionYml?.mtimeMs !== mtimeMs || parsedActionYml.size !== size) parsedActionYml = { mtimeMs, size, action: YAML.parse(readFileSync(file, "utf8")) as ActionYml };
+  // A copy: a caller may change what it was given.
+  return structuredClone(parsedActionYml.action);
 }
 
 export interface StepOptions {
