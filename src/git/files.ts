@@ -1,5 +1,5 @@
 /** Small file-system helpers for reading agent-written repository state without following it. */
-import { copyFile, link, lstat, stat, utimes } from "node:fs/promises";
+import { copyFile, link, lstat, rm, stat, utimes } from "node:fs/promises";
 
 /** A hard link where the file system allows one (cheap: object files are never rewritten), else a copy. */
 export async function linkOrCopy(from: string, to: string): Promise<void> {
@@ -32,6 +32,12 @@ export async function isRealDirectory(p: string): Promise<boolean> {
  */
 export async function copyIndex(from: string, to: string): Promise<void> {
   await copyFile(from, to);
-  const whole = Math.floor((await stat(from)).mtimeMs / 1000);
-  await utimes(to, whole, whole);
+  try {
+    const whole = Math.floor((await stat(from)).mtimeMs / 1000);
+    await utimes(to, whole, whole);
+  } catch (e) {
+    // A copy stamped "now" would hide such writes: no copy, and git hashes every file.
+    await rm(to, { force: true });
+    throw e;
+  }
 }

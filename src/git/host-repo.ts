@@ -53,6 +53,9 @@ const ISOLATION_CONFIG = [
   "core.excludesFile=/dev/null",
   "core.untrackedCache=false",
   "core.splitIndex=false",
+  // The index's stat data is trusted only with ctime compared (the agent can set mtime, not ctime): see files.ts copyIndex.
+  "core.trustctime=true",
+  "core.checkStat=default",
   "core.pager=cat",
   "core.askPass=",
   "core.sshCommand=false",

@@ -67,27 +67,22 @@ function refusal(source: string, problems: string[]): string {
     : `The patch from ${source} was refused:\n${problems.map((p) => `  - ${p}`).join("\n")}`;
 }
 
-/** Paths named by the patch (both sides of renames and copies), from git's own parser. */
+/**
+ * Paths named by the patch, from git's own parser. A rename or copy is named by its target only
+ * (`numstat_patch_list` prints one name); its source is in the tree diff (checkTree, `--no-renames`).
+ */
 async function patchPaths(git: Git, patchPath: string): Promise<string[]> {
   return parseNumstat((await git.exec(["apply", "--numstat", "-z", "--binary", patchPath])).stdout);
 }
 
-/** The paths of `git apply --numstat -z`'s records: "added\tdeleted\tpath\0" or, for renames/copies, "added\tdeleted\t\0from\0to\0". */
+/** The paths of `git apply --numstat -z`'s records, "added\tdeleted\tpath\0" each. */
 function parseNumstat(stdout: string): string[] {
-  const fields = stdout.split("\0");
   const paths: string[] = [];
-  for (let i = 0; i < fields.length; i++) {
-    const f = fields[i]!;
-    if (!f) continue;
-    const m = /^(?:-|\d+)\t(?:-|\d+)\t(.*)$/s.exec(f);
-    if (!m) continue;
-    if (m[1]) paths.push(m[1]);
-    else {
-      paths.push(fields[i + 1] ?? "", fields[i + 2] ?? "");
-      i += 2;
-    }
+  for (const f of stdout.split("\0")) {
+    const m = /^(?:-|\d+)\t(?:-|\d+)\t(.+)$/s.exec(f);
+    if (m) paths.push(m[1]!);
   }
-  return paths.filter(Boolean);
+  return paths;
 }
 
 const APPLY = ["apply", "--cached", "--binary", "--whitespace=nowarn"];
@@ -179,9 +174,10 @@ export async function validatePatch(
     const checked = await checkTree(git, baseTree, tree, policy, tmp);
     const binaryFiles = await binaryChanges(git, baseTree, tree);
     const postImage = { baseTree, tree, binaryFiles };
-    if (checked.problems.length) throw new PatchRefusedError(refusal(opts.source, describeProblems(checked.problems)), named, postImage);
-    // git's order (as collectChanges reports it), then any name only the patch header gave.
-    return { changedFiles: [...new Set([...checked.changedFiles, ...named])], bytes, postImage };
+    // git's order (as collectChanges reports it, a rename's source included), then any name only the patch header gave.
+    const changedFiles = [...new Set([...checked.changedFiles, ...named])];
+    if (checked.problems.length) throw new PatchRefusedError(refusal(opts.source, describeProblems(checked.problems)), changedFiles, postImage);
+    return { changedFiles, bytes, postImage };
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }

@@ -250,8 +250,9 @@ export async function prepareWorkspace(run: GitHubRun, settings: Settings, resul
       authEnv: gitAuthEnv(settings.github.token, host.serverUrl),
       // Resolved (and fetched if need be) once, when the settings were read from it.
       ...(run.base ? { baseCommit: run.base.commit } : {}),
-      // Found from the same folder then: one `rev-parse --show-toplevel` per step.
-      ...(run.base?.foundFrom === settings.workspace ? { root: run.base.root } : {}),
+      // Found from the same folder then, and no checkout since (one could turn a folder on the
+      // working-directory path into a link out of the workspace): one `rev-parse --show-toplevel` fewer.
+      ...(run.base?.foundFrom === settings.workspace && workspaceHead?.kind !== "pull-request" ? { root: run.base.root } : {}),
       ...(run.commandFiles ? { commandFiles: run.commandFiles } : {}),
       log,
     });

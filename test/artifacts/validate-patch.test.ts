@@ -121,6 +121,21 @@ describe("validatePatch", () => {
     expect((tooBig as PatchRefusedError).namedFiles).toEqual([]);
   });
 
+  it("a rename names both sides: its source is in what a refusal names and in what is delivered (git apply's numstat names only the target)", async () => {
+    const moved = makeRepo({ ".github/workflows/ci.yml": "on: push\njobs: {}\n", "a.txt": "a file with enough lines\nto be seen as renamed\n" });
+    const { patch, base } = patchFrom(moved, (d) => {
+      git(d, "mv", ".github/workflows/ci.yml", "ci.yml");
+      git(d, "mv", "a.txt", "b.txt");
+    });
+    expect(readFileSync(patch, "utf8")).toContain("rename from .github/workflows/ci.yml");
+    const refused = await validatePatch(new Git(moved, gitEnv()), patch, base, policy, opts()).catch((x: unknown) => x);
+    expect(refused).toBeInstanceOf(PatchRefusedError);
+    expect(String((refused as Error).message)).toMatch(/changes workflow files \(\.github\/workflows\/ci\.yml\)/);
+    expect([...(refused as PatchRefusedError).namedFiles].sort()).toEqual([".github/workflows/ci.yml", "a.txt", "b.txt", "ci.yml"]);
+    const allowed = await validatePatch(new Git(moved, gitEnv()), patch, base, { allowWorkflowChanges: true }, opts());
+    expect([...allowed.changedFiles].sort()).toEqual([".github/workflows/ci.yml", "a.txt", "b.txt", "ci.yml"]);
+  });
+
   it("with the base tree already read (phase all: the runner's baseline), the same answer without asking git for it", async () => {
     const { patch, base } = patchFrom(repo, (d) => {
       writeFileSync(path.join(d, "a.txt"), "b\n");

@@ -1,0 +1,2 @@
+import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
+import{copyFile as a,link as e,lstat as n,rm as c,stat as s,utimes as y}from"node:fs/promises";async function l(t,r){try{await e(t,r)}catch(i){let o=i.code;if(o!=="EXDEV"&&o!=="EPERM")throw i;await a(t,r)}}async function p(t){try{return(await n(t)).isDirectory()}catch{return!1}}async function h(t,r){await a(t,r);try{let i=Math.floor((await s(t)).mtimeMs/1e3);await y(r,i,i)}catch(i){throw await c(r,{force:!0}),i}}export{l as a,p as b,h as c};

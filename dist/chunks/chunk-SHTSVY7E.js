@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{copyFile as a,link as n,lstat as e,stat as s,utimes as c}from"node:fs/promises";async function l(t,i){try{await n(t,i)}catch(o){let r=o.code;if(r!=="EXDEV"&&r!=="EPERM")throw o;await a(t,i)}}async function p(t){try{return(await e(t)).isDirectory()}catch{return!1}}async function w(t,i){await a(t,i);let o=Math.floor((await s(t)).mtimeMs/1e3);await c(i,o,o)}export{l as a,p as b,w as c};
