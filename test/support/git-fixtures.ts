@@ -10,7 +10,7 @@
  *   await repo.cleanup();
  */
 import { execFile } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -315,4 +315,17 @@ export async function readBranchLog(repoDir: string, branch: string, opts: { max
 /** `git diff a..b` (or a...b with `threeDot`) as text. */
 export async function diffRefs(repoDir: string, from: string, to: string, opts: { threeDot?: boolean } = {}): Promise<string> {
   return git(repoDir, ["diff", "--no-color", opts.threeDot ? `${from}...${to}` : `${from}..${to}`]);
+}
+
+/** A `git` on PATH that logs each call's arguments before running the real one: what a piece of code asked git. */
+export function gitCallLog(): { env: Record<string, string>; calls: () => string[] } {
+  const shim = mkdtempSync(join(tmpdir(), "git-shim-"));
+  const log = join(shim, "calls.log");
+  writeFileSync(log, "");
+  writeFileSync(join(shim, "git"), `#!/bin/sh\nprintf '%s\\n' "$*" >> ${JSON.stringify(log)}\nexec /usr/bin/git "$@"\n`);
+  chmodSync(join(shim, "git"), 0o755);
+  return {
+    env: { PATH: `${shim}:/usr/bin:/bin`, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
+    calls: () => readFileSync(log, "utf8").split("\n").filter(Boolean),
+  };
 }

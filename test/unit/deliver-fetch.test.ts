@@ -5,29 +5,23 @@
  * failure (an unreachable remote) is thrown. git is reached through a shim on
  * PATH that logs every spawn.
  */
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DeliveryRepo } from "../../src/publish/deliver-git.js";
-import { createRepo, type GitRepoFixture } from "../support/git-fixtures.js";
+import { createRepo, gitCallLog, type GitRepoFixture } from "../support/git-fixtures.js";
 
 let repo: GitRepoFixture;
-let log: string;
+let calls: () => string[];
 let env: Record<string, string>;
 
 beforeAll(async () => {
   repo = await createRepo({ files: { "a.txt": "a\n" } });
-  const shim = mkdtempSync(path.join(os.tmpdir(), "git-shim-"));
-  log = path.join(shim, "calls.log");
-  writeFileSync(log, "");
-  writeFileSync(path.join(shim, "git"), `#!/bin/sh\nprintf '%s\\n' "$*" >> ${JSON.stringify(log)}\nexec /usr/bin/git "$@"\n`);
-  chmodSync(path.join(shim, "git"), 0o755);
-  env = { PATH: `${shim}:/usr/bin:/bin`, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
+  ({ env, calls } = gitCallLog());
 });
 afterAll(() => repo.cleanup());
 
-const calls = () => readFileSync(log, "utf8").split("\n").filter(Boolean);
 const delivery = (remoteUrl: string) => DeliveryRepo.create({ dir: path.join(mkdtempSync(path.join(os.tmpdir(), "delivery-")), "repo.git"), remoteUrl, env });
 
 describe("delivery: fetching a branch", () => {

@@ -4,29 +4,23 @@
  * environment, is asked of git every time, with the door's hardening on each spawn.
  * git is reached through a shim on PATH that logs every spawn's arguments.
  */
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Git } from "../../src/git/git.js";
-import { createRepo, type GitRepoFixture } from "../support/git-fixtures.js";
+import { createRepo, gitCallLog, type GitRepoFixture } from "../support/git-fixtures.js";
 
 let repo: GitRepoFixture;
-let log: string;
+let calls: () => string[];
 let env: Record<string, string>;
 
 beforeAll(async () => {
   repo = await createRepo({ files: { "a.txt": "a\n" } });
-  const shim = mkdtempSync(path.join(os.tmpdir(), "git-shim-"));
-  log = path.join(shim, "calls.log");
-  writeFileSync(log, "");
-  writeFileSync(path.join(shim, "git"), `#!/bin/sh\nprintf '%s\\n' "$*" >> ${JSON.stringify(log)}\nexec /usr/bin/git "$@"\n`);
-  chmodSync(path.join(shim, "git"), 0o755);
-  env = { PATH: `${shim}:/usr/bin:/bin`, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
+  ({ env, calls } = gitCallLog());
 });
 afterAll(() => repo.cleanup());
 
-const calls = () => readFileSync(log, "utf8").split("\n").filter(Boolean);
 
 describe("git answers by object ids", () => {
   it("the same call by ids is spawned once, with the hardening; a ref is asked every time and sees the ref move", async () => {

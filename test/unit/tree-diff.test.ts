@@ -5,7 +5,7 @@
  * agent names like a raw or numstat record are read as paths. git is reached
  * through a shim on PATH that logs every spawn.
  */
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
@@ -17,13 +17,13 @@ import { treeDiff } from "../../src/git/tree-diff.js";
 import { HostRepo } from "../../src/git/host-repo.js";
 import { collectChanges, takeBaseline } from "../../src/git/snapshot.js";
 import { validatePatch } from "../../src/publish/validate-patch.js";
-import { createRepo, type GitRepoFixture } from "../support/git-fixtures.js";
+import { createRepo, gitCallLog, type GitRepoFixture } from "../support/git-fixtures.js";
 
 const FAKE_RAW = `:100644 100644 ${"a".repeat(40)} ${"b".repeat(40)} M`;
 const FAKE_NUMSTAT = "-\t-\tnot-binary.txt";
 
 let repo: GitRepoFixture;
-let log: string;
+let calls: () => string[];
 let env: Record<string, string>;
 let from: string;
 let to: string;
@@ -31,19 +31,13 @@ let to: string;
 beforeAll(async () => {
   repo = await createRepo({ files: { "a.txt": "a\n", "b.bin": Buffer.from([1, 0, 2]), "gone.txt": "x\n" } });
   await repo.commit({ "a.txt": "a\nb\n", "b.bin": Buffer.from([1, 0, 3]), "gone.txt": null, [FAKE_RAW]: "text\n", [FAKE_NUMSTAT]: "text\n", "new.bin": Buffer.from([0, 0]) }, "change");
-  const shim = mkdtempSync(path.join(os.tmpdir(), "git-shim-"));
-  log = path.join(shim, "calls.log");
-  writeFileSync(log, "");
-  writeFileSync(path.join(shim, "git"), `#!/bin/sh\nprintf '%s\\n' "$*" >> ${JSON.stringify(log)}\nexec /usr/bin/git "$@"\n`);
-  chmodSync(path.join(shim, "git"), 0o755);
-  env = { PATH: `${shim}:/usr/bin:/bin`, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
+  ({ env, calls } = gitCallLog());
   const git = new Git(repo.dir, env);
   from = await git.text(["rev-parse", "HEAD~1^{tree}"]);
   to = await git.text(["rev-parse", "HEAD^{tree}"]);
 });
 afterAll(() => repo.cleanup());
 
-const calls = () => readFileSync(log, "utf8").split("\n").filter(Boolean);
 
 describe("tree diff: raw changes and binary paths from one process", () => {
   it("every change with its modes, blobs and status; binary files by content; record-like names are paths", async () => {
