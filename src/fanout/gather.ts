@@ -19,7 +19,7 @@ import type { Logger } from "../logger.js";
 import type { ArtifactService } from "../publish/artifacts.js";
 import { inlineCode } from "../text.js";
 import { formatDuration } from "../publish/summary.js";
-import { itemRef, parseRepository } from "../shared/item-ref.js";
+import { itemKey, itemRef, parseRepository } from "../shared/item-ref.js";
 import type { RepoRef } from "../shared/trigger.js";
 import { MATRIX_LIMIT, type FanOutItem } from "./items.js";
 import { DeliveryRecord, RECORD_FILE } from "./record.js";
@@ -91,7 +91,8 @@ export function groupArtifacts(
     const kind = a.name.startsWith("agent-run-") ? runs : a.name.startsWith("agent-delivery-") ? records : undefined;
     if (!kind) continue;
     const rest = a.name.slice(kind === runs ? "agent-run-".length : "agent-delivery-".length);
-    const m = new RegExp(`^${run.replace(/\W/g, "")}-(\\d+)(?:-(.+))?$`).exec(rest);
+    // The attempt as the runner writes it (no leading zero): one name per kind, key and attempt.
+    const m = new RegExp(`^${run.replace(/\W/g, "")}-([1-9]\\d{0,8})(?:-(.+))?$`).exec(rest);
     const named: Named = m ? { id: a.id, name: a.name, key: m[2] ?? "", attempt: Number(m[1]) } : { id: a.id, name: a.name, key: a.name, attempt: 0 };
     if (runAttempt && /^\d+$/.test(runAttempt) && named.attempt > Number(runAttempt)) continue;
     const had = kind.get(named.key);
@@ -147,11 +148,13 @@ export interface GatherOptions {
 
 export async function gatherReport(o: GatherOptions): Promise<ReportEntry[]> {
   const { service, log } = o;
-  const listed = await service.listThisRun();
-  if (listed.length > MAX_ARTIFACTS) log.warning(`Gather: this run has ${listed.length} artifacts; only the newest ${MAX_ARTIFACTS} are read.`);
-  const { runs, records } = groupArtifacts(listed.slice(0, MAX_ARTIFACTS), o.host.runId, o.host.runAttempt);
+  // Grouped (and names past this attempt dropped) before the cap, and the plan's items first: names
+  // nobody planned cannot crowd a planned item out of the report.
+  const { runs, records } = groupArtifacts(await service.listThisRun(), o.host.runId, o.host.runAttempt);
   const expectedByKey = new Map(o.expected.map((i) => [i.key, i]));
-  const keys = [...new Set([...o.expected.map((i) => i.key), ...runs.keys(), ...records.keys()])];
+  const allKeys = [...new Set([...o.expected.map((i) => i.key), ...runs.keys(), ...records.keys()])];
+  const keys = allKeys.slice(0, Math.max(o.expected.length, MAX_ARTIFACTS / 2));
+  if (keys.length < allKeys.length) log.warning(`Gather: this run has artifacts for ${allKeys.length} items; only ${keys.length} are read.`);
 
   const entries: ReportEntry[] = [];
   for (const key of keys) {
@@ -198,7 +201,7 @@ async function applyRecord(entry: ReportEntry, rec: Named, o: GatherOptions, pla
     o.log.warning(`Gather: the delivery record '${rec.name}' names another item (${record.key.slice(0, 80)}); not used.`);
     return;
   }
-  if (!planned && isItemRef(record.item)) entry.item = record.item;
+  if (!planned && isItemRef(record.item) && keyOfItemRef(record.item, o.repository) === entry.key) entry.item = record.item;
   const pr = ownLink(record.pullRequestUrl, o.host.serverUrl);
   const comment = ownLink(record.commentUrl, o.host.serverUrl);
   if (pr) entry.pullRequestUrl = pr;
@@ -208,6 +211,13 @@ async function applyRecord(entry: ReportEntry, rec: Named, o: GatherOptions, pla
   if (entry.conclusion !== "unreadable") entry.conclusion = record.error && (record.conclusion === "success" || record.conclusion === "partial") ? "failure" : record.conclusion;
   entry.delivery = record.error ? "failed" : pr || comment ? "delivered" : "none";
   if (record.error) entry.error = record.error.slice(0, 500);
+}
+
+/** The artifact key of `owner/repo#12` or `owner/repo` (itemKey's), to check a record's item against its name. */
+function keyOfItemRef(ref: string, repository: RepoRef): string | undefined {
+  const [repo, n] = ref.split("#");
+  const parsed = repo ? parseRepository(repo) : undefined;
+  return parsed ? itemKey(parsed, n === undefined ? undefined : Number(n), repository.fullName) : undefined;
 }
 
 /** `owner/repo#12` or `owner/repo`: safe to show as it is (anything else, like a custom artifact name, is shown as code). */

@@ -137,7 +137,7 @@ describe("gather with hostile artifacts", () => {
     expect(step.summary).toContain("3 items, 1 succeeded, ");
   });
 
-  it("a delivery record speaks for its own attempt only: a re-run that left none is not shown as the earlier attempt's success; a name past this attempt is not this run's", async () => {
+  it("a delivery record speaks for its own attempt only: a re-run that left none is not shown as the earlier attempt's success; a name past this attempt, or with the attempt written another way, is not this run's; a record's item must be its key's", async () => {
     const runId = nextRun++;
     const failed = JSON.stringify({ conclusion: "failure", durationMs: 900, usage: { inputTokens: 1, outputTokens: 1, cachedTokens: 0 }, diff: { changedFiles: [] } });
     // Attempt 1 delivered a pull request; attempt 2 (a re-run) failed and uploaded no record.
@@ -148,6 +148,10 @@ describe("gather with hostile artifacts", () => {
     seed(runId, `agent-run-${runId}-9-22`, { "result.json": good() });
     seed(runId, `agent-run-${runId}-2-22`, { "result.json": failed });
     seed(runId, `agent-delivery-${runId}-9-23`, { "delivery.json": JSON.stringify({ version: 1, item: `${REPO}#23`, key: "23", conclusion: "success", pullRequestUrl: `${gh.serverUrl}/${REPO}/pull/23` }) });
+    // Attempt 2 again, written "02" and uploaded later: not the runner's name for it, so it is no record of item 22.
+    seed(runId, `agent-delivery-${runId}-02-22`, { "delivery.json": JSON.stringify({ version: 1, item: `${REPO}#22`, key: "22", conclusion: "success", pullRequestUrl: `${gh.serverUrl}/${REPO}/pull/22` }) });
+    // A record of an unplanned key that calls itself item #21.
+    seed(runId, `agent-delivery-${runId}-2-zzz`, { "delivery.json": JSON.stringify({ version: 1, item: `${REPO}#21`, key: "zzz", conclusion: "success" }) });
     const step = await runStep("main", {
       workspace: ws,
       githubToken: TOKEN,
@@ -165,6 +169,10 @@ describe("gather with hostile artifacts", () => {
     expect(step.log).toContain(`the delivery record 'agent-delivery-${runId}-1-21' is from another attempt`);
     expect(rows.find((r) => r["key"] === "22")).toMatchObject({ conclusion: "failure", artifact: `agent-run-${runId}-2-22` });
     expect(rows.find((r) => r["key"] === "23")).toBeUndefined();
+    expect(rows.filter((r) => r["item"] === `${REPO}#21`)).toHaveLength(1);
+    expect(rows.find((r) => r["key"] === "zzz")!["item"]).toBe("zzz");
+    // The only success is that record's own row, under its own name.
+    expect(rows.filter((r) => r["conclusion"] === "success").map((r) => r["key"])).toEqual(["zzz"]);
     expect(step.summary).not.toContain("/pull/");
   });
 
