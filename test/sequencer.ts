@@ -1,5 +1,5 @@
 /**
- * Test files start longest first, so that the two workers end together
+ * Test files start longest first, so that the workers end together
  * instead of one finishing a long end-to-end file alone at the end. The
  * durations come from the runs on this machine (test-results/durations.json,
  * which test/timing-report.ts keeps over every run) or, on a fresh clone, from
