@@ -11,9 +11,9 @@
  * carried them would not apply to the base commit.
  */
 import { rm, writeFile } from "node:fs/promises";
-import { copyIndex } from "./files.js";
 import path from "node:path";
 import { agentCommits } from "./agent-head.js";
+import { copyIndex } from "./files.js";
 import { GHA_CREDS_PATHSPEC } from "../shared/cloud.js";
 import type { HostRepo } from "./host-repo.js";
 import { unskipPresentFiles, type SparseEntries } from "./sparse.js";

@@ -43,8 +43,9 @@ export interface GuardRequest {
   baseCommit?: string;
   /**
    * The repository's top folder as the trigger stage found it from the same folder
-   * (BaseCommitFiles.root): used as is, not asked of git again. A checkout
-   * makes no `.git`, so the pull request's checkout since then has not moved it.
+   * (BaseCommitFiles.root): used as is, not asked of git again. Passed only when no
+   * pull request checkout ran since (trigger/stage.ts): a checkout could turn a folder
+   * on the working-directory path into a link out of the workspace.
    */
   root?: string;
   /** Repository-relative files `agent-command` runs (agentCommandFilesOnBase): replaced like agent config. */
