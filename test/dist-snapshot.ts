@@ -20,6 +20,8 @@ import { fileURLToPath } from "node:url";
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 export default function snapshotDist(): () => void {
+  // vitest runs the global setup for the root and for each project (vitest.config.ts): one snapshot per run.
+  if (process.env.AGENT_RUNNER_SNAPSHOT_TAKEN_BY === String(process.pid)) return () => {};
   const source = process.env.AGENT_RUNNER_ACTION_ROOT ? path.resolve(process.env.AGENT_RUNNER_ACTION_ROOT) : REPO_ROOT;
   const snapshot = path.join(REPO_ROOT, ".test-dist", String(process.pid));
   rmSync(snapshot, { recursive: true, force: true });
@@ -29,5 +31,9 @@ export default function snapshotDist(): () => void {
   // Read by the test workers, which start after global setup and inherit this environment.
   process.env.AGENT_RUNNER_ACTION_ROOT = snapshot;
   process.env.AGENT_RUNNER_ACTION_SNAPSHOT_OF = source;
+  process.env.AGENT_RUNNER_SNAPSHOT_TAKEN_BY = String(process.pid);
+  // Node's compile cache for this snapshot's code (test/support/harness.ts passes it to the steps):
+  // the test workers and every step and CLI process of the run share it.
+  process.env.NODE_COMPILE_CACHE = path.join(snapshot, "compile-cache");
   return () => rmSync(snapshot, { recursive: true, force: true });
 }

@@ -144,7 +144,10 @@ describe("Bedrock behind the gateway", () => {
         /^Input 'provider': bedrock found no AWS credentials on the runner \(looked for AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_ROLE_ARN with AWS_WEB_IDENTITY_TOKEN_FILE, then the AWS SDK's default chain.*Add aws-actions\/configure-aws-credentials/s,
       );
     } finally {
-      process.env = saved;
+      // Key by key: the worker's next test file shares this process.env (vitest.config.ts: isolate false),
+      // and a plain object put in its place would no longer reach native code (os.tmpdir, TZ).
+      for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+      Object.assign(process.env, saved);
     }
   });
 });

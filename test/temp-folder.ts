@@ -1,0 +1,24 @@
+/**
+ * One temporary folder per test run (vitest.config.ts runs this as globalSetup): TMPDIR names it for
+ * the test workers and the processes they start, so the thousands of workspaces, runner temp folders
+ * and fixtures a run makes land there, not beside everything else in the system's temp folder. The
+ * next run starts from an empty folder of its own, and a system temp folder that grows run after run
+ * no longer slows the steps that list a workspace's parents (the sandbox's credential-file scan).
+ * Removed when the run ends, in the background: deleting a run's worth of small files takes seconds.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+export default function runTempFolder(): () => void {
+  // vitest runs the global setup for the root and for each project (vitest.config.ts): one folder per run.
+  if (process.env.AGENT_RUNNER_TEST_TMP_OF === String(process.pid)) return () => {};
+  // Short: unix socket paths made under it must stay within 108 bytes.
+  const dir = mkdtempSync(path.join(os.tmpdir(), "art-"));
+  process.env.TMPDIR = dir;
+  process.env.AGENT_RUNNER_TEST_TMP_OF = String(process.pid);
+  return () => {
+    spawn("rm", ["-rf", dir], { detached: true, stdio: "ignore" }).unref();
+  };
+}
