@@ -15,7 +15,8 @@ export default defineConfig({
     hookTimeout: 300_000,
     // Two cores here. End-to-end tests spend part of their time waiting on real CLIs, sandboxes, timers and
     // local servers, which leaves a core idle unless other files have work: on fresh clones, two workers
-    // took 657-676 s, three 541 s, four 503 s and five 496 s (workers that keep their modules, below).
+    // took 657-676 s, three 541 s, four 503 s and five 496-550 s (workers that keep their modules, below;
+    // runs here spread by about 10 %).
     maxWorkers: 5,
     // Longest files first, from the last run's timings: the workers end together.
     sequence: { sequencer: LongestFirst },
