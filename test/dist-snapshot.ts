@@ -32,8 +32,5 @@ export default function snapshotDist(): () => void {
   process.env.AGENT_RUNNER_ACTION_ROOT = snapshot;
   process.env.AGENT_RUNNER_ACTION_SNAPSHOT_OF = source;
   process.env.AGENT_RUNNER_SNAPSHOT_TAKEN_BY = String(process.pid);
-  // Node's compile cache for this snapshot's code (test/support/harness.ts passes it to the steps):
-  // the test workers and every step and CLI process of the run share it.
-  process.env.NODE_COMPILE_CACHE = path.join(snapshot, "compile-cache");
   return () => rmSync(snapshot, { recursive: true, force: true });
 }

@@ -12,7 +12,7 @@ import { Agent, RunConfig } from "../../src/config/schema.js";
 import type { Logger } from "../../src/logger.js";
 import type { RunResult } from "../../src/result.js";
 import type { TracedEvent } from "../../src/shared/events.js";
-import { ACTION_ROOT, NODE_CACHE_ENV, REPO_ROOT, runStep, type StepResult } from "../support/harness.js";
+import { ACTION_ROOT, REPO_ROOT, runStep, type StepResult } from "../support/harness.js";
 import type { StubModel } from "../support/stub-model.js";
 
 const BIN_DIR = path.join(REPO_ROOT, "node_modules/.bin");
@@ -98,7 +98,7 @@ export async function runAgentCli(opts: { workspace: string; inputs: Record<stri
   for (const [k, v] of Object.entries(inputs)) args.push(`--${k}`, v);
   const child = spawn(process.execPath, args, {
     cwd: opts.workspace,
-    env: { PATH: AGENT_PATH, HOME: process.env.HOME ?? os.tmpdir(), LANG: "C.UTF-8", ...NODE_CACHE_ENV },
+    env: { PATH: AGENT_PATH, HOME: process.env.HOME ?? os.tmpdir(), LANG: "C.UTF-8" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";

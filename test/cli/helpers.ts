@@ -4,7 +4,7 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { AGENT_PATH } from "../agents/helpers.js";
-import { ACTION_ROOT, NODE_CACHE_ENV } from "../support/harness.js";
+import { ACTION_ROOT } from "../support/harness.js";
 
 /** dist/cli.js of the action under test: under vitest the snapshot test/dist-snapshot.ts took (a rebuild mid-run does not reach it). */
 export const CLI = path.join(ACTION_ROOT, "dist/cli.js");
@@ -41,7 +41,7 @@ export async function runCli(args: string[], opts: { env: Record<string, string>
 /** dist/cli.js with `args`, in `cwd`, with only PATH, HOME, a TMPDIR of its own and `env`. */
 export async function cli(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Ran> {
   const tmp = env["TMPDIR"] ?? mkdtempSync(path.join(os.tmpdir(), "cli-tmp-"));
-  const r = await runCli(args, { cwd, env: { PATH: AGENT_PATH, HOME: mkdtempSync(path.join(os.tmpdir(), "cli-home-")), LANG: "C.UTF-8", TMPDIR: tmp, ...NODE_CACHE_ENV, ...env } });
+  const r = await runCli(args, { cwd, env: { PATH: AGENT_PATH, HOME: mkdtempSync(path.join(os.tmpdir(), "cli-home-")), LANG: "C.UTF-8", TMPDIR: tmp, ...env } });
   return { code: r.code, stdout: r.stdout.toString("utf8"), stderr: r.stderr.toString("utf8"), tmp };
 }
 

@@ -21,13 +21,6 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 export const ACTION_ROOT = process.env.AGENT_RUNNER_ACTION_ROOT ? path.resolve(process.env.AGENT_RUNNER_ACTION_ROOT) : REPO_ROOT;
 /** Whether the action under test is this checkout's build (under `npm test`, the snapshot test/dist-snapshot.ts took of it). */
 const TESTING_THIS_CHECKOUT = path.resolve(process.env.AGENT_RUNNER_ACTION_SNAPSHOT_OF ?? ACTION_ROOT) === REPO_ROOT;
-/**
- * Node's compile cache for the action's own processes (test/dist-snapshot.ts names a folder of the
- * run's): every step and CLI run loads the same bundle, and V8's cached code spares each one compiling
- * it again. Test processes only: the action never turns it on (a cache the agent could write would be
- * code the next step runs).
- */
-export const NODE_CACHE_ENV: Record<string, string> = process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {};
 
 interface ActionYml {
   inputs: Record<string, { default?: string; required?: boolean }>;
@@ -140,7 +133,6 @@ export async function runStep(entry: "main" | "post", opts: StepOptions): Promis
     GITHUB_SERVER_URL: "https://github.com",
     GITHUB_API_URL: "https://api.github.com",
     GITHUB_ACTOR: "octocat",
-    ...NODE_CACHE_ENV,
     ...files,
     ...applyDefaults(opts.inputs, opts.githubToken ?? "ghs_defaultWorkflowToken000000000000000"),
     ...Object.fromEntries(Object.entries(opts.state ?? {}).map(([k, v]) => [`STATE_${k}`, v])),
