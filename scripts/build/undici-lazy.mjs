@@ -19,6 +19,6 @@ export function fetch(input, init) {
   // Without a proxy (no dispatcher), Node's own fetch, which is undici too and already part of the
   // runtime: a step that calls the GitHub API no longer loads and compiles 400 KB for it (~50 ms of CPU).
   // A proxy's dispatcher is an agent of the bundled undici, which only its own fetch may be handed.
-  if (init?.dispatcher === undefined) return globalThis.fetch(input, init);
+  if (init?.dispatcher == null) return globalThis.fetch(input, init);
   return load().fetch(input, init);
 }
