@@ -79,6 +79,21 @@ export function applyEdits(text: string, edits: readonly Edit[]): string {
 
 let parse5: typeof Parse5 | undefined;
 
+/**
+ * A start tag with room for attributes: a letter after `<`, then anything but letters and digits up
+ * to a `>`. An HTML tokenizer ends a tag name only at whitespace, `/` or `>`, and only a start tag
+ * gives an element attributes (the tree builder copies a tag's own, never adds any).
+ */
+const TAG_WITH_ROOM_FOR_ATTRIBUTES = /<[a-z](?![a-z0-9]*>)/i;
+
+/**
+ * Whether an element of this raw HTML could have attributes. When not (`<sub>`, `</details>`, a
+ * comment, text), a caller that looks only at attributes needs no parse, and no HTML parser loaded.
+ */
+export function htmlMayHaveAttributes(html: string): boolean {
+  return TAG_WITH_ROOM_FOR_ATTRIBUTES.test(html);
+}
+
 /** Raw HTML (an `html` node's value) as an HTML5 fragment, with source offsets. */
 export function parseHtml(html: string): DefaultTreeAdapterTypes.DocumentFragment {
   // require(), not import: esbuild bundles parse5 as a module evaluated here, on the first text that

@@ -7,11 +7,7 @@
 import * as core from "@actions/core";
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import { coreLogger } from "./action-io.js";
-import { readActionInputs, readHostContext } from "./config/host.js";
 import { STATE } from "./constants.js";
-import { finishAbandonedComment } from "./publish/abandoned-comment.js";
-import { killMarked } from "./sandbox/process.js";
 
 const runDir = core.getState(STATE.runTemp);
 if (runDir) {
@@ -20,6 +16,14 @@ if (runDir) {
   );
 }
 if (runDir && core.getState(STATE.finished) !== "true") {
+  // Only a main step that did not finish needs the process table, the inputs and the GitHub client:
+  // loaded here, a post step after a finished main (nearly every job) loads none of them.
+  const [{ killMarked }, { finishAbandonedComment }, { readActionInputs, readHostContext }, { coreLogger }] = await Promise.all([
+    import("./sandbox/process.js"),
+    import("./publish/abandoned-comment.js"),
+    import("./config/host.js"),
+    import("./action-io.js"),
+  ]);
   core.warning(`The main step did not finish; partial results may be in ${runDir}.`);
   const agentRunId = core.getState(STATE.agentRunId);
   if (agentRunId) {

@@ -41,7 +41,7 @@
  */
 import type { Html, Nodes, Parent, Text } from "mdast";
 import { boundMarkdown } from "../markdown-bounds.js";
-import { applyEdits, childrenOf, definitionsOf, parseHtml, parseMarkdown, rangeOf, walkHtml, type Edit, type HtmlElement } from "../markdown.js";
+import { applyEdits, childrenOf, definitionsOf, htmlMayHaveAttributes, parseHtml, parseMarkdown, rangeOf, walkHtml, type Edit, type HtmlElement } from "../markdown.js";
 import { hostAllowed, parseDomainRules, type DomainRule } from "../shared/domains.js";
 import { inlineCode } from "../text.js";
 import { COMMENT_LIMIT } from "./comment.js";
@@ -208,7 +208,7 @@ function scanHtml(node: Html, parent: Parent | undefined, source: string, c: Com
     return;
   }
   let unsafe = textHasOutsideUrl(node.value, c) || EVENT_HANDLER.test(node.value);
-  if (!unsafe) walkHtml(parseHtml(node.value), (h) => void ("attrs" in h && elementUnsafe(h, c) && (unsafe = true)));
+  if (!unsafe && htmlMayHaveAttributes(node.value)) walkHtml(parseHtml(node.value), (h) => void ("attrs" in h && elementUnsafe(h, c) && (unsafe = true)));
   const raw = source.slice(r.start, r.end);
   const mentions = !unsafe && raw === node.value && parent !== undefined && FLOW_PARENTS.has(parent.type) ? breakMentions(raw, c) : undefined;
   if (mentions) {

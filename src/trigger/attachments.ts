@@ -28,7 +28,7 @@ import type { Nodes } from "mdast";
 import { ATTACHMENT_LIMITS, attachmentHostOverrides, type AttachmentCandidate } from "../config/attachments.js";
 import { describeBytes } from "../shared/bytes.js";
 import type { Logger } from "../logger.js";
-import { childrenOf, parseHtml, parseMarkdown, walkHtml, type HtmlNode } from "../markdown.js";
+import { childrenOf, htmlMayHaveAttributes, parseHtml, parseMarkdown, walkHtml, type HtmlNode } from "../markdown.js";
 import type { GitHubRun, StageContext } from "../stage-context.js";
 import { apiErrorMessage } from "../github/client.js";
 import type { GitHubApi } from "../github/api.js";
@@ -80,6 +80,7 @@ function parseUrl(text: string, base?: URL): URL | undefined {
 export function linkedUrls(markdown: string): string[] {
   const out: string[] = [];
   const fromHtml = (html: string) =>
+    htmlMayHaveAttributes(html) &&
     walkHtml(parseHtml(html), (n: HtmlNode) => {
       if (!("attrs" in n)) return;
       for (const a of n.attrs) if ((n.nodeName === "img" && a.name === "src") || (n.nodeName === "a" && a.name === "href")) out.push(a.value);

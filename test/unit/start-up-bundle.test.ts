@@ -57,6 +57,16 @@ describe("what a step loads at start", () => {
     for (const [name, marker] of Object.entries(markers)) expect(files.filter((f) => read(f).includes(marker)), name).toEqual([]);
   });
 
+  it("post.js with its static imports: @actions/core and the names only; what an unfinished main needs loads on demand", () => {
+    // Post runs after every job's main step; only a main that did not finish needs the process table,
+    // the inputs and the GitHub client (274 KB at start before, 59 KB after).
+    const files = staticClosure(["post.js"]);
+    const bytes = files.reduce((n, f) => n + Buffer.byteLength(read(f)), 0);
+    expect(bytes, `post's start-up closure is ${bytes} bytes: ${files.join(", ")}`).toBeLessThan(100 * 1024);
+    const markers = { zod: "safeParse", "the runner's context (src/config/host.ts)": "GITHUB_API_URL" };
+    for (const [name, marker] of Object.entries(markers)) expect(files.filter((f) => read(f).includes(marker)), name).toEqual([]);
+  });
+
   it("no file of dist/ imports http, tls or crypto as an ES module (whose lazy getters an ES import runs)", async () => {
     const files = [...readdirSync(DIST).filter((f) => f.endsWith(".js")), ...chunks().filter((f) => f.endsWith(".js")).map((f) => `chunks/${f}`)]
       // Its own bundle, run inside the sandbox, where start-up is the CLI's.
