@@ -16,6 +16,7 @@ if (runDir) {
   );
 }
 if (runDir && core.getState(STATE.finished) !== "true") {
+  core.warning(`The main step did not finish; partial results may be in ${runDir}.`);
   // Only a main step that did not finish needs the process table, the inputs and the GitHub client:
   // loaded here, a post step after a finished main (nearly every job) loads none of them.
   const [{ killMarked }, { finishAbandonedComment }, { readActionInputs, readHostContext }, { coreLogger }] = await Promise.all([
@@ -24,7 +25,6 @@ if (runDir && core.getState(STATE.finished) !== "true") {
     import("./config/host.js"),
     import("./action-io.js"),
   ]);
-  core.warning(`The main step did not finish; partial results may be in ${runDir}.`);
   const agentRunId = core.getState(STATE.agentRunId);
   if (agentRunId) {
     // One marker per agent process tree (several with `attempts`), separated by spaces.
