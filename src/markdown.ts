@@ -94,6 +94,31 @@ export function htmlMayHaveAttributes(html: string): boolean {
   return TAG_WITH_ROOM_FOR_ATTRIBUTES.test(html);
 }
 
+/** A comment that surely ends at its `-->`: no `--`, `<` or `>` inside, not `<!-->` or `<!--->`. */
+const PLAIN_COMMENT = /<!--(?!-?>)(?:(?!--)[^<>])*-->/g;
+/** Elements whose content is not read as tags (raw text, RCDATA, plaintext) or that drop most tags after them. */
+const SWALLOWING_ELEMENT = /<(?:script|style|textarea|title|xmp|iframe|noembed|noframes|noscript|plaintext|select|template)/i;
+/** An element no document has, appended to see whether it is still read as one. */
+const END_PROBE = "agent-runner-end-probe";
+
+/**
+ * Whether what follows this raw HTML is read on its own. GitHub renders consecutive HTML blocks as one
+ * text, so a block that ends inside a tag gives the next block's text to that tag: `<div`, a blank
+ * line, then `<!-- style=… -->` is one `<div <!-- style=…>`. Without quotes, `<!`, `<?` or an element
+ * that swallows what follows, a tag ends at the next `>`, so a last tag opener with a `>` after it
+ * settles it; otherwise the HTML parser is asked whether an element appended after it still is one.
+ */
+export function htmlEndsClosed(html: string): boolean {
+  const rest = html.replace(PLAIN_COMMENT, "");
+  if (!/["']|<[!?]/.test(rest) && !SWALLOWING_ELEMENT.test(rest)) {
+    const last = [...rest.matchAll(/<[a-z/]/gi)].at(-1);
+    if (!last || rest.includes(">", last.index)) return true;
+  }
+  let seen = false;
+  walkHtml(parseHtml(`${html}<${END_PROBE}>`), (n) => void (n.nodeName === END_PROBE && (seen = true)));
+  return seen;
+}
+
 /** Raw HTML (an `html` node's value) as an HTML5 fragment, with source offsets. */
 export function parseHtml(html: string): DefaultTreeAdapterTypes.DocumentFragment {
   // require(), not import: esbuild bundles parse5 as a module evaluated here, on the first text that

@@ -18,21 +18,22 @@ if (runDir) {
 if (runDir && core.getState(STATE.finished) !== "true") {
   core.warning(`The main step did not finish; partial results may be in ${runDir}.`);
   // Only a main step that did not finish needs the process table, the inputs and the GitHub client:
-  // loaded here, a post step after a finished main (nearly every job) loads none of them.
-  const [{ killMarked }, { finishAbandonedComment }, { readActionInputs, readHostContext }, { coreLogger }] = await Promise.all([
-    import("./sandbox/process.js"),
-    import("./publish/abandoned-comment.js"),
-    import("./config/host.js"),
-    import("./action-io.js"),
-  ]);
+  // loaded here, a post step after a finished main (nearly every job) loads none of them. The process
+  // table first and alone, so left-over agents are stopped even if the rest failed to load.
   const agentRunId = core.getState(STATE.agentRunId);
   if (agentRunId) {
+    const { killMarked } = await import("./sandbox/process.js");
     // One marker per agent process tree (several with `attempts`), separated by spaces.
     const killed = agentRunId.split(" ").filter(Boolean).reduce((n, id) => n + killMarked(id), 0);
     if (killed) core.info(`Stopped ${killed} agent process(es) the main step left behind.`);
   }
   const saved = core.getState(STATE.comment);
   if (saved) {
+    const [{ finishAbandonedComment }, { readActionInputs, readHostContext }, { coreLogger }] = await Promise.all([
+      import("./publish/abandoned-comment.js"),
+      import("./config/host.js"),
+      import("./action-io.js"),
+    ]);
     const token = readActionInputs()["github-token"] ?? "";
     await finishAbandonedComment(saved, token, readHostContext().apiUrl, coreLogger)
       .then((done) => done && core.info("Marked the progress comment as stopped."))

@@ -41,7 +41,7 @@
  */
 import type { Html, Nodes, Parent, Text } from "mdast";
 import { boundMarkdown } from "../markdown-bounds.js";
-import { applyEdits, childrenOf, definitionsOf, htmlMayHaveAttributes, parseHtml, parseMarkdown, rangeOf, walkHtml, type Edit, type HtmlElement } from "../markdown.js";
+import { applyEdits, childrenOf, definitionsOf, htmlEndsClosed, htmlMayHaveAttributes, parseHtml, parseMarkdown, rangeOf, walkHtml, type Edit, type HtmlElement } from "../markdown.js";
 import { hostAllowed, parseDomainRules, type DomainRule } from "../shared/domains.js";
 import { inlineCode } from "../text.js";
 import { COMMENT_LIMIT } from "./comment.js";
@@ -197,9 +197,10 @@ const EVENT_HANDLER = /(?:^|[\s"'/])on[a-z]+\s*=/i;
 /**
  * Raw HTML. An element that loads or links elsewhere, or an outside URL
  * anywhere in it (a comment or an attribute GitHub's renderer might read
- * differently from ours), makes the whole node inline code: inside an HTML
- * block a backslash or a code span would still be HTML. Mentions in an HTML
- * block are broken where they are.
+ * differently from ours), or a tag, comment or raw-text element left open at
+ * its end, makes the whole node inline code: inside an HTML block a
+ * backslash or a code span would still be HTML. Mentions in an HTML block
+ * are broken where they are.
  */
 function scanHtml(node: Html, parent: Parent | undefined, source: string, c: Compiled, out: Scan): void {
   const r = rangeOf(node);
@@ -207,7 +208,8 @@ function scanHtml(node: Html, parent: Parent | undefined, source: string, c: Com
     out.stuck.push(NaN);
     return;
   }
-  let unsafe = textHasOutsideUrl(node.value, c) || EVENT_HANDLER.test(node.value);
+  // Left open, it would take the next block's text (a comment's, say) as its attributes.
+  let unsafe = textHasOutsideUrl(node.value, c) || EVENT_HANDLER.test(node.value) || !htmlEndsClosed(node.value);
   if (!unsafe && htmlMayHaveAttributes(node.value)) walkHtml(parseHtml(node.value), (h) => void ("attrs" in h && elementUnsafe(h, c) && (unsafe = true)));
   const raw = source.slice(r.start, r.end);
   const mentions = !unsafe && raw === node.value && parent !== undefined && FLOW_PARENTS.has(parent.type) ? breakMentions(raw, c) : undefined;

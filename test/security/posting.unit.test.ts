@@ -75,7 +75,7 @@ describe("neutralizeForGitHub", () => {
     ["SVG set writing xlink:href", '<svg><set attributeName="xlink:href" to="https://attacker.example/"/></svg>', '<svg>` <set attributeName="xlink:href" to="https://attacker.example/"/> `</svg>'],
     ["animation values of any scheme", '<svg><a><animate attributeName="x" values="0;ftp:attacker.example"/></a></svg>', '<svg><a>` <animate attributeName="x" values="0;ftp:attacker.example"/> `</a></svg>'],
     ["an event handler", '<img src="x.png" onerror="alert(1)">', '` <img src="x.png" onerror="alert(1)"> `'],
-    ["an event handler parsers disagree on (noscript)", "<b><noscript><!-- </noscript><img src=x onerror=alert(1) --></noscript>", "<b><noscript>` <!-- </noscript><img src=x onerror=alert(1) --> `</noscript>"],
+    ["an event handler parsers disagree on (noscript)", "<b><noscript><!-- </noscript><img src=x onerror=alert(1) --></noscript>", "<b>` <noscript> `` <!-- </noscript><img src=x onerror=alert(1) --> `</noscript>"],
     ["meta refresh to any scheme", '<meta http-equiv="refresh" content="0;url=ftp:attacker.example">', '` <meta http-equiv="refresh" content="0;url=ftp:attacker.example"> `'],
     ["CSS escapes in style", '<p style="background:u\\72 l(\\2f\\2f attacker.example/bg)">x</p>', '` <p style="background:u\\72 l(\\2f\\2f attacker.example/bg)">x</p> `'],
     ["plain style and title stay", '<p style="color:red" title="x">ok</p>', '<p style="color:red" title="x">ok</p>'],
