@@ -94,29 +94,62 @@ export function htmlMayHaveAttributes(html: string): boolean {
   return TAG_WITH_ROOM_FOR_ATTRIBUTES.test(html);
 }
 
-/** A comment that surely ends at its `-->`: no `--`, `<` or `>` inside, not `<!-->` or `<!--->`. */
-const PLAIN_COMMENT = /<!--(?!-?>)(?:(?!--)[^<>])*-->/g;
-/** Elements whose content is not read as tags (raw text, RCDATA, plaintext) or that drop most tags after them. */
-const SWALLOWING_ELEMENT = /<(?:script|style|textarea|title|xmp|iframe|noembed|noframes|noscript|plaintext|select|template)/i;
+/** At a `<!`: a comment that surely ends at its `-->` (no `--`, `<` or `>` inside; not `<!-->` or `<!--->`). */
+const PLAIN_COMMENT = /<!--(?!-?>)(?:(?!--)[^<>])*-->/y;
+/**
+ * Start tags after which what follows is not read as it would be alone: raw text, RCDATA and plaintext
+ * (script, style, textarea…), select and template, and foreign content (svg, math: CDATA sections).
+ */
+const CHANGES_WHAT_FOLLOWS = /<(?:script|style|textarea|title|xmp|iframe|noembed|noframes|noscript|plaintext|select|template|svg|math)/i;
+const HTML_NAMESPACE = "http://www.w3.org/1999/xhtml";
 /** An element no document has, appended to see whether it is still read as one. */
 const END_PROBE = "agent-runner-end-probe";
 
 /**
+ * Where an HTML tokenizer is at the end of `html`, when a scan can tell: true in plain text, false
+ * inside a tag; undefined when only the parser can (a quote inside a tag, `<!` other than a plain
+ * comment, `<?`, or an element that changes how what follows is read).
+ */
+function endsInTextByScan(html: string): boolean | undefined {
+  if (CHANGES_WHAT_FOLLOWS.test(html)) return undefined;
+  let inTag = false;
+  for (let i = 0; i < html.length; i++) {
+    const c = html[i];
+    if (inTag) {
+      // Without quotes, every tag state ends at the next `>`.
+      if (c === ">") inTag = false;
+      else if (c === '"' || c === "'") return undefined;
+    } else if (c === "<") {
+      const next = html[i + 1] ?? "";
+      if (/[A-Za-z/]/.test(next)) {
+        inTag = true;
+        i++;
+      } else if (next === "!") {
+        PLAIN_COMMENT.lastIndex = i;
+        const comment = PLAIN_COMMENT.exec(html);
+        if (!comment) return undefined;
+        i += comment[0].length - 1;
+      } else if (next === "?") return undefined;
+    }
+  }
+  return !inTag;
+}
+
+/**
  * Whether what follows this raw HTML is read on its own. GitHub renders consecutive HTML blocks as one
  * text, so a block that ends inside a tag gives the next block's text to that tag: `<div`, a blank
- * line, then `<!-- style=… -->` is one `<div <!-- style=…>`. Without quotes, `<!`, `<?` or an element
- * that swallows what follows, a tag ends at the next `>`, so a last tag opener with a `>` after it
- * settles it; otherwise the HTML parser is asked whether an element appended after it still is one.
+ * line, then `<!-- style=… -->` is one `<div <!-- style=…>`; one that leaves `<svg>` open makes the next
+ * block's `<![CDATA[` a real CDATA section. When a scan cannot tell, the HTML parser is asked whether an
+ * element appended after it is still one, in HTML and outside any svg or math.
  */
 export function htmlEndsClosed(html: string): boolean {
-  const rest = html.replace(PLAIN_COMMENT, "");
-  if (!/["']|<[!?]/.test(rest) && !SWALLOWING_ELEMENT.test(rest)) {
-    const last = [...rest.matchAll(/<[a-z/]/gi)].at(-1);
-    if (!last || rest.includes(">", last.index)) return true;
-  }
-  let seen = false;
-  walkHtml(parseHtml(`${html}<${END_PROBE}>`), (n) => void (n.nodeName === END_PROBE && (seen = true)));
-  return seen;
+  const scanned = endsInTextByScan(html);
+  if (scanned !== undefined) return scanned;
+  let probe: HtmlNode | undefined;
+  walkHtml(parseHtml(`${html}<${END_PROBE}>`), (n) => void (n.nodeName === END_PROBE && (probe = n)));
+  for (let n: HtmlNode | null | undefined = probe; n; n = "parentNode" in n ? n.parentNode : undefined)
+    if ("namespaceURI" in n && n.namespaceURI !== HTML_NAMESPACE) return false;
+  return probe !== undefined;
 }
 
 /** Raw HTML (an `html` node's value) as an HTML5 fragment, with source offsets. */

@@ -85,11 +85,13 @@ describe("htmlMayHaveAttributes: no false 'no'", () => {
   });
 });
 
-/** parse5's answer alone: an element appended after `html` is still read as an element. */
+/** parse5's answer alone: an element appended after `html` is still read as one, in HTML and outside svg and math. */
 function closedByParse(html: string): boolean {
-  let seen = false;
-  walkHtml(parseHtml(`${html}<x-after>`), (n: HtmlNode) => void (n.nodeName === "x-after" && (seen = true)));
-  return seen;
+  let probe: HtmlNode | undefined;
+  walkHtml(parseHtml(`${html}<x-after>`), (n: HtmlNode) => void (n.nodeName === "x-after" && (probe = n)));
+  for (let n: HtmlNode | null | undefined = probe; n; n = "parentNode" in n ? n.parentNode : undefined)
+    if ("namespaceURI" in n && n.namespaceURI !== "http://www.w3.org/1999/xhtml") return false;
+  return probe !== undefined;
 }
 
 describe("htmlEndsClosed: raw HTML left open takes what follows", () => {
@@ -105,23 +107,32 @@ describe("htmlEndsClosed: raw HTML left open takes what follows", () => {
     ["a raw-text element left open", "<textarea>", false],
     ["a script closed", "<script>x</script>", true],
     ["text with a lone angle bracket", "a < b", true],
+    // An attacker review: `<!--` after a tag name is an attribute name, not a comment, so its quote opens a value.
+    ["a quote inside what looks like a comment inside a tag", '<div <!-- b="--> x>', false],
+    ["svg left open (the next block's CDATA would be real)", "<svg>", false],
+    ["svg closed", "<svg></svg>", true],
+    ["an end tag at the very end", "x</", false],
   ])("%s", (_, html, closed) => {
     expect(htmlEndsClosed(html)).toBe(closed);
     expect(closedByParse(html)).toBe(closed);
   });
 
-  it("40,000 generated fragments and tags: its answer is the HTML parser's", () => {
+  it("60,000 generated fragments and tags: its answer is the HTML parser's", () => {
     const next = random(0xc105e);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
-    const NAMES = ["a", "div", "img", "x1", "textarea", "script", "svg", "select", "é"];
-    const BETWEEN = [" ", "\t", "\n", "/", "=", '"', "'", "", "<", "-", ">", "<!--", "-->", "</"];
-    for (let i = 0; i < 40_000; i++) {
+    // Otherwise tag-shaped: `<` and a name, then any run of names, separators, quotes and comment pieces in any order.
+    const TOKENS = ["a", "div", "x1", "textarea", "svg", "math", "é", " ", "\t", "\n", "/", "=", '"', "'", "<", "-", "--", ">", "<!--", "-->", "</", "<!", "<?", "![CDATA[", "]]>", "b"];
+    for (let i = 0; i < 60_000; i++) {
       let html = "";
-      if (i % 2) for (let j = 1 + Math.floor(next() * 12); j > 0; j--) html += pick(PIECES);
-      else {
-        html = "<" + pick(NAMES);
-        for (let j = Math.floor(next() * 5); j > 0; j--) html += pick(BETWEEN) + pick(NAMES);
-        html += pick([">", "", " >", "/>", "><!-- c -->", ">x</" + pick(NAMES) + ">"]);
+      if (i % 3 === 0) for (let j = 1 + Math.floor(next() * 12); j > 0; j--) html += pick(PIECES);
+      else if (i % 3 === 1) {
+        // What looks like a comment where the tokenizer is inside a tag: `<!--` as an attribute name.
+        html = "<" + pick(["a", "div", "svg"]) + pick([" ", "\t", "/", ""]) + "<!--";
+        for (let j = Math.floor(next() * 6); j > 0; j--) html += pick([" b", "=", '"', "'", "-->", ">", " x", "<!--"]);
+        html += pick(["-->", "", ">", ' x>']);
+      } else {
+        html = pick(["<", "<", "</", "<!--", "x "]) + pick(["a", "div", "svg", "img"]);
+        for (let j = Math.floor(next() * 9); j > 0; j--) html += pick(TOKENS);
       }
       expect(htmlEndsClosed(html), JSON.stringify(html)).toBe(closedByParse(html));
     }
@@ -139,6 +150,8 @@ describe("the posting door with the shortcut", () => {
     // Before: both passed unchanged, and cmark-gfm renders them as one `<div …>` whose attributes are the comment's text.
     ["a block left open: the next block's comment would be its attributes", "<div\n\n<!-- style=background:url(https:&#47;&#47;attacker.example/d.png) -->", "` <div `\n\n<!-- style=background:url(https:&#47;&#47;attacker.example/d.png) -->"],
     ["a quoted value left open across blocks", "<div alt='\n\n<!-- ' srcset=https:&#47;&#47;attacker.example/p.png -->", "` <div alt=' `\n\n<!-- ' srcset=https:&#47;&#47;attacker.example/p.png -->"],
+    ["a quote hidden in a comment-like attribute name", '<div <!-- b="--> x>\n\n<!-- " style="background:url(https:&#47;&#47;attacker.example/x)" -->', '` <div <!-- b="--> x> `\n\n<!-- " style="background:url(https:&#47;&#47;attacker.example/x)" -->'],
+    ["svg left open, then a CDATA section", "<svg>\n\n<![CDATA[><x y=']]><div style=\"background: url(\\2f\\2f attacker.example/x)\">'>]]>", "` <svg> `\n\n<![CDATA[><x y=']]><div style=\"background: url(\\2f\\2f attacker.example/x)\">'>]]>"],
   ])("%s", (_, text, expected) => {
     expect(neutralizeForGitHub(text, P)).toBe(expected);
   });

@@ -31,7 +31,7 @@ describe("neutralizeForGitHub", () => {
     ["an HTML block in a quote", '> <div>\n> <img src="https://attacker.example/x">\n> </div>', '> ` <div> <img src="https://attacker.example/x"> </div> `'],
     ["a reference in an attribute", '<img src="&#104;ttps://attacker.example/e">', '` <img src="&#104;ttps://attacker.example/e"> `'],
     ["style url()", '<p style="background:url(https://attacker.example/bg)">x</p>', '` <p style="background:url(https://attacker.example/bg)">x</p> `'],
-    ["svg image", '<svg><image href="https://attacker.example/s"/></svg>', '<svg>` <image href="https://attacker.example/s"/> `</svg>'],
+    ["svg image", '<svg><image href="https://attacker.example/s"/></svg>', '` <svg> `` <image href="https://attacker.example/s"/> `</svg>'],
     ["unquoted value with slashes (HTML to GitHub, text to micromark)", "<IMG SRC=//attacker.example/x>", "\\<IMG SRC=//attacker.example/x>"],
     ["an unmatched backtick before the rewrite", "a ` ![x](https://attacker.example/t)", "a ` ` ` ![x](https://attacker.example/t) ` `"],
   ])("%s", (_what, input, output) => {
@@ -71,9 +71,9 @@ describe("neutralizeForGitHub", () => {
   });
 
   it.each([
-    ["SVG animate writing href", '<svg><animate attributeName="href" values="javascript:alert(1)"/></svg>', '<svg>` <animate attributeName="href" values="javascript:alert(1)"/> `</svg>'],
-    ["SVG set writing xlink:href", '<svg><set attributeName="xlink:href" to="https://attacker.example/"/></svg>', '<svg>` <set attributeName="xlink:href" to="https://attacker.example/"/> `</svg>'],
-    ["animation values of any scheme", '<svg><a><animate attributeName="x" values="0;ftp:attacker.example"/></a></svg>', '<svg><a>` <animate attributeName="x" values="0;ftp:attacker.example"/> `</a></svg>'],
+    ["SVG animate writing href", '<svg><animate attributeName="href" values="javascript:alert(1)"/></svg>', '` <svg> `` <animate attributeName="href" values="javascript:alert(1)"/> `</svg>'],
+    ["SVG set writing xlink:href", '<svg><set attributeName="xlink:href" to="https://attacker.example/"/></svg>', '` <svg> `` <set attributeName="xlink:href" to="https://attacker.example/"/> `</svg>'],
+    ["animation values of any scheme", '<svg><a><animate attributeName="x" values="0;ftp:attacker.example"/></a></svg>', '` <svg> `<a>` <animate attributeName="x" values="0;ftp:attacker.example"/> `</a></svg>'],
     ["an event handler", '<img src="x.png" onerror="alert(1)">', '` <img src="x.png" onerror="alert(1)"> `'],
     ["an event handler parsers disagree on (noscript)", "<b><noscript><!-- </noscript><img src=x onerror=alert(1) --></noscript>", "<b>` <noscript> `` <!-- </noscript><img src=x onerror=alert(1) --> `</noscript>"],
     ["meta refresh to any scheme", '<meta http-equiv="refresh" content="0;url=ftp:attacker.example">', '` <meta http-equiv="refresh" content="0;url=ftp:attacker.example"> `'],
