@@ -140,16 +140,21 @@ function endsInTextByScan(html: string): boolean | undefined {
  * text, so a block that ends inside a tag gives the next block's text to that tag: `<div`, a blank
  * line, then `<!-- style=… -->` is one `<div <!-- style=…>`; one that leaves `<svg>` open makes the next
  * block's `<![CDATA[` a real CDATA section. When a scan cannot tell, the HTML parser is asked whether an
- * element appended after it is still one, in HTML and outside any svg or math.
+ * element appended after it is still one, in HTML, outside any svg or math and outside template content.
  */
 export function htmlEndsClosed(html: string): boolean {
   const scanned = endsInTextByScan(html);
   if (scanned !== undefined) return scanned;
+  const root = parseHtml(`${html}<${END_PROBE}>`);
   let probe: HtmlNode | undefined;
-  walkHtml(parseHtml(`${html}<${END_PROBE}>`), (n) => void (n.nodeName === END_PROBE && (probe = n)));
-  for (let n: HtmlNode | null | undefined = probe; n; n = "parentNode" in n ? n.parentNode : undefined)
+  walkHtml(root, (n) => void (n.nodeName === END_PROBE && (probe = n)));
+  // Up to the fragment itself: a template's content has no parent, and would hide an svg around the template.
+  let top: HtmlNode | undefined;
+  for (let n: HtmlNode | null | undefined = probe; n; n = "parentNode" in n ? n.parentNode : undefined) {
     if ("namespaceURI" in n && n.namespaceURI !== HTML_NAMESPACE) return false;
-  return probe !== undefined;
+    top = n;
+  }
+  return top === root;
 }
 
 /** Raw HTML (an `html` node's value) as an HTML5 fragment, with source offsets. */

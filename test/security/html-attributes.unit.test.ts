@@ -85,13 +85,17 @@ describe("htmlMayHaveAttributes: no false 'no'", () => {
   });
 });
 
-/** parse5's answer alone: an element appended after `html` is still read as one, in HTML and outside svg and math. */
+/** parse5's answer alone: an element appended after `html` is still read as one, in HTML, outside svg and math and outside template content. */
 function closedByParse(html: string): boolean {
+  const root = parseHtml(`${html}<x-after>`);
   let probe: HtmlNode | undefined;
-  walkHtml(parseHtml(`${html}<x-after>`), (n: HtmlNode) => void (n.nodeName === "x-after" && (probe = n)));
-  for (let n: HtmlNode | null | undefined = probe; n; n = "parentNode" in n ? n.parentNode : undefined)
+  walkHtml(root, (n: HtmlNode) => void (n.nodeName === "x-after" && (probe = n)));
+  let top: HtmlNode | undefined;
+  for (let n: HtmlNode | null | undefined = probe; n; n = "parentNode" in n ? n.parentNode : undefined) {
     if ("namespaceURI" in n && n.namespaceURI !== "http://www.w3.org/1999/xhtml") return false;
-  return probe !== undefined;
+    top = n;
+  }
+  return top === root;
 }
 
 describe("htmlEndsClosed: raw HTML left open takes what follows", () => {
@@ -111,6 +115,10 @@ describe("htmlEndsClosed: raw HTML left open takes what follows", () => {
     ["a quote inside what looks like a comment inside a tag", '<div <!-- b="--> x>', false],
     ["svg left open (the next block's CDATA would be real)", "<svg>", false],
     ["svg closed", "<svg></svg>", true],
+    // A third review: template content has no parent in the tree, which hid the svg around it.
+    ["svg, foreignObject and a template left open", "<svg>\n<foreignObject>\n<template>\n", false],
+    ["math, mi and a template left open", "<math><mi><template>", false],
+    ["a template closed", "<template><b>x</b></template>", true],
     ["an end tag at the very end", "x</", false],
   ])("%s", (_, html, closed) => {
     expect(htmlEndsClosed(html)).toBe(closed);
@@ -121,7 +129,7 @@ describe("htmlEndsClosed: raw HTML left open takes what follows", () => {
     const next = random(0xc105e);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
     // Otherwise tag-shaped: `<` and a name, then any run of names, separators, quotes and comment pieces in any order.
-    const TOKENS = ["a", "div", "x1", "textarea", "svg", "math", "é", " ", "\t", "\n", "/", "=", '"', "'", "<", "-", "--", ">", "<!--", "-->", "</", "<!", "<?", "![CDATA[", "]]>", "b"];
+    const TOKENS = ["a", "div", "x1", "textarea", "svg", "math", "template", "foreignObject", "mi", "é", " ", "\t", "\n", "/", "=", '"', "'", "<", "-", "--", ">", "<!--", "-->", "</", "<!", "<?", "![CDATA[", "]]>", "b"];
     for (let i = 0; i < 60_000; i++) {
       let html = "";
       if (i % 3 === 0) for (let j = 1 + Math.floor(next() * 12); j > 0; j--) html += pick(PIECES);
@@ -151,6 +159,7 @@ describe("the posting door with the shortcut", () => {
     ["a block left open: the next block's comment would be its attributes", "<div\n\n<!-- style=background:url(https:&#47;&#47;attacker.example/d.png) -->", "` <div `\n\n<!-- style=background:url(https:&#47;&#47;attacker.example/d.png) -->"],
     ["a quoted value left open across blocks", "<div alt='\n\n<!-- ' srcset=https:&#47;&#47;attacker.example/p.png -->", "` <div alt=' `\n\n<!-- ' srcset=https:&#47;&#47;attacker.example/p.png -->"],
     ["a quote hidden in a comment-like attribute name", '<div <!-- b="--> x>\n\n<!-- " style="background:url(https:&#47;&#47;attacker.example/x)" -->', '` <div <!-- b="--> x> `\n\n<!-- " style="background:url(https:&#47;&#47;attacker.example/x)" -->'],
+    ["svg and a template left open, then a CDATA section after both close", "<svg>\n<foreignObject>\n<template>\n\n</template>\n</foreignObject>\n<![CDATA[><x y=']]><div style=\"background: url(\\2f\\2f attacker.example/s.png)\">'>]]>", "` <svg> <foreignObject> <template> `\n\n</template>\n</foreignObject>\n<![CDATA[><x y=']]><div style=\"background: url(\\2f\\2f attacker.example/s.png)\">'>]]>"],
     ["svg left open, then a CDATA section", "<svg>\n\n<![CDATA[><x y=']]><div style=\"background: url(\\2f\\2f attacker.example/x)\">'>]]>", "` <svg> `\n\n<![CDATA[><x y=']]><div style=\"background: url(\\2f\\2f attacker.example/x)\">'>]]>"],
   ])("%s", (_, text, expected) => {
     expect(neutralizeForGitHub(text, P)).toBe(expected);
