@@ -143,8 +143,11 @@ function endsInTextByScan(html: string): boolean | undefined {
  * element appended after it is still one, in HTML, outside any svg or math and outside template content.
  */
 export function htmlEndsClosed(html: string): boolean {
-  const scanned = endsInTextByScan(html);
-  if (scanned !== undefined) return scanned;
+  return endsInTextByScan(html) ?? htmlEndsClosedByParser(html);
+}
+
+/** htmlEndsClosed's answer from the HTML parser alone (exported for the test that holds the scan to it). */
+export function htmlEndsClosedByParser(html: string): boolean {
   const root = parseHtml(`${html}<${END_PROBE}>`);
   let probe: HtmlNode | undefined;
   walkHtml(root, (n) => void (n.nodeName === END_PROBE && (probe = n)));
