@@ -94,6 +94,65 @@ export function htmlMayHaveAttributes(html: string): boolean {
   return TAG_WITH_ROOM_FOR_ATTRIBUTES.test(html);
 }
 
+/** A start tag as an HTML tokenizer reads it: lower-case name, attributes with character references decoded. */
+export interface HtmlStartTag {
+  name: string;
+  attrs: { name: string; value: string }[];
+}
+
+/** `<` and a letter: where every start tag begins, in any tokenizer state that reads tags. */
+const TAG_OPEN = /<[a-z]/gi;
+/** A start tag that surely has no attributes (`<sub>`): nothing to read. */
+const BARE_TAG = /<[a-z][a-z0-9]*>/iy;
+
+/**
+ * Every start tag an HTML parser could read in this raw HTML, whatever state it is in. A tag begins at a
+ * `<` and a letter, and how it reads from there depends only on the text after it; a comment, raw text,
+ * CDATA or a tree builder can only hide or drop tags, and parsers differ on which (a fragment parse
+ * drops `<body background=…>`, parse5 drops what `<select>` holds, a browser's newer parser keeps it).
+ * A check that passes on all of them holds for every parser. Undefined when a tag never closes, or when
+ * reading from every `<` would cost more than a few passes over the text (the caller treats it as unsafe).
+ */
+export function startTagsAnywhere(html: string): HtmlStartTag[] | undefined {
+  const tags: HtmlStartTag[] = [];
+  let budget = 8 * html.length + 4096;
+  for (const m of html.matchAll(TAG_OPEN)) {
+    BARE_TAG.lastIndex = m.index;
+    if (BARE_TAG.test(html)) continue;
+    const read = readStartTag(html.slice(m.index));
+    if (!read) return undefined;
+    budget -= read.length;
+    if (budget < 0) return undefined;
+    tags.push(read.tag);
+  }
+  return tags;
+}
+
+/** The start tag `text` begins with, read by parse5's tokenizer alone (no tree builder to change its state). */
+function readStartTag(text: string): { tag: HtmlStartTag; length: number } | undefined {
+  parse5 ??= require("parse5") as typeof Parse5;
+  let read: { tag: HtmlStartTag; length: number } | undefined;
+  const stop = () => tokenizer.pause();
+  const tokenizer = new parse5.Tokenizer(
+    { sourceCodeLocationInfo: true },
+    {
+      onStartTag: (t) => {
+        read = { tag: { name: t.tagName, attrs: t.attrs.map((a) => ({ name: a.name, value: a.value })) }, length: t.location?.endOffset ?? text.length };
+        stop();
+      },
+      onEndTag: stop,
+      onComment: stop,
+      onDoctype: stop,
+      onCharacter: stop,
+      onNullCharacter: stop,
+      onWhitespaceCharacter: stop,
+      onEof: stop,
+    },
+  );
+  tokenizer.write(text, true);
+  return read;
+}
+
 /** At a `<!`: a comment that surely ends at its `-->` (no `--`, `<` or `>` inside; not `<!-->` or `<!--->`). */
 const PLAIN_COMMENT = /<!--(?!-?>)(?:(?!--)[^<>])*-->/y;
 /**

@@ -41,7 +41,7 @@
  */
 import type { Html, Nodes, Parent, Text } from "mdast";
 import { boundMarkdown } from "../markdown-bounds.js";
-import { applyEdits, childrenOf, definitionsOf, htmlEndsClosed, htmlMayHaveAttributes, parseHtml, parseMarkdown, rangeOf, walkHtml, type Edit, type HtmlElement } from "../markdown.js";
+import { applyEdits, childrenOf, definitionsOf, htmlEndsClosed, htmlMayHaveAttributes, parseMarkdown, rangeOf, startTagsAnywhere, type Edit } from "../markdown.js";
 import { hostAllowed, parseDomainRules, type DomainRule } from "../shared/domains.js";
 import { inlineCode } from "../text.js";
 import { COMMENT_LIMIT } from "./comment.js";
@@ -71,7 +71,7 @@ const AT_SIGN = /\\@|&#0*64;?|&#x0*40;?|&commat;|@/gi;
 /** A mention in rendered text: `@login` or `@org/team`, not already broken by a zero-width space. */
 const MENTION = /@([A-Za-z0-9][A-Za-z0-9-]*)(\/[A-Za-z0-9_-]+)?/g;
 /** Attributes whose value is one or more URLs a browser (or GitHub's proxy) would load or follow. */
-const URL_ATTRIBUTES = new Set(["src", "href", "poster", "background", "action", "formaction", "cite", "data", "longdesc", "lowsrc", "dynsrc", "ping", "usemap", "manifest", "codebase", "xlink:href", "srcset", "imagesrcset"]);
+const URL_ATTRIBUTES = new Set(["src", "href", "attributionsrc", "poster", "background", "action", "formaction", "cite", "data", "longdesc", "lowsrc", "dynsrc", "ping", "usemap", "manifest", "codebase", "xlink:href", "srcset", "imagesrcset"]);
 /** Containers whose `html` children are HTML blocks (flow), not inline tags. */
 const FLOW_PARENTS = new Set(["root", "blockquote", "listItem", "footnoteDefinition"]);
 
@@ -130,12 +130,21 @@ function attributeUnsafe(name: string, value: string, c: Compiled): boolean {
   if (n === "attributename") return URL_ATTRIBUTES.has(value.trim().toLowerCase()) || /href/i.test(value);
   if (ANIMATION_VALUES.has(n)) return value.split(";").some((v) => /[:/\\]/.test(v) && !urlAllowed(v, c));
   if (n === "style") return CSS_LOADS.test(value);
-  // Any other attribute that smuggles a URL (`content="0;url=//x"`).
-  return [...value.matchAll(SCHEME_IN_VALUE)].some((m) => !urlAllowed(m[0], c));
+  // Any other attribute may be CSS too (SVG's `fill`, `mask`, `cursor` take `url(…)`, with CSS escapes)
+  // or smuggle a URL (`content="0;url=//x"`; a URL parser drops tabs and newlines, `/\\host` is `//host`).
+  if (CSS_LOADS.test(value)) return true;
+  return [...value.replace(/[\t\n\r]/g, "").matchAll(SCHEME_IN_VALUE)].some((m) => !urlAllowed(m[0], c));
 }
 
-function elementUnsafe(el: HtmlElement, c: Compiled): boolean {
-  return el.attrs.some((a) => attributeUnsafe(a.prefix ? `${a.prefix}:${a.name}` : a.name, a.value, c));
+/**
+ * Any start tag any parser could read here (markdown.ts `startTagsAnywhere`) with an attribute that
+ * loads or links elsewhere; a tag that never closes counts as unsafe. Tag names a fragment parse
+ * ignores but a page's parser merges into its own `<html>` or `<body>` get no exception.
+ */
+function anyTagUnsafe(html: string, c: Compiled): boolean {
+  if (!htmlMayHaveAttributes(html)) return false;
+  const tags = startTagsAnywhere(html);
+  return tags === undefined || tags.some((t) => t.attrs.some((a) => attributeUnsafe(a.name, a.value, c)));
 }
 
 /** Rendered text with a mention in it, or ending in `@` (a login could follow in the next node). */
@@ -209,15 +218,15 @@ function scanHtml(node: Html, parent: Parent | undefined, source: string, c: Com
     return;
   }
   // Left open, it would take the next block's text (a comment's, say) as its attributes.
-  let unsafe = textHasOutsideUrl(node.value, c) || EVENT_HANDLER.test(node.value) || !htmlEndsClosed(node.value);
-  if (!unsafe && htmlMayHaveAttributes(node.value)) walkHtml(parseHtml(node.value), (h) => void ("attrs" in h && elementUnsafe(h, c) && (unsafe = true)));
+  const unsafe = textHasOutsideUrl(node.value, c) || EVENT_HANDLER.test(node.value) || !htmlEndsClosed(node.value) || anyTagUnsafe(node.value, c);
   const raw = source.slice(r.start, r.end);
   const mentions = !unsafe && raw === node.value && parent !== undefined && FLOW_PARENTS.has(parent.type) ? breakMentions(raw, c) : undefined;
   if (mentions) {
     for (const i of mentions) out.edits.push({ start: r.start + i, end: r.start + i, text: ZWSP });
     return;
   }
-  if (unsafe || needsBreak(node.value, c)) out.edits.push({ ...r, text: inlineCode(node.value) });
+  // Not rewritten in place (inside a quote or a list, or inline): any `@` a login could follow, in any spelling, makes it code.
+  if (unsafe || needsBreak(node.value, c) || breakMentions(node.value, c).length > 0) out.edits.push({ ...r, text: inlineCode(node.value) });
 }
 
 /** Offsets of `ch` in `source` not already escaped by a backslash. */

@@ -6,7 +6,8 @@
  * that lets whitespace or `/` into a tag name); then through the door, whose rewrites stay.
  */
 import { describe, expect, it } from "vitest";
-import { htmlEndsClosed, htmlEndsClosedByParser, htmlMayHaveAttributes, parseHtml, walkHtml, type HtmlNode } from "../../src/markdown.js";
+import * as parse5 from "parse5";
+import { htmlEndsClosed, htmlEndsClosedByParser, htmlMayHaveAttributes, parseHtml, startTagsAnywhere, walkHtml, type HtmlNode } from "../../src/markdown.js";
 import { neutralizeForGitHub } from "../../src/publish/post-text.js";
 
 /** Every attribute of every element parse5 builds from `html`, as `element attr`. */
@@ -145,9 +146,65 @@ describe("the posting door with the shortcut", () => {
     ["a block left open: the next block's comment would be its attributes", "<div\n\n<!-- style=background:url(https:&#47;&#47;attacker.example/d.png) -->", "` <div `\n\n<!-- style=background:url(https:&#47;&#47;attacker.example/d.png) -->"],
     ["a quoted value left open across blocks", "<div alt='\n\n<!-- ' srcset=https:&#47;&#47;attacker.example/p.png -->", "` <div alt=' `\n\n<!-- ' srcset=https:&#47;&#47;attacker.example/p.png -->"],
     ["a quote hidden in a comment-like attribute name", '<div <!-- b="--> x>\n\n<!-- " style="background:url(https:&#47;&#47;attacker.example/x)" -->', '` <div <!-- b="--> x> `\n\n<!-- " style="background:url(https:&#47;&#47;attacker.example/x)" -->'],
-    ["svg and a template left open, then a CDATA section after both close", "<svg>\n<foreignObject>\n<template>\n\n</template>\n</foreignObject>\n<![CDATA[><x y=']]><div style=\"background: url(\\2f\\2f attacker.example/s.png)\">'>]]>", "` <svg> <foreignObject> <template> `\n\n</template>\n</foreignObject>\n<![CDATA[><x y=']]><div style=\"background: url(\\2f\\2f attacker.example/s.png)\">'>]]>"],
-    ["svg left open, then a CDATA section", "<svg>\n\n<![CDATA[><x y=']]><div style=\"background: url(\\2f\\2f attacker.example/x)\">'>]]>", "` <svg> `\n\n<![CDATA[><x y=']]><div style=\"background: url(\\2f\\2f attacker.example/x)\">'>]]>"],
+    ["svg and a template left open, then a CDATA section after both close", "<svg>\n<foreignObject>\n<template>\n\n</template>\n</foreignObject>\n<![CDATA[><x y=']]><div style=\"background: url(\\2f\\2f attacker.example/s.png)\">'>]]>", "` <svg> <foreignObject> <template> `\n\n` </template> </foreignObject> <![CDATA[><x y=']]><div style=\"background: url(\\2f\\2f attacker.example/s.png)\">'>]]> `"],
+    // Since every tag any parser state could read is checked, the CDATA block is code on its own account too.
+    ["svg left open, then a CDATA section", "<svg>\n\n<![CDATA[><x y=']]><div style=\"background: url(\\2f\\2f attacker.example/x)\">'>]]>", "` <svg> `\n\n` <![CDATA[><x y=']]><div style=\"background: url(\\2f\\2f attacker.example/x)\">'>]]> `"],
   ])("%s", (_, text, expected) => {
     expect(neutralizeForGitHub(text, P)).toBe(expected);
+  });
+});
+
+/** Every attribute an HTML parser gives an element of `html`, in a fragment and in a whole page (which merges `<html>` and `<body>` attributes into its own), as `name=value`. */
+function attributesBuilt(html: string): Set<string> {
+  const found = new Set<string>();
+  const add = (n: HtmlNode) => {
+    if ("attrs" in n) for (const a of n.attrs) found.add(`${a.prefix ? `${a.prefix}:` : ""}${a.name}`.toLowerCase() + "=" + a.value);
+  };
+  walkHtml(parseHtml(html), add);
+  walkHtml(parse5.parse(html), add);
+  return found;
+}
+
+function attributesRead(html: string): Set<string> | undefined {
+  const tags = startTagsAnywhere(html);
+  return tags && new Set(tags.flatMap((t) => t.attrs.map((a) => `${a.name}=${a.value}`)));
+}
+
+describe("startTagsAnywhere: every attribute any parser state could build", () => {
+  it.each([
+    ["a comment in a style element hides an image from a tokenizer alone", "<style><!--</style><img src=x>", ["src=x"]],
+    ["what select holds (parse5 drops it, a browser's newer parser keeps it)", "<select><img src=x></select>", ["src=x"]],
+    ["body and html attributes", '<body background="y"><html lang=en>', ["background=y", "lang=en"]],
+    ["a tag inside an attribute value", "<a title='<img src=x>'>", ["title=<img src=x>", "src=x"]],
+    // A tokenizer alone reads one tag here; a parser reads style's raw text, then the image.
+    ["raw text hides the quote a tag opens", "<style><a title='</style><img src=x>'>", ["title=</style><img src=x>", "src=x"]],
+    ["inside CDATA, inside a comment", "<svg><![CDATA[<img src=a>]]></svg><!-- <b c=d> -->", ["src=a", "c=d"]],
+    ["character references decoded", '<a href="&#104;ttp&colon;x">', ["href=http:x"]],
+    ["tags without attributes need no read", "<sub><b></b></sub>", []],
+  ])("%s", (_, html, attrs) => {
+    expect([...attributesRead(html)!].sort()).toEqual([...attrs].sort());
+  });
+
+  it("a tag that never closes, or text that would cost too much to read from every `<`, has no answer", () => {
+    expect(startTagsAnywhere('<p>ok <img src="x')).toBeUndefined();
+    const started = process.cpuUsage();
+    expect(startTagsAnywhere(`<a x=">${"<a".repeat(30_000)}">`)).toBeUndefined();
+    const used = process.cpuUsage(started);
+    expect((used.user + used.system) / 1000).toBeLessThan(5_000);
+  });
+
+  it("30,000 generated fragments: every attribute parse5 builds, in a fragment or a page, is one it reads", () => {
+    const { next, pick } = random(0x7a95);
+    const TOKENS = ["a", "img", "body", "html", "select", "style", "textarea", "svg", "math", "template", "table", "td", "noscript", "title", "script", " src=x", " b='<c d=e>'", ' f="-->"', " g=h", "=", '"', "'", "<", "</", ">", "/", "-->", "<!--", "<!", "![CDATA[", "]]>", " ", "\n", "&lt;", "&#60;"];
+    let answered = 0;
+    for (let i = 0; i < 30_000; i++) {
+      let html = pick(["<", "<", "</", "<!--", "x "]) + pick(["a", "img", "select", "style", "svg", "body"]);
+      for (let j = 1 + Math.floor(next() * 10); j > 0; j--) html += pick(TOKENS);
+      const read = attributesRead(html);
+      if (!read) continue;
+      answered++;
+      for (const a of attributesBuilt(html)) expect(read.has(a), `${JSON.stringify(html)} builds ${a}`).toBe(true);
+    }
+    expect(answered).toBeGreaterThan(10_000);
   });
 });

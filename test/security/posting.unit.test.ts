@@ -45,6 +45,10 @@ describe("neutralizeForGitHub", () => {
     ["in an HTML block, in place", "<details><summary>For @octocat</summary>\n\nok\n\n</details>", `<details><summary>For @${Z}octocat</summary>\n\nok\n\n</details>`],
     ["split by a comment", "@<!-- -->octocat", `@${Z}<!-- -->octocat`],
     ["the requester stays, teams and look-alikes do not", "@alice @ALICE @alice/team @alice-bob", `@alice @ALICE @${Z}alice/team @${Z}alice-bob`],
+    // Review round 4: a block that cannot be rewritten in place (quote or list prefixes inside it) was held only for a literal `@`.
+    ["a reference in a multi-line HTML block in a quote", "> <div>\n> &#64;octocat\n> </div>", "> ` <div> &#64;octocat </div> `"],
+    ["a hex reference in a multi-line HTML block in a list", "- <div>\n  &#x40;octocat\n  </div>", "- ` <div> &#x40;octocat </div> `"],
+    ["&commat; in a quoted HTML block", "> <p>\n> &commat;org/team</p>", "> ` <p> &commat;org/team</p> `"],
   ])("mentions: %s", (_what, input, output) => {
     expect(n(input)).toBe(output);
   });
@@ -79,6 +83,17 @@ describe("neutralizeForGitHub", () => {
     ["meta refresh to any scheme", '<meta http-equiv="refresh" content="0;url=ftp:attacker.example">', '` <meta http-equiv="refresh" content="0;url=ftp:attacker.example"> `'],
     ["CSS escapes in style", '<p style="background:u\\72 l(\\2f\\2f attacker.example/bg)">x</p>', '` <p style="background:u\\72 l(\\2f\\2f attacker.example/bg)">x</p> `'],
     ["plain style and title stay", '<p style="color:red" title="x">ok</p>', '<p style="color:red" title="x">ok</p>'],
+    // Review round 4 and after: tags a parser's tree builder drops, which another parser's keeps.
+    ["body attributes (a page's parser merges them into its own body)", '<body background="http:attacker.example/b">', '` <body background="http:attacker.example/b"> `'],
+    ["html attributes, behind a comment", '<!-- x --><html style="background:url(http:attacker.example/h)">', '` <!-- x --><html style="background:url(http:attacker.example/h)"> `'],
+    ["an image inside select (a newer parser keeps it)", '<div><select><img src="http:attacker.example/s"></select></div>', '` <div><select><img src="http:attacker.example/s"></select></div> `'],
+    ["an image a comment hides from one parser, not from another", '<div><select><style><!--</style><img src="http:attacker.example/c">--></select></div>', '` <div><select><style><!--</style><img src="http:attacker.example/c">--></select></div> `'],
+    ["frameset", '<div><frameset><frame src="http:attacker.example/f"></frameset></div>', '` <div><frameset><frame src="http:attacker.example/f"></frameset></div> `'],
+    ["SVG fill with url() and CSS escapes", '<div><svg><rect fill="url(http\\:attacker.example/f#x)"/></svg></div>', '` <div><svg><rect fill="url(http\\:attacker.example/f#x)"/></svg></div> `'],
+    ["SVG cursor with url()", '<div><svg><g cursor="url(http:attacker.example/c),auto"></g></svg></div>', '` <div><svg><g cursor="url(http:attacker.example/c),auto"></g></svg></div> `'],
+    ["attributionsrc, relative to another host", '<img src="x.png" attributionsrc="/\\attacker.example/a">', '` <img src="x.png" attributionsrc="/\\attacker.example/a"> `'],
+    ["a URL with a tab in an attribute a browser reads as one", '<div><a ping="/\t/attacker.example/p">x</a></div>', '` <div><a ping="/\t/attacker.example/p">x</a></div> `'],
+    ["a tag that never closes", '<p>ok <!-- <img src="x', '` <p>ok <!-- <img src="x `'],
   ])("attributes: %s", (_what, input, output) => {
     expect(n(input)).toBe(output);
   });
