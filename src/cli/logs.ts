@@ -24,6 +24,7 @@ import type { Logger } from "../logger.js";
 import { fromRepositoryItself } from "../publish/artifact-origin.js";
 import { extractZipSafely } from "../publish/unzip.js";
 import { readRunRow, totalsOf, type RunRow, type RunTotals } from "./run-row.js";
+import { fetchHonouringProxy } from "../shared/fetch.js";
 
 export interface LogsOptions {
   /** `owner/name`. */
@@ -124,7 +125,7 @@ async function downloadZip(octokit: Octokit, owner: string, repo: string, id: nu
   const res = await octokit.rest.actions.downloadArtifact({ owner, repo, artifact_id: id, archive_format: "zip", request: { redirect: "manual" } });
   const location = (res.headers as Record<string, string | undefined>).location;
   if (!location) throw new Error(`the API gave no download location for artifact ${id} (HTTP ${res.status})`);
-  const blob = await fetch(location);
+  const blob = await fetchHonouringProxy(location);
   if (!blob.ok || !blob.body) throw new Error(`downloading artifact ${id} failed: HTTP ${blob.status}`);
   await pipeline(Readable.fromWeb(blob.body as WebReadableStream<Uint8Array>), createWriteStream(file));
 }

@@ -65,11 +65,11 @@ export interface ArtifactService {
  * beside `dir`; our own extractor then unpacks it, refusing a tampered
  * archive outright (see unzip.ts) instead of the client's silent rewriting.
  */
-async function downloadSafely(name: string, dir: string, fetch: (tmp: string) => Promise<unknown>): Promise<void> {
+async function downloadSafely(name: string, dir: string, download: (tmp: string) => Promise<unknown>): Promise<void> {
   await mkdir(path.dirname(dir), { recursive: true });
   const tmp = await mkdtemp(`${dir}.download-`);
   try {
-    await fetch(tmp);
+    await download(tmp);
     const saved = await readdir(tmp);
     if (saved.length !== 1) throw new Error(`expected one archive for '${name}', found ${saved.length} files`);
     try {

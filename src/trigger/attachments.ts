@@ -34,6 +34,7 @@ import { apiErrorMessage } from "../github/client.js";
 import type { GitHubApi } from "../github/api.js";
 import { errorMessage } from "../errors.js";
 import type { Trigger } from "../shared/trigger.js";
+import { fetchHonouringProxy } from "../shared/fetch.js";
 
 /** GitHub's storage hosts for pasted files: fetched without the token. */
 export const STORAGE_HOSTS = ["private-user-images.githubusercontent.com", "user-images.githubusercontent.com", "objects.githubusercontent.com"] as const;
@@ -143,7 +144,7 @@ async function downloadAttachment(start: URL, o: DoorOptions): Promise<Downloade
     if (!how) return { ok: false, why: `it redirects to ${url.host}, which is not one of GitHub's attachment hosts; not followed` };
     let res: Response;
     try {
-      res = await fetch(connectUrl(url, overrides), {
+      res = await fetchHonouringProxy(connectUrl(url, overrides), {
         redirect: "manual",
         headers: { accept: "*/*", "user-agent": "agent-runner", ...(how === "token" ? { authorization: `Bearer ${o.token}` } : {}) },
         signal: AbortSignal.timeout(o.timeoutMs ?? DOWNLOAD_TIMEOUT_MS),

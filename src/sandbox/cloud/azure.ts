@@ -21,6 +21,7 @@ import os from "node:os";
 import path from "node:path";
 import { ConfigurationError, errorMessage } from "../../errors.js";
 import type { CloudUpstream, CloudUpstreamOptions } from "./types.js";
+import { fetchHonouringProxy } from "../../shared/fetch.js";
 
 export const AZURE_SCOPE = "https://cognitiveservices.azure.com/.default";
 /** The audience GitHub's OIDC token must carry for an Entra federated credential. */
@@ -74,7 +75,7 @@ const AUTH_ACTIONS = "azure/login (with client-id, tenant-id and subscription-id
 async function githubOidcToken(req: { url: string; token: string }): Promise<string> {
   const url = new URL(req.url);
   url.searchParams.set("audience", AZURE_OIDC_AUDIENCE);
-  const res = await fetch(url, { headers: { authorization: `Bearer ${req.token}`, accept: "application/json" } });
+  const res = await fetchHonouringProxy(url, { headers: { authorization: `Bearer ${req.token}`, accept: "application/json" } });
   if (!res.ok) throw new Error(`the runner's OIDC token service answered ${res.status}`);
   const body = (await res.json()) as { value?: unknown };
   if (typeof body.value !== "string" || !body.value) throw new Error("the runner's OIDC token service returned no token");

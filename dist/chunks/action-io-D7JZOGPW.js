@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{a,b,c}from"./chunk-ZBUCOVW3.js";import"./chunk-EUNLD62I.js";import"./chunk-76REU2D4.js";import"./chunk-E73ZLTCG.js";import"./chunk-GGBZQEZW.js";import"./chunk-XSRI65JP.js";import"./chunk-AY5C5CWP.js";import"./chunk-7O52XZFL.js";export{b as cancellationSignal,c as coreIO,a as coreLogger};

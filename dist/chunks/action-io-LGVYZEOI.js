@@ -1,0 +1,2 @@
+import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
+import{a,b,c}from"./chunk-J3J42I6R.js";import"./chunk-DQRTJGFT.js";import"./chunk-QLRT4TAI.js";import"./chunk-FRKOOTB3.js";import"./chunk-HZCSSCZZ.js";import"./chunk-76REU2D4.js";import"./chunk-E73ZLTCG.js";import"./chunk-GGBZQEZW.js";import"./chunk-XSRI65JP.js";import"./chunk-7O52XZFL.js";export{b as cancellationSignal,c as coreIO,a as coreLogger};

@@ -1,0 +1,2 @@
+import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
+import{b as u,d as o}from"./chunk-7O52XZFL.js";var h={};o(h,{ProxyAgent:()=>r,fetch:()=>l});import{createRequire as s}from"node:module";function l(e,c){return c?.dispatcher==null?globalThis.fetch(e,c):n().fetch(e,c)}var t,i,n,r,a=u(()=>{t=import.meta.url,n=()=>i??=s(t)(t.includes("/chunks/")?"./undici.cjs":"./chunks/undici.cjs"),r=class{constructor(c){return new(n()).ProxyAgent(c)}}});export{r as a,l as b,h as c,a as d};

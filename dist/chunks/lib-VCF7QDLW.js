@@ -1,0 +1,2 @@
+import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
+import{a,b,c,d,e,f,g,h,i}from"./chunk-QLRT4TAI.js";import"./chunk-FRKOOTB3.js";import"./chunk-HZCSSCZZ.js";import"./chunk-7O52XZFL.js";i();export{b as Headers,h as HttpClient,e as HttpClientError,f as HttpClientResponse,a as HttpCodes,c as MediaTypes,d as getProxyUrl,g as isHttps};

@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{a,b,c,d}from"./chunk-YCIZ6KVJ.js";import"./chunk-2U2LQNYH.js";import"./chunk-XJ3CADKK.js";import"./chunk-5TRGTTO2.js";import"./chunk-SVK4U2ON.js";import"./chunk-ITLBITVQ.js";import"./chunk-VXUKBLKY.js";import"./chunk-EJD6QUMW.js";import"./chunk-GU74WSFE.js";import"./chunk-7O52XZFL.js";export{c as DeliveryRecord,a as RECORD_FILE,b as deliveryRecordName,d as recordDelivery};

@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{a as t}from"./chunk-GU74WSFE.js";import"./chunk-7O52XZFL.js";var a={bedrock:()=>import("./bedrock-3L4MPEZO.js"),vertex:()=>import("./vertex-WXGORUOH.js"),azure:()=>import("./azure-IPAIW4IJ.js")};async function i(o,e){let r=a[o];if(!r)throw new t(`Input 'provider': '${o}' is not available in this version of Agent Runner.`);return(await r()).createUpstream(e)}export{i as cloudUpstream};
