@@ -128,7 +128,8 @@ function attributeUnsafe(name: string, value: string, c: Compiled): boolean {
   if (URL_ATTRIBUTES.has(n) || n.endsWith(":href")) return !urlAllowed(value, c);
   // `<animate attributeName="href">` writes its values into a link; `values="a;b"` lists several.
   if (n === "attributename") return URL_ATTRIBUTES.has(value.trim().toLowerCase()) || /href/i.test(value);
-  if (ANIMATION_VALUES.has(n)) return value.split(";").some((v) => /[:/\\]/.test(v) && !urlAllowed(v, c));
+  // They write into any attribute, CSS ones too (`<set attributeName="mask" to="url(http:…)">`).
+  if (ANIMATION_VALUES.has(n)) return CSS_LOADS.test(value) || value.split(";").some((v) => /[:/\\]/.test(v) && !urlAllowed(v, c));
   if (n === "style") return CSS_LOADS.test(value);
   // Any other attribute may be CSS too (SVG's `fill`, `mask`, `cursor` take `url(…)`, with CSS escapes)
   // or smuggle a URL (`content="0;url=//x"`; a URL parser drops tabs and newlines, `/\\host` is `//host`).
@@ -142,10 +143,34 @@ function attributeUnsafe(name: string, value: string, c: Compiled): boolean {
  * ignores but a page's parser merges into its own `<html>` or `<body>` get no exception.
  */
 function anyTagUnsafe(html: string, c: Compiled): boolean {
+  if (RAW_TEXT_OPENER.test(html)) return true;
   if (!htmlMayHaveAttributes(html)) return false;
   const tags = startTagsAnywhere(html);
   return tags === undefined || tags.some((t) => t.attrs.some((a) => attributeUnsafe(a.name, a.value, c)));
 }
+
+/**
+ * A start tag of an element whose text is CSS, script or a document (GFM's tagfilter names). tagfilter
+ * escapes `<style>` and `<style >` but not `<style/x>`, which a browser reads as a style element whose
+ * `url()`s load; none of them is checked inside, so none is posted as HTML.
+ */
+const RAW_TEXT_OPENER = /<(?:style|script|title|textarea|xmp|iframe|noembed|noframes|plaintext)(?![a-z0-9])/i;
+
+/**
+ * Raw HTML that GitHub's renderer (cmark-gfm, CommonMark 0.29) does not read as raw HTML where our
+ * parser (micromark, CommonMark 0.31) does, so the Markdown inside it renders there: a comment with
+ * `--` inside, or one that ends in `-`, or is `<!-->`, `<!--->` (0.29: no `--` in a comment); a
+ * declaration whose name is not upper case (`<!x …>`); and blocks that start at `<textarea` (0.31
+ * block type 1, which a blank line does not end) or `<search` (a newer block tag, 0.29 has none).
+ */
+function readDifferentlyByGitHub(value: string, flow: boolean): boolean {
+  if (/^<![a-z]/.test(value)) return true;
+  if (flow) return /^<\/?(?:textarea|search)(?![a-z0-9])/i.test(value);
+  return value.startsWith("<!--") && !COMMENT_0_29.test(value);
+}
+
+/** An inline comment as CommonMark 0.29 reads one: not `<!-->` or `<!--->`, no `--` inside, not ending in `-`. */
+const COMMENT_0_29 = /^<!--(?!-?>)(?:(?!--)[\s\S])*-->$/;
 
 /** Rendered text with a mention in it, or ending in `@` (a login could follow in the next node). */
 function needsBreak(rendered: string, c: Compiled): boolean {
@@ -218,9 +243,11 @@ function scanHtml(node: Html, parent: Parent | undefined, source: string, c: Com
     return;
   }
   // Left open, it would take the next block's text (a comment's, say) as its attributes.
-  const unsafe = textHasOutsideUrl(node.value, c) || EVENT_HANDLER.test(node.value) || !htmlEndsClosed(node.value) || anyTagUnsafe(node.value, c);
+  const flow = parent !== undefined && FLOW_PARENTS.has(parent.type);
+  const unsafe =
+    readDifferentlyByGitHub(node.value, flow) || textHasOutsideUrl(node.value, c) || EVENT_HANDLER.test(node.value) || !htmlEndsClosed(node.value) || anyTagUnsafe(node.value, c);
   const raw = source.slice(r.start, r.end);
-  const mentions = !unsafe && raw === node.value && parent !== undefined && FLOW_PARENTS.has(parent.type) ? breakMentions(raw, c) : undefined;
+  const mentions = !unsafe && raw === node.value && flow ? breakMentions(raw, c) : undefined;
   if (mentions) {
     for (const i of mentions) out.edits.push({ start: r.start + i, end: r.start + i, text: ZWSP });
     return;

@@ -93,6 +93,15 @@ describe("neutralizeForGitHub", () => {
     ["SVG cursor with url()", '<div><svg><g cursor="url(http:attacker.example/c),auto"></g></svg></div>', '` <div><svg><g cursor="url(http:attacker.example/c),auto"></g></svg></div> `'],
     ["attributionsrc, relative to another host", '<img src="x.png" attributionsrc="/\\attacker.example/a">', '` <img src="x.png" attributionsrc="/\\attacker.example/a"> `'],
     ["a URL with a tab in an attribute a browser reads as one", '<div><a ping="/\t/attacker.example/p">x</a></div>', '` <div><a ping="/\t/attacker.example/p">x</a></div> `'],
+    // A fifth review: CSS in animation values, tagfilter's gap, and where GitHub's parser (CommonMark 0.29) reads raw HTML differently from ours (0.31).
+    ["a CSS url() an SVG animation writes into mask", "<div><svg width=\"20\" height=\"20\"><path d=\"M0 0L10 10L0 10z\"><set attributeName=\"mask\" to=\"url(http:attacker.example/m.svg#x)\"/></path></svg></div>", "` <div><svg width=\"20\" height=\"20\"><path d=\"M0 0L10 10L0 10z\"><set attributeName=\"mask\" to=\"url(http:attacker.example/m.svg#x)\"/></path></svg></div> `"],
+    ["a CSS-escaped url() in animation values", "<div><svg><path d=\"M0 0L9 9\"><animate attributeName=\"clip-path\" values=\"url(http\\3a attacker.example/n.svg#x)\"/></path></svg></div>", "` <div><svg><path d=\"M0 0L9 9\"><animate attributeName=\"clip-path\" values=\"url(http\\3a attacker.example/n.svg#x)\"/></path></svg></div> `"],
+    ["<style/x>, which tagfilter lets through", "<div><style/x>div{background:url(http:attacker.example/s.png)}</style>x</div>", "` <div><style/x>div{background:url(http:attacker.example/s.png)}</style>x</div> `"],
+    ["a comment CommonMark 0.29 (GitHub) does not read as one: the image inside renders there", "a <!-- -- ![x](http:attacker.example/c.png) --> b", "a ` <!-- -- ![x](http:attacker.example/c.png) --> ` b"],
+    ["a lower-case declaration (0.29: text, its image renders)", "a <!x ![y](http:attacker.example/decl.png)> b", "a ` <!x ![y](http:attacker.example/decl.png)> ` b"],
+    ["<search> interrupts a paragraph for micromark, not for GitHub", "hi\n<search>\n![x](http:attacker.example/a.png)", "hi\n` <search> ![x](http:attacker.example/a.png) `"],
+    ["<textarea> is a block to its end tag for micromark; GitHub ends it at a blank line", "<textarea>\n\n![x](http:attacker.example/t.png)\n\n</textarea>", "` <textarea> ![x](http:attacker.example/t.png) </textarea> `"],
+    ["comments 0.29 reads as comments, our markers and declarations stay", "a <!-- fine --> b\n\n<!-- agent-runner:sticky:0123456789abcdef0123 -->\n<!DOCTYPE html>", "a <!-- fine --> b\n\n<!-- agent-runner:sticky:0123456789abcdef0123 -->\n<!DOCTYPE html>"],
     ["a tag that never closes", '<p>ok <!-- <img src="x', '` <p>ok <!-- <img src="x `'],
   ])("attributes: %s", (_what, input, output) => {
     expect(n(input)).toBe(output);
