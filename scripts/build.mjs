@@ -114,6 +114,8 @@ await build({
   chunkNames: "chunks/[name]-[hash]",
   plugins: [lazyUndici, lazyImportsOfCore, packagesInOwnFiles, builtinsViaRequire],
   minify: true,
+  // BUILD_SOURCEMAP=1 (never committed): source maps, to read a step's --cpu-prof by source file.
+  sourcemap: process.env.BUILD_SOURCEMAP === "1",
   legalComments: "none",
   logLevel: "warning",
   // Some CommonJS dependencies require() node builtins; ESM has no require.
