@@ -160,14 +160,20 @@ const RAW_TEXT_OPENER = /<(?:style|script|title|textarea|xmp|iframe|noembed|nofr
  * Raw HTML that GitHub's renderer (cmark-gfm, CommonMark 0.29) does not read as raw HTML where our
  * parser (micromark, CommonMark 0.31) does, so the Markdown inside it renders there: a comment with
  * `--` inside, or one that ends in `-`, or is `<!-->`, `<!--->` (0.29: no `--` in a comment); a
- * declaration whose name is not upper case (`<!x …>`); and blocks that start at `<textarea` (0.31
+ * declaration whose name is not upper case or not followed by whitespace (`<!x …>`, `<!A![x](…)>`); and
+ * blocks that start at `<textarea` (0.31
  * block type 1, which a blank line does not end) or `<search` (a newer block tag, 0.29 has none).
  */
-function readDifferentlyByGitHub(value: string, flow: boolean): boolean {
-  if (/^<![a-z]/.test(value)) return true;
-  if (flow) return /^<\/?(?:textarea|search)(?![a-z0-9])/i.test(value);
+function readDifferentlyByGitHub(node: string, flow: boolean): boolean {
+  // A block keeps the up to three spaces of indentation before it; the rules are about what follows.
+  const value = node.replace(/^[ \t]+/, "");
+  if (flow) return /^<![a-z]/.test(value) || /^<\/?(?:textarea|search)(?![a-z0-9])/i.test(value);
+  if (/^<![a-z]/i.test(value)) return !DECLARATION_0_29.test(value);
   return value.startsWith("<!--") && !COMMENT_0_29.test(value);
 }
+
+/** An inline declaration as CommonMark 0.29 reads one: upper-case letters, then whitespace (`<!DOCTYPE![x](…)>` is text there). */
+const DECLARATION_0_29 = /^<![A-Z]+\s[^>]*>$/;
 
 /** An inline comment as CommonMark 0.29 reads one: not `<!-->` or `<!--->`, no `--` inside, not ending in `-`. */
 const COMMENT_0_29 = /^<!--(?!-?>)(?:(?!--)[\s\S])*-->$/;
@@ -313,10 +319,14 @@ function scanText(node: Text, source: string, fence: string, c: Compiled, out: S
   const v = node.value;
   // Already escaped (`\<`, `&lt;`) is fine: only literal characters of the source are escaped below.
   const tagLike = /<[A-Za-z!/?]/.test(v);
+  // A backtick our parser left as text. cmark-gfm's search for a closing run caches positions, and after
+  // a run that closes nothing it pairs no later span but the first: a span we skip as code would be
+  // live Markdown there. Escaped, no run is left open.
+  const ticks = v.includes("`");
   const linkLike = /\]\s*[([:]/.test(v);
   const mention = needsBreak(v, c);
   const linkable = LINKABLE_TEXT.test(v) && outsideLinkable(v, c);
-  if (!tagLike && !linkLike && !mention && !linkable) return;
+  if (!tagLike && !linkLike && !mention && !linkable && !ticks) return;
   if (!r) return void out.stuck.push(NaN);
   const slice = source.slice(r.start, r.end);
   const runs = linkable ? linkableRuns(slice, c) : [];
@@ -330,6 +340,7 @@ function scanText(node: Text, source: string, fence: string, c: Compiled, out: S
   }
   if (tagLike) for (const i of unescaped(slice, /<(?=[A-Za-z!/?])/g)) insert(i, "\\");
   if (linkLike) for (const i of unescaped(slice, /\[/g)) insert(i, "\\");
+  if (ticks) for (const i of unescaped(slice, /`/g)) insert(i, "\\");
   if (mention) {
     const at = breakMentions(slice, c).filter((i) => !inRun(i));
     if (!at.length && !runs.length) out.stuck.push(r.start);
@@ -358,10 +369,13 @@ function scan(source: string, c: Compiled): Scan {
         continue;
       case "image":
       case "link":
-      case "definition":
-        if (!urlAllowed(n.url, c)) asCode(n);
-        if (n.type !== "link" || !urlAllowed(n.url, c)) continue;
+      case "definition": {
+        // An autolink's URL is as written, and GitHub's renderer decodes references in it (`<https:&#47;&#47;host>`).
+        const allowed = urlAllowed(n.url, c) && !(n.type === "link" && n.url.includes("&") && source[rangeOf(n)?.start ?? -1] === "<");
+        if (!allowed) asCode(n);
+        if (n.type !== "link" || !allowed) continue;
         break;
+      }
       case "imageReference":
       case "linkReference": {
         const d = defs.get(n.identifier);

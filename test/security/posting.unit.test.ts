@@ -33,7 +33,7 @@ describe("neutralizeForGitHub", () => {
     ["style url()", '<p style="background:url(https://attacker.example/bg)">x</p>', '` <p style="background:url(https://attacker.example/bg)">x</p> `'],
     ["svg image", '<svg><image href="https://attacker.example/s"/></svg>', '` <svg> `` <image href="https://attacker.example/s"/> `</svg>'],
     ["unquoted value with slashes (HTML to GitHub, text to micromark)", "<IMG SRC=//attacker.example/x>", "\\<IMG SRC=//attacker.example/x>"],
-    ["an unmatched backtick before the rewrite", "a ` ![x](https://attacker.example/t)", "a ` ` ` ![x](https://attacker.example/t) ` `"],
+    ["an unmatched backtick before the rewrite", "a ` ![x](https://attacker.example/t)", "a \\` ` ![x](https://attacker.example/t) `"],
   ])("%s", (_what, input, output) => {
     expect(n(input)).toBe(output);
   });
@@ -102,6 +102,17 @@ describe("neutralizeForGitHub", () => {
     ["<search> interrupts a paragraph for micromark, not for GitHub", "hi\n<search>\n![x](http:attacker.example/a.png)", "hi\n` <search> ![x](http:attacker.example/a.png) `"],
     ["<textarea> is a block to its end tag for micromark; GitHub ends it at a blank line", "<textarea>\n\n![x](http:attacker.example/t.png)\n\n</textarea>", "` <textarea> ![x](http:attacker.example/t.png) </textarea> `"],
     ["comments 0.29 reads as comments, our markers and declarations stay", "a <!-- fine --> b\n\n<!-- agent-runner:sticky:0123456789abcdef0123 -->\n<!DOCTYPE html>", "a <!-- fine --> b\n\n<!-- agent-runner:sticky:0123456789abcdef0123 -->\n<!DOCTYPE html>"],
+    // A sixth review: cmark-gfm's backtick cache, references in autolinks, declarations, indented blocks.
+    ["cmark-gfm pairs no later span after a run that closes nothing: raw HTML in a span", "`` `a` `<img src=https://e.co/i.png>`", "\\`\\` `a` `<img src=https://e.co/i.png>`"],
+    ["the same with an image and mentions", "`` `a` `![x](https://e.co/j.png) @org/team @bob`", "\\`\\` `a` `![x](https://e.co/j.png) @org/team @bob`"],
+    ["the same with the door's own spans", "`` see ![a](https://e.co/1.png) and ![b](https://e.co/2.png)", "\\`\\` see ` ![a](https://e.co/1.png) ` and ` ![b](https://e.co/2.png) `"],
+    ["an autolink whose slashes are references (GitHub's renderer decodes them)", "see <https:&#47;&#47;e.co/x>", "see ` <https:&#47;&#47;e.co/x> `"],
+    ["references in an autolink, also on our own host (kept as code)", "see <https:&#x2F;/e.co/x> and <https://github.com/o/r?a=1&b=2>", "see ` <https:&#x2F;/e.co/x> ` and ` <https://github.com/o/r?a=1&b=2> `"],
+    ["a declaration with no space after its name (0.29: text)", "a <!A![x](https:&#47;&#47;e.co/3.png)>", "a ` <!A![x](https:&#47;&#47;e.co/3.png)> `"],
+    ["a lower-case declaration block indented by a space", " <!x\n![x](https:&#47;&#47;e.co/4.png)\n>", "`  <!x ![x](https:&#47;&#47;e.co/4.png) > `"],
+    ["a <search> block indented by a space", " <search> ![x](https:&#47;&#47;e.co/5.png)", "`  <search> ![x](https:&#47;&#47;e.co/5.png) `"],
+    ["a 0.29 declaration stays", "a <!DOCTYPE html> b", "a <!DOCTYPE html> b"],
+    ["code spans that pair stay", "x `code` and ``more`` y", "x `code` and ``more`` y"],
     ["a tag that never closes", '<p>ok <!-- <img src="x', '` <p>ok <!-- <img src="x `'],
   ])("attributes: %s", (_what, input, output) => {
     expect(n(input)).toBe(output);
