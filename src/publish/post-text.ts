@@ -160,9 +160,9 @@ const RAW_TEXT_OPENER = /<(?:style|script|title|textarea|xmp|iframe|noembed|nofr
  * Raw HTML that GitHub's renderer (cmark-gfm, CommonMark 0.29) does not read as raw HTML where our
  * parser (micromark, CommonMark 0.31) does, so the Markdown inside it renders there: a comment with
  * `--` inside, or one that ends in `-`, or is `<!-->`, `<!--->` (0.29: no `--` in a comment); a
- * declaration whose name is not upper case or not followed by whitespace (`<!x …>`, `<!A![x](…)>`); and
- * blocks that start at `<textarea` (0.31
- * block type 1, which a blank line does not end) or `<search` (a newer block tag, 0.29 has none).
+ * declaration whose name is not upper case or not followed by whitespace (`<!x …>`, `<!A![x](…)>`);
+ * and blocks that start at `<textarea` (0.31 block type 1, which a blank line does not end) or
+ * `<search` (a newer block tag, 0.29 has none).
  */
 function readDifferentlyByGitHub(node: string, flow: boolean): boolean {
   // A block keeps the up to three spaces of indentation before it; the rules are about what follows.
