@@ -314,7 +314,7 @@ function linkableRuns(slice: string, c: Compiled): { start: number; end: number 
  * another parser could read as a tag or a link is escaped, which renders
  * the same for both.
  */
-function scanText(node: Text, source: string, fence: string, c: Compiled, out: Scan): void {
+function scanText(node: Text, source: string, fence: string, c: Compiled, out: Scan, o: { backticks?: boolean } = {}): void {
   const r = rangeOf(node);
   const v = node.value;
   // Already escaped (`\<`, `&lt;`) is fine: only literal characters of the source are escaped below.
@@ -322,7 +322,7 @@ function scanText(node: Text, source: string, fence: string, c: Compiled, out: S
   // A backtick our parser left as text. cmark-gfm's search for a closing run caches positions, and after
   // a run that closes nothing it pairs no later span but the first: a span we skip as code would be
   // live Markdown there. Escaped, no run is left open.
-  const ticks = v.includes("`");
+  const ticks = (o.backticks ?? true) && v.includes("`");
   const linkLike = /\]\s*[([:]/.test(v);
   const mention = needsBreak(v, c);
   const linkable = LINKABLE_TEXT.test(v) && outsideLinkable(v, c);
@@ -354,6 +354,7 @@ function scan(source: string, c: Compiled): Scan {
   const defs = definitionsOf(root);
   const fence = spanFence(source);
   const out: Scan = { edits: [], stuck: [] };
+  const codeBlocks: { start: number; end: number }[] = [];
   const asCode = (n: Nodes): void => {
     const r = rangeOf(n);
     if (r) out.edits.push({ ...r, text: inlineCode(source.slice(r.start, r.end)) });
@@ -364,25 +365,43 @@ function scan(source: string, c: Compiled): Scan {
   while (stack.length) {
     const [n, parent] = stack.pop()!;
     switch (n.type) {
-      case "code":
+      case "code": {
+        const r = rangeOf(n);
+        if (r) codeBlocks.push(r);
+        continue;
+      }
       case "inlineCode":
         continue;
       case "image":
       case "link":
       case "definition": {
         // An autolink's URL is as written, and GitHub's renderer decodes references in it (`<https:&#47;&#47;host>`).
-        const allowed = urlAllowed(n.url, c) && !(n.type === "link" && n.url.includes("&") && source[rangeOf(n)?.start ?? -1] === "<");
+        const autolink = n.type === "link" && source[rangeOf(n)?.start ?? -1] === "<";
+        const allowed =
+          urlAllowed(n.url, c) && !(autolink && n.url.includes("&")) && !(n.type === "image" && altHasBacktick(n.alt)) && !(n.type === "definition" && labelReadDifferently(n.label));
         if (!allowed) asCode(n);
         if (n.type !== "link" || !allowed) continue;
+        // An autolink's text is its URL: a backslash put into it would change where it goes.
+        if (autolink) {
+          for (const child of childrenOf(n)) if (child.type === "text") scanText(child, source, fence, c, out, { backticks: false });
+          continue;
+        }
         break;
       }
       case "imageReference":
       case "linkReference": {
         const d = defs.get(n.identifier);
-        if (!d || !urlAllowed(d.url, c)) asCode(n);
-        if (!d || !urlAllowed(d.url, c) || n.type === "imageReference") continue;
+        const allowed = d !== undefined && urlAllowed(d.url, c) && !labelReadDifferently(n.label) && !(n.type === "imageReference" && altHasBacktick(n.alt));
+        if (!allowed) asCode(n);
+        if (!allowed || n.type === "imageReference") continue;
         break;
       }
+      case "footnoteReference":
+        if (labelReadDifferently(n.label)) asCode(n);
+        continue;
+      case "footnoteDefinition":
+        if (labelReadDifferently(n.label)) out.stuck.push(rangeOf(n)?.start ?? NaN);
+        break;
       case "html":
         scanHtml(n, parent, source, c, out);
         continue;
@@ -392,7 +411,25 @@ function scan(source: string, c: Compiled): Scan {
     }
     for (const child of childrenOf(n)) stack.push([child, n as Parent]);
   }
+  // `\\|` in a table row: cmark-gfm takes the pipe as escaped and does not split the cell there, our
+  // parser does; the rows then pair different code spans. Outside code blocks, that block goes in one.
+  for (const m of source.matchAll(/\\\\\|/g)) if (!codeBlocks.some((r) => m.index >= r.start && m.index < r.end)) out.stuck.push(m.index);
   return out;
+}
+
+/**
+ * A reference or footnote label the two parsers may match or bound differently: micromark folds case
+ * with toLowerCase().toUpperCase() (`ı` matches `I`), cmark does not; cmark counts its 999-character limit
+ * in bytes. Or one whose text would be Markdown, HTML or a mention once it is not a label: a backtick
+ * (cmark reads it as a code span's opener before it knows the bracket is a label), `<`, `@`.
+ */
+function labelReadDifferently(label: string | null | undefined): boolean {
+  return label !== undefined && label !== null && (/[^\x20-\x7e]/.test(label) || /[`<@]/.test(label) || label.length > 999);
+}
+
+/** An image's alt text with a backtick: cmark reads it as a code span's opener inside the brackets. */
+function altHasBacktick(alt: string | null | undefined): boolean {
+  return alt?.includes("`") ?? false;
 }
 
 /**
