@@ -217,7 +217,7 @@ const URL_IN_TEXT = /(?:[a-z][a-z0-9+.-]*:)?\/\/(?!\u200b)[^\s"'()<>,`\\]+|\bwww
  * `scheme://` (it links `http`, `https` and `ftp`), `www.`, `mailto:` and
  * `xmpp:`, an e-mail address. Our parser links fewer, so this decides.
  */
-const LINKABLE_TEXT = /[a-z][a-z0-9+.-]*:\/\/|www\.|(?:mailto|xmpp):|[\w.+-]@[a-z0-9-]+\.[a-z0-9]/i;
+const LINKABLE_TEXT = /[a-z][a-z0-9+.-]*:\/\/|www\.|(?:mailto|xmpp):|[\w.+-]@[\w-]+\.[a-z0-9]/i;
 
 function textHasOutsideUrl(text: string, c: Compiled): boolean {
   for (const m of text.matchAll(URL_IN_TEXT)) {
@@ -286,7 +286,7 @@ function spanFence(source: string): string {
 }
 
 /** Each linkable thing in text, with the URL it would link to (`undefined`: never one we allow). */
-const LINKABLE_ALL = /[a-z][a-z0-9+.-]*:\/\/[^\s<>"'`]*|www\.[^\s<>"'`]*|(?:mailto|xmpp):|[\w.+-]@[a-z0-9-]+\.[a-z0-9]/gi;
+const LINKABLE_ALL = /[a-z][a-z0-9+.-]*:\/\/[^\s<>"'`]*|www\.[^\s<>"'`]*|(?:mailto|xmpp):|[\w.+-]@[\w-]+\.[a-z0-9]/gi;
 
 function outsideLinkable(text: string, c: Compiled): boolean {
   for (const m of text.matchAll(LINKABLE_ALL)) {
@@ -339,7 +339,9 @@ function scanText(node: Text, source: string, fence: string, c: Compiled, out: S
     out.edits.push({ start: r.start + run.start, end: r.start + run.end, text: `${fence}${pad}${text}${pad}${fence}` });
   }
   if (tagLike) for (const i of unescaped(slice, /<(?=[A-Za-z!/?])/g)) insert(i, "\\");
-  if (linkLike) for (const i of unescaped(slice, /\[/g)) insert(i, "\\");
+  // The `]` too: it is in the same node as what follows it, where the `[` may not be (`![*a*](…( )`, which
+  // only cmark reads as an image).
+  if (linkLike) for (const i of unescaped(slice, /\[|\](?=\s*[([:])/g)) insert(i, "\\");
   if (ticks) for (const i of unescaped(slice, /`/g)) insert(i, "\\");
   if (mention) {
     const at = breakMentions(slice, c).filter((i) => !inRun(i));
@@ -378,7 +380,11 @@ function scan(source: string, c: Compiled): Scan {
         // An autolink's URL is as written, and GitHub's renderer decodes references in it (`<https:&#47;&#47;host>`).
         const autolink = n.type === "link" && source[rangeOf(n)?.start ?? -1] === "<";
         const allowed =
-          urlAllowed(n.url, c) && !(autolink && n.url.includes("&")) && !(n.type === "image" && altHasBacktick(n.alt)) && !(n.type === "definition" && labelReadDifferently(n.label));
+          urlAllowed(n.url, c) &&
+          !(autolink && n.url.includes("&")) &&
+          !destinationReadDifferently(n.url, n.title) &&
+          !(n.type === "image" && altHasBacktick(n.alt)) &&
+          !(n.type === "definition" && labelReadDifferently(n.label));
         if (!allowed) asCode(n);
         if (n.type !== "link" || !allowed) continue;
         // An autolink's text is its URL: a backslash put into it would change where it goes.
@@ -391,7 +397,8 @@ function scan(source: string, c: Compiled): Scan {
       case "imageReference":
       case "linkReference": {
         const d = defs.get(n.identifier);
-        const allowed = d !== undefined && urlAllowed(d.url, c) && !labelReadDifferently(n.label) && !(n.type === "imageReference" && altHasBacktick(n.alt));
+        const allowed =
+          d !== undefined && urlAllowed(d.url, c) && !destinationReadDifferently(d.url, d.title) && !labelReadDifferently(n.label) && !(n.type === "imageReference" && altHasBacktick(n.alt));
         if (!allowed) asCode(n);
         if (!allowed || n.type === "imageReference") continue;
         break;
@@ -425,6 +432,21 @@ function scan(source: string, c: Compiled): Scan {
  */
 function labelReadDifferently(label: string | null | undefined): boolean {
   return label !== undefined && label !== null && (/[^\x20-\x7e]/.test(label) || /[`<@]/.test(label) || label.length > 999);
+}
+
+/**
+ * A destination or title cmark (0.29) may refuse where micromark reads a link, so the whole link,
+ * title and all, is Markdown and HTML there: a title with a `(` in it (`(a(<img …>)`), or a destination
+ * nested past cmark's 32 parentheses (micromark sets no limit in definitions).
+ */
+function destinationReadDifferently(url: string, title: string | null | undefined): boolean {
+  if (title?.includes("(")) return true;
+  let depth = 0;
+  for (const ch of url) {
+    if (ch === "(" && ++depth > 31) return true;
+    if (ch === ")") depth = Math.max(0, depth - 1);
+  }
+  return false;
 }
 
 /** An image's alt text with a backtick: cmark reads it as a code span's opener inside the brackets. */

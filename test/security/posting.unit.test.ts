@@ -123,6 +123,15 @@ describe("neutralizeForGitHub", () => {
     ["an autolink's backtick stays as written (a backslash would change its target)", "<https://github.com/a`b>", "<https://github.com/a`b>"],
     ["ASCII reference links and images stay", "see [docs][1] and ![logo][2]\n\n[1]: https://github.com/o/r\n[2]: /logo.png", "see [docs][1] and ![logo][2]\n\n[1]: https://github.com/o/r\n[2]: /logo.png"],
     ["an escaped pipe in a table's code span stays", "| a | b |\n|---|---|\n| `x\\|y` | z |", "| a | b |\n|---|---|\n| `x\\|y` | z |"],
+    // An eighth review: titles and destinations cmark 0.29 refuses or accepts where micromark does the opposite.
+    ["a parenthesised title with a ( (cmark 0.29 refuses the link: its HTML renders)", "[a](/x (a(<img src=https://attacker.example/y.png>))", "` [a](/x (a(<img src=https://attacker.example/y.png>)) `"],
+    ["the same with a team mention", "[a](/x ((@org/team))", "` [a](/x ((@org/team)) `"],
+    ["the same in a definition", "[a]: /x (t(<img src=https://attacker.example/d.png>)", "` [a]: /x (t(<img src=https://attacker.example/d.png>) `"],
+    ["a definition nested past cmark's 32 parentheses", "[a]: /((((((((((((((((((((((((((((((((())))))))))))))))))))))))))))))))) \"<img src=https://attacker.example/n.png> @bob\"", "` [a]: /((((((((((((((((((((((((((((((((())))))))))))))))))))))))))))))))) \"<img src=https://attacker.example/n.png> @bob\" `"],
+    ["an unmatched ( and a space in a destination: an image only for cmark; the ] is escaped", "![*a*](//attacker.example/i.png( )", "![*a*\\](//attacker.example/i.png( )"],
+    ["the same as a definition", "[*a*]: //attacker.example/j.png(\n\n![*a*]", "[*a*\\]: //attacker.example/j.png(\n\n![*a*]"],
+    ["an e-mail whose domain starts with _ (cmark-gfm links it)", "/secret@_attacker.example", "`/secret@_attacker.example`"],
+    ["titles in quotes and balanced parentheses stay", "see [the docs](https://github.com/o/r \"Docs\") and [x](/a(b)c)", "see [the docs](https://github.com/o/r \"Docs\") and [x](/a(b)c)"],
     ["a tag that never closes", '<p>ok <!-- <img src="x', '` <p>ok <!-- <img src="x `'],
   ])("attributes: %s", (_what, input, output) => {
     expect(n(input)).toBe(output);
