@@ -41,7 +41,7 @@
  */
 import type { Html, Nodes, Parent, Text } from "mdast";
 import { boundMarkdown } from "../markdown-bounds.js";
-import { applyEdits, childrenOf, definitionsOf, htmlEndsClosed, htmlMayHaveAttributes, parseMarkdown, rangeOf, startTagsAnywhere, type Edit } from "../markdown.js";
+import { applyEdits, childrenOf, definitionsOf, eachNode, htmlEndsClosed, htmlMayHaveAttributes, parseMarkdown, rangeOf, startTagsAnywhere, type Edit } from "../markdown.js";
 import { hostAllowed, parseDomainRules, type DomainRule } from "../shared/domains.js";
 import { inlineCode } from "../text.js";
 import { COMMENT_LIMIT } from "./comment.js";
@@ -93,6 +93,9 @@ function compile(p: PostTextPolicy): Compiled {
 function urlAllowed(raw: string, c: Compiled): boolean {
   const s = raw.trim();
   if (!s) return true;
+  // A URL parser reads `\` as `/`; cmark writes it into the href as `%5C`, which makes what came before a user name.
+  if (s.includes("\\")) return false;
+  if (LONG_REFERENCE.test(s)) return false;
   let u: URL;
   try {
     u = new URL(s, c.base);
@@ -104,6 +107,12 @@ function urlAllowed(raw: string, c: Compiled): boolean {
   const port = u.port ? Number(u.port) : u.protocol === "https:" ? 443 : 80;
   return hostAllowed(c.rules, u.hostname, port);
 }
+
+/**
+ * A numeric character reference cmark (0.29: up to 8 digits) decodes and micromark (0.31: up to 7
+ * decimal or 6 hex digits) leaves as text: what the door checks as `&#00000058;` renders as `:`.
+ */
+const LONG_REFERENCE = /&#(?:[0-9]{8}|[xX][0-9a-fA-F]{7,8});/;
 
 /** `srcset="a.png 1x, https://x/b.png 2x"`: every candidate URL. */
 function srcsetUrls(value: string): string[] {
@@ -323,6 +332,7 @@ function scanText(node: Text, source: string, fence: string, c: Compiled, out: S
   // a run that closes nothing it pairs no later span but the first: a span we skip as code would be
   // live Markdown there. Escaped, no run is left open.
   const ticks = (o.backticks ?? true) && v.includes("`");
+  if (LONG_REFERENCE.test(v)) out.stuck.push(r?.start ?? NaN);
   const linkLike = /\]\s*[([:]/.test(v);
   const mention = needsBreak(v, c);
   const linkable = LINKABLE_TEXT.test(v) && outsideLinkable(v, c);
@@ -420,7 +430,20 @@ function scan(source: string, c: Compiled): Scan {
   }
   // `\\|` in a table row: cmark-gfm takes the pipe as escaped and does not split the cell there, our
   // parser does; the rows then pair different code spans. Outside code blocks, that block goes in one.
-  for (const m of source.matchAll(/\\\\\|/g)) if (!codeBlocks.some((r) => m.index >= r.start && m.index < r.end)) out.stuck.push(m.index);
+  const outsideCodeBlocks = (i: number) => !codeBlocks.some((r) => i >= r.start && i < r.end);
+  for (const m of source.matchAll(/\\\\\|/g)) if (outsideCodeBlocks(m.index)) out.stuck.push(m.index);
+  // cmark takes no code span fence past 80 backticks (a longer run is text there, and what it
+  // holds renders), and a span around 80 would need one: that block goes in a code block.
+  for (const m of source.matchAll(/`{80,}/g)) if (outsideCodeBlocks(m.index)) out.stuck.push(m.index);
+  // A definition on the line above a table: cmark-gfm's table reads those lines as a paragraph, so the
+  // definition's destination and title render as Markdown there.
+  eachNode(root, (n) => {
+    const kids = childrenOf(n);
+    for (let i = 0; i + 1 < kids.length; i++) {
+      const [a, b] = [kids[i]!, kids[i + 1]!];
+      if (a.type === "definition" && b.type === "table" && (b.position?.start.line ?? Infinity) <= (a.position?.end.line ?? -Infinity) + 1) out.stuck.push(rangeOf(a)?.start ?? NaN);
+    }
+  });
   return out;
 }
 
@@ -440,7 +463,7 @@ function labelReadDifferently(label: string | null | undefined): boolean {
  * nested past cmark's 32 parentheses (micromark sets no limit in definitions).
  */
 function destinationReadDifferently(url: string, title: string | null | undefined): boolean {
-  if (title?.includes("(")) return true;
+  if (title?.includes("(") || LONG_REFERENCE.test(url)) return true;
   let depth = 0;
   for (const ch of url) {
     if (ch === "(" && ++depth > 31) return true;

@@ -132,6 +132,17 @@ describe("neutralizeForGitHub", () => {
     ["the same as a definition", "[*a*]: //attacker.example/j.png(\n\n![*a*]", "[*a*\\]: //attacker.example/j.png(\n\n![*a*]"],
     ["an e-mail whose domain starts with _ (cmark-gfm links it)", "/secret@_attacker.example", "`/secret@_attacker.example`"],
     ["titles in quotes and balanced parentheses stay", "see [the docs](https://github.com/o/r \"Docs\") and [x](/a(b)c)", "see [the docs](https://github.com/o/r \"Docs\") and [x](/a(b)c)"],
+    // A ninth review: long numeric references, fences past 80 backticks, definitions above a table, backslashes in hosts.
+    ["an 8-digit numeric reference in a destination (cmark 0.29 decodes it, micromark does not)", "![a](https&#00000058;//attacker.example/x.png)", "` ![a](https&#00000058;//attacker.example/x.png) `"],
+    ["7-digit hex references for the slashes", "![a](&#x000002f;&#x000002f;attacker.example/y.png)", "` ![a](&#x000002f;&#x000002f;attacker.example/y.png) `"],
+    ["an 8-digit reference for an @ in text: a code block", "hi &#00000064;bob", "```text\nhi &#00000064;bob\n```"],
+    ["the same in a definition, and its reference", "[r]: &#x000002f;/attacker.example/d.png\n\n![r]", "` [r]: &#x000002f;/attacker.example/d.png `\n\n` ![r] `"],
+    ["a code span fenced by 81 backticks (cmark's limit is 80): a code block", "````````````````````````````````````````````````````````````````````````````````` <img src=https://attacker.example/z.png> @bob `````````````````````````````````````````````````````````````````````````````````", "``````````````````````````````````````````````````````````````````````````````````text\n````````````````````````````````````````````````````````````````````````````````` <img src=https://attacker.example/z.png> @bob `````````````````````````````````````````````````````````````````````````````````\n``````````````````````````````````````````````````````````````````````````````````"],
+    ["80 backticks in alt text (the door's own span would need 81): a code block", "![````````````````````````````````````````````````````````````````````````````````](https://attacker.example/w.png)", "`````````````````````````````````````````````````````````````````````````````````text\n![````````````````````````````````````````````````````````````````````````````````](https://attacker.example/w.png)\n`````````````````````````````````````````````````````````````````````````````````"],
+    ["a definition on the line above a table (cmark-gfm reads those lines as a paragraph): a code block", "[a]: /ok\n[b]: /x![i](//attacker.example/v.png) \"@bob <img src=https://attacker.example/u.png>\"\na|b\n-|-", "[a]: /ok\n```text\n[b]: /x![i](//attacker.example/v.png) \"@bob <img src=https://attacker.example/u.png>\"\n```\na|b\n-|-"],
+    ["a backslash in a link's host (cmark writes %5C: what came before becomes a user name)", "[a](https://github.com\\\\@attacker.example/x)", "` [a](https://github.com\\\\@attacker.example/x) `"],
+    ["the same in a bare URL", "see https://github.com\\@attacker.example/x", "see ` https://github.com\\@attacker.example/x `"],
+    ["short references, code spans, links, definitions and tables stay", "ok &#64; and &#x40; and `code` [x](/y)\n\n[d]: /z\n\nq|w\n-|-", "ok &#64; and &#x40; and `code` [x](/y)\n\n[d]: /z\n\nq|w\n-|-"],
     ["a tag that never closes", '<p>ok <!-- <img src="x', '` <p>ok <!-- <img src="x `'],
   ])("attributes: %s", (_what, input, output) => {
     expect(n(input)).toBe(output);

@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{c as a,d as b,e as c,f as d,g as e}from"./chunk-WWISYSAU.js";import"./chunk-F4ZBI2SN.js";import"./chunk-YSN3JLYZ.js";import"./chunk-PBGSCEP3.js";import"./chunk-VXUKBLKY.js";import"./chunk-XSRI65JP.js";import"./chunk-7O52XZFL.js";export{a as TRANSCRIPT_PATCH_LIMIT,c as readTraceEvents,b as readTranscriptPatch,d as writeTranscriptFiles,e as writeTranscriptHtml};
