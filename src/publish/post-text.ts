@@ -450,11 +450,12 @@ function scan(source: string, c: Compiled): Scan {
 /**
  * A reference or footnote label the two parsers may match or bound differently: micromark folds case
  * with toLowerCase().toUpperCase() (`ı` matches `I`), cmark does not; cmark counts its 999-character limit
- * in bytes. Or one whose text would be Markdown, HTML or a mention once it is not a label: a backtick
- * (cmark reads it as a code span's opener before it knows the bracket is a label), `<`, `@`.
+ * in bytes (an ASCII label is as long for both: only non-ASCII can differ). Or one whose text would be
+ * Markdown, HTML or a mention once it is not a label: a backtick (cmark reads it as a code span's opener
+ * before it knows the bracket is a label), `<`, `@`.
  */
 function labelReadDifferently(label: string | null | undefined): boolean {
-  return label !== undefined && label !== null && (/[^\x20-\x7e]/.test(label) || /[`<@]/.test(label) || label.length > 999);
+  return label != null && /[^\x20-\x7e]|[`<@]/.test(label);
 }
 
 /**

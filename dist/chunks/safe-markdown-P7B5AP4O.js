@@ -1,2 +1,0 @@
-import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
-import{a,b}from"./chunk-NYBBGIAO.js";import"./chunk-KTCFMCYS.js";import"./chunk-YSN3JLYZ.js";import"./chunk-SM572LP7.js";import"./chunk-FSPJ5OJ7.js";import"./chunk-RR27LOXU.js";import"./chunk-5UWKJJU5.js";import"./chunk-EJ2MJZJ3.js";import"./chunk-VXUKBLKY.js";import"./chunk-RRGJ5MZK.js";import"./chunk-6NDGCS4I.js";import"./chunk-GU74WSFE.js";import"./chunk-7O52XZFL.js";export{a as SUMMARY_LIMIT,b as toSafeMarkdown};
