@@ -1,8 +1,9 @@
 /**
- * Where the run's temporary files went (scripts/test-run.mjs, test/temp-folder.ts): when the run was
- * put on a tmpfs, the folder every test writes in is that tmpfs, and the mount is the run's own.
+ * Where the run's temporary files went (scripts/test-run.mjs, test/temp-folder.ts): every test writes in
+ * a folder of the run's own; when test-run put the run on a tmpfs, that folder is on it, and the mount
+ * lives in a mount namespace only this run has.
  */
-import { readFileSync, statfsSync } from "node:fs";
+import { readFileSync, readlinkSync, statfsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,26 +11,33 @@ import { describe, expect, it } from "vitest";
 /** statfs(2)'s f_type of a tmpfs. */
 const TMPFS_MAGIC = 0x01021994;
 const tmpfs = process.env.AGENT_RUNNER_TEST_TMPFS;
+const runPid = process.env.AGENT_RUNNER_TEST_RUN_PID;
+
+/** The mount points a process's namespace has (field 5 of mountinfo). */
+const mountPoints = (pid: string) =>
+  readFileSync(`/proc/${pid}/mountinfo`, "utf8")
+    .split("\n")
+    .map((l) => l.split(" ")[4]);
 
 describe("the run's temporary folder", () => {
-  it("is the run's own folder, inside the folder test-run chose", () => {
+  it("is a folder of the run's own, made by test/temp-folder.ts inside the folder test-run chose", () => {
     const dir = os.tmpdir();
-    expect(path.basename(dir)).toMatch(/^art-/);
+    expect(path.basename(dir)).toMatch(/^art-(?!mem-)/);
     if (tmpfs) expect(path.dirname(dir)).toBe(tmpfs);
   });
 
-  it.runIf(tmpfs !== undefined)("is on the tmpfs test-run mounted, which only this run's mount namespace has", () => {
+  it("is on the tmpfs test-run mounted, in a mount namespace the machine does not share", (ctx) => {
+    if (!tmpfs || !runPid) ctx.skip("the run's temporary files are on disk here: test-run's line before vitest's output says why");
     expect(statfsSync(os.tmpdir()).type).toBe(TMPFS_MAGIC);
-    const mine = readFileSync("/proc/self/mountinfo", "utf8").split("\n").filter((l) => l.split(" ")[4] === tmpfs);
+    const mine = readFileSync("/proc/self/mountinfo", "utf8")
+      .split("\n")
+      .filter((l) => l.split(" ")[4] === tmpfs);
     expect(mine).toHaveLength(1);
-    expect(mine[0]).toContain(" - tmpfs agent-runner-tests ");
-    // The mount is private to the run: the first process's namespace (the machine's) does not have it.
-    let init = "";
-    try {
-      init = readFileSync("/proc/1/mountinfo", "utf8");
-    } catch {
-      return; // No /proc/1 to read here: nothing to compare with.
-    }
-    expect(init.split("\n").some((l) => l.split(" ")[4] === tmpfs)).toBe(false);
+    expect(mine[0]).toMatch(/ - tmpfs agent-runner-tests rw,.*size=2097152k/);
+    expect(mine[0]).toMatch(/\bnosuid\b.*\bnodev\b|\bnodev\b.*\bnosuid\b/);
+    // test-run itself stayed in the namespace it started in, which neither has the mount nor is this one.
+    expect(readlinkSync(`/proc/${runPid}/ns/mnt`)).not.toBe(readlinkSync("/proc/self/ns/mnt"));
+    expect(mountPoints(runPid)).not.toContain(tmpfs);
+    expect(mountPoints("self")).toContain(tmpfs);
   });
 });

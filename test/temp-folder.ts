@@ -4,7 +4,8 @@
  * and fixtures a run makes land there, not beside everything else in the system's temp folder. The
  * next run starts from an empty folder of its own, and a system temp folder that grows run after run
  * no longer slows the steps that list a workspace's parents (the sandbox's credential-file scan).
- * Removed when the run ends, in the background: deleting a run's worth of small files takes seconds.
+ * Removed when the run ends, in the background: deleting a run's worth of small files takes seconds
+ * (on the tmpfs scripts/test-run.mjs mounts for the run, the mount takes them with it).
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
@@ -19,6 +20,8 @@ export default function runTempFolder(): () => void {
   process.env.TMPDIR = dir;
   process.env.AGENT_RUNNER_TEST_TMP_OF = String(process.pid);
   return () => {
+    // On the run's own tmpfs (scripts/test-run.mjs) the files go with the mount, all at once.
+    if (process.env.AGENT_RUNNER_TEST_TMPFS) return;
     spawn("rm", ["-rf", dir], { detached: true, stdio: "ignore" }).unref();
   };
 }
