@@ -27,7 +27,7 @@ describe("the run's temporary folder", () => {
   });
 
   it("is on the tmpfs test-run mounted, in a mount namespace the machine does not share", (ctx) => {
-    if (!tmpfs || !runPid) ctx.skip("the run's temporary files are on disk here: test-run's line before vitest's output says why");
+    if (!tmpfs || !runPid) return ctx.skip("the run's temporary files are on disk here: test-run's line before vitest's output says why");
     expect(statfsSync(os.tmpdir()).type).toBe(TMPFS_MAGIC);
     const mine = readFileSync("/proc/self/mountinfo", "utf8")
       .split("\n")
