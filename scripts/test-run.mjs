@@ -12,7 +12,7 @@
 // empty, so a machine where one answers keeps the files on disk. Anywhere else (not root, TMPDIR set,
 // too little memory), vitest runs as it always did, on the system's temp folder.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,16 +24,29 @@ const vitest = [process.execPath, path.join(root, "node_modules", "vitest", "vit
 const TMPFS_SIZE_GIB = 2;
 /** Memory the machine must have free to give the tmpfs its size and the tests their processes. */
 const NEEDS_AVAILABLE_GIB = 8;
-/** Mounts the tmpfs on "$2" with size "$1", then runs the rest of the arguments in its place. */
+/**
+ * Mounts the tmpfs on "$2" with size "$1", then runs the rest of the arguments in its place. Mode 1777 as
+ * /tmp has, for any process of the run whatever its user; only the run's processes see the mount at all.
+ */
 const MOUNT_THEN_EXEC = 'mount -t tmpfs -o "size=$1,mode=1777,nosuid,nodev" agent-runner-tests "$2" && shift 2 && exec "$@"';
 
 function inPrivateNamespace(size, mountpoint, argv) {
   return ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c", MOUNT_THEN_EXEC, "sh", size, mountpoint, ...argv];
 }
 
-/** Runs argv to its end, quietly; true when it exited 0. */
-function succeeds(argv) {
-  return spawnSync(argv[0], argv.slice(1), { stdio: "ignore", timeout: 15_000 }).status === 0;
+/** Runs argv to its end, quietly: its exit code, or undefined when it could not start or ran out of time. */
+function exitCodeOf(argv) {
+  const r = spawnSync(argv[0], argv.slice(1), { stdio: "ignore", timeout: 15_000, killSignal: "SIGKILL" });
+  return r.error ? (r.error.code === "ENOENT" ? 127 : undefined) : (r.status ?? undefined);
+}
+
+/**
+ * Whether a Docker engine may answer: only "no docker CLI" or a quick failure of `docker info` say no. A
+ * slow answer (an engine started on demand) counts as yes, since the Docker tests would then find it.
+ */
+function dockerMayAnswer() {
+  const code = exitCodeOf(["docker", "info", "--format", "{{.ServerVersion}}"]);
+  return code === undefined || code === 0;
 }
 
 /** Why the run's temp folder stays on disk, or undefined when it can go to memory. */
@@ -42,15 +55,27 @@ function whyOnDisk() {
   if (process.platform !== "linux" || process.getuid?.() !== 0) return "mounting a tmpfs needs root";
   const available = Number(/^MemAvailable:\s+(\d+) kB$/m.exec(readFileSync("/proc/meminfo", "utf8"))?.[1] ?? 0) * 1024;
   if (available < NEEDS_AVAILABLE_GIB * 1024 ** 3) return `less than ${NEEDS_AVAILABLE_GIB} GiB of memory available`;
-  if (succeeds(["docker", "info", "--format", "{{.ServerVersion}}"])) return "a Docker engine answers, and it could not see a tmpfs of the run's own";
+  if (dockerMayAnswer()) return "a Docker engine answers here, and it could not see a tmpfs of the run's own";
   // The real thing, on a throwaway folder: unshare can work where mounting is refused (a container's profile).
   const probe = mkdtempSync(path.join(os.tmpdir(), "art-probe-"));
   try {
-    if (!succeeds(inPrivateNamespace("1m", probe, ["true"]))) return "unshare --mount or mount -t tmpfs does not work here";
+    if (exitCodeOf(inPrivateNamespace("1m", probe, ["true"])) !== 0) return "unshare --mount or mount -t tmpfs does not work here";
   } finally {
-    rmSync(probe, { recursive: true, force: true });
+    removeEmptyFolder(probe);
   }
   return undefined;
+}
+
+/**
+ * Removes a folder a tmpfs was mounted on, seen from this (the machine's) namespace, where it is empty.
+ * Never recursively: should it hold anything, that is not ours to delete.
+ */
+function removeEmptyFolder(dir) {
+  try {
+    rmdirSync(dir);
+  } catch (error) {
+    console.warn(`test-run: left ${dir} in place: ${error.message}`);
+  }
 }
 
 /** Runs argv with this process's terminal; resolves to its exit code, or the signal that ended it. */
@@ -66,13 +91,16 @@ function run(argv, env) {
   });
 }
 
+const PASSED_ON = ["SIGINT", "SIGTERM", "SIGHUP"];
+
 function exitLike({ code, signal, error }) {
   if (error) console.error(`test-run: could not start ${error.path ?? "vitest"}: ${error.message}`);
-  if (signal) {
-    // Ended by a signal: end the same way, so a shell loop around npm test stops on ^C too.
+  if (signal && PASSED_ON.includes(signal)) {
+    // Ended by an interrupt: end the same way (a crash signal would dump this process's core instead).
     process.removeAllListeners(signal);
     process.kill(process.pid, signal);
   }
+  if (signal) process.exit(128 + os.constants.signals[signal]);
   process.exit(code ?? 1);
 }
 
@@ -83,14 +111,16 @@ if (why) {
 } else {
   const mountpoint = mkdtempSync(path.join(os.tmpdir(), "art-mem-"));
   console.info(`test-run: temporary files in memory (a tmpfs of at most ${TMPFS_SIZE_GIB} GiB on ${mountpoint}, in a mount namespace of the run's own).`);
-  // AGENT_RUNNER_TEST_TMPFS and _RUN_PID let test/temp-folder.test.ts check the folder is that tmpfs, unseen outside.
-  const env = { ...process.env, TMPDIR: mountpoint, AGENT_RUNNER_TEST_TMPFS: mountpoint, AGENT_RUNNER_TEST_RUN_PID: String(process.pid) };
+  // AGENT_RUNNER_TEST_TMPFS* and _RUN_PID let test/temp-folder.test.ts check the folder is that tmpfs, unseen outside.
+  const env = {
+    ...process.env,
+    TMPDIR: mountpoint,
+    AGENT_RUNNER_TEST_TMPFS: mountpoint,
+    AGENT_RUNNER_TEST_TMPFS_GIB: String(TMPFS_SIZE_GIB),
+    AGENT_RUNNER_TEST_RUN_PID: String(process.pid),
+  };
   const ended = await run(inPrivateNamespace(`${TMPFS_SIZE_GIB}g`, mountpoint, vitest), env);
   // The tmpfs went with the namespace; what is left here is the empty folder it was mounted on.
-  try {
-    rmSync(mountpoint, { recursive: true, force: true });
-  } catch (error) {
-    console.warn(`test-run: could not remove ${mountpoint}: ${error.message}`);
-  }
+  removeEmptyFolder(mountpoint);
   exitLike(ended);
 }

@@ -21,7 +21,8 @@ export default function runTempFolder(): () => void {
   process.env.AGENT_RUNNER_TEST_TMP_OF = String(process.pid);
   return () => {
     // On the run's own tmpfs (scripts/test-run.mjs) the files go with the mount, all at once.
-    if (process.env.AGENT_RUNNER_TEST_TMPFS) return;
+    const tmpfs = process.env.AGENT_RUNNER_TEST_TMPFS;
+    if (tmpfs && path.dirname(dir) === tmpfs) return;
     spawn("rm", ["-rf", dir], { detached: true, stdio: "ignore" }).unref();
   };
 }
