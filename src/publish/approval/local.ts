@@ -224,7 +224,11 @@ export async function approveLocally(dir: string, given: string, opts: LocalDeci
     // An empty patch (only requests, or nothing) changes no file: `git apply` would call it no patch.
     const hasPatch = staged.patchBytes > 0;
     const check = hasPatch ? await git.exec(["apply", "--check", "--whitespace=nowarn", patchPath], { okCodes: [1, 128] }) : undefined;
-    if (check && check.exitCode !== 0) throw new ApprovalRefusedError(notApplying(record, head, check.stderr));
+    if (check && check.exitCode !== 0) {
+      // A second approval at the same moment: the first took the decision and applied the patch between our checks.
+      await refuseIfDecidedMeanwhile(git, digest);
+      throw new ApprovalRefusedError(notApplying(record, head, check.stderr));
+    }
     await takeLocalDecision(git, digest, head);
     const applied = hasPatch ? await git.exec(["apply", "--whitespace=nowarn", patchPath], { okCodes: [1, 128] }) : undefined;
     if (applied && applied.exitCode !== 0) {
@@ -265,10 +269,20 @@ async function checkDecidable(staged: StagedFolder, opts: LocalDecisionOptions, 
   return git;
 }
 
+/** After checkDecidable passed: the lock taken since then means another decision came first. */
+async function refuseIfDecidedMeanwhile(git: Git, digest: string): Promise<void> {
+  const lock = await git.exec(["rev-parse", "--verify", "--quiet", approvalLockRef(digest)], { okCodes: [1, 128] });
+  if (lock.exitCode === 0) throw decidedFirst(digest);
+}
+
+function decidedFirst(digest: string): ApprovalRefusedError {
+  return new ApprovalRefusedError(`another \`agent-runner approve\` or \`reject\` of \`${digest.slice(0, DIGEST_PREFIX_LENGTH)}\` decided first`);
+}
+
 /** Creates the lock ref only if it does not exist (git checks the old value under its ref lock): one decision per digest. */
 async function takeLocalDecision(git: Git, digest: string, at: string): Promise<void> {
   const taken = await git.exec(["update-ref", "-m", "agent-runner: approval decided", approvalLockRef(digest), at, ""], { okCodes: [1, 128] });
-  if (taken.exitCode !== 0) throw new ApprovalRefusedError(`another \`agent-runner approve\` or \`reject\` of \`${digest.slice(0, DIGEST_PREFIX_LENGTH)}\` decided first`);
+  if (taken.exitCode !== 0) throw decidedFirst(digest);
 }
 
 function notApplying(record: LocalApprovalRecord, head: string, stderr: string): string {
