@@ -147,21 +147,32 @@ function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 /** Kill every process whose environment carries the run marker; returns how many. */
 export function killMarked(runId: string): number {
   const needle = Buffer.from(`${RUN_MARKER_VAR}=${runId}\0`);
-  let killed = 0;
-  // Loop: a process may fork while we kill its siblings.
-  for (let round = 0; round < 5; round++) {
+  const killed = new Set<number>();
+  // Loop: a process may fork while we kill its siblings. SIGKILL is not instant on a loaded machine: a
+  // process found again is still on its way out, so the rounds also wait (bounded) until none is left.
+  const deadline = Date.now() + KILL_WAIT_MS;
+  for (let round = 0; ; round++) {
     const pids = findMarked(needle);
-    if (!pids.length) break;
+    if (!pids.length || Date.now() > deadline) break;
     for (const pid of pids) {
       try {
         process.kill(pid, "SIGKILL");
-        killed++;
+        killed.add(pid);
       } catch {
         /* exited meanwhile */
       }
     }
+    if (round > 0) sleepSync(KILL_POLL_MS);
   }
-  return killed;
+  return killed.size;
+}
+
+/** How long killMarked waits for killed processes to be gone, and how often it looks. */
+const KILL_WAIT_MS = 5_000;
+const KILL_POLL_MS = 20;
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 function findMarked(needle: Buffer): number[] {
