@@ -150,10 +150,9 @@ export function killMarked(runId: string): number {
   const killed = new Set<number>();
   // Loop: a process may fork while we kill its siblings. SIGKILL is not instant on a loaded machine: a
   // process found again is still on its way out, so the rounds also wait (bounded) until none is left.
-  const deadline = Date.now() + KILL_WAIT_MS;
-  for (let round = 0; ; round++) {
+  const deadline = performance.now() + KILL_WAIT_MS;
+  for (;;) {
     const pids = findMarked(needle);
-    if (!pids.length || Date.now() > deadline) break;
     for (const pid of pids) {
       try {
         process.kill(pid, "SIGKILL");
@@ -162,7 +161,8 @@ export function killMarked(runId: string): number {
         /* exited meanwhile */
       }
     }
-    if (round > 0) sleepSync(KILL_POLL_MS);
+    if (!pids.length || performance.now() > deadline) break;
+    sleepSync(KILL_POLL_MS);
   }
   return killed.size;
 }
