@@ -6,6 +6,14 @@
  * import its own layer and the layers below it; layers on the same level are
  * peers and do not import each other.
  */
+
+// dependency-cruiser reads TypeScript through the `typescript` package's API, which only TypeScript below 7
+// has (the typecheck uses TypeScript 7, installed as `typescript-7`). Without it, depcruise cruises no module
+// and still exits 0, so a layer check that checks nothing would pass: stop here instead.
+const typescriptMajor = Number(require("typescript/package.json").version.split(".")[0]);
+if (!(typescriptMajor >= 2 && typescriptMajor < 7)) {
+  throw new Error(`npm run layers needs the devDependency typescript below 7 (found ${typescriptMajor}); keep TypeScript 7 as typescript-7.`);
+}
 const LAYERS = [
   // The vocabulary every stage speaks: names, types and pure helpers, no I/O of its own.
   { name: "shared", level: 0, path: "^src/(shared/|(errors|text|constants|logger|markdown|result)[.]ts$)" },
