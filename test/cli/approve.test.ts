@@ -324,3 +324,20 @@ describe("with claude against the stub model", () => {
     expect(tree(ws)).toEqual({ ...base, "claude.txt": `- ${Buffer.from("from claude\n").toString("base64")}` });
   });
 });
+
+describe("the lock is the exact ref", () => {
+  it("a branch named like the lock (refs/heads/refs/agent-runner/approvals/<digest>) is not a decision: approve applies the patch", { timeout: SLOW }, async () => {
+    const ws = makeWorkspace(FILES);
+    const staged = await cli(["run", "--agent", "command", "--agent-command", AGENT, "--sandbox", "none", "--prompt", "x", "--approval", "required"], ws);
+    expect(staged.code).toBe(0);
+    const digest = digestOf(staged)!;
+    // `rev-parse --verify refs/agent-runner/approvals/<digest>` would find this branch; the lock is only the full ref.
+    git(ws, "branch", `refs/agent-runner/approvals/${digest}`);
+    expect(git(ws, "rev-parse", "--verify", "--quiet", `refs/agent-runner/approvals/${digest}`).trim()).toMatch(/^[0-9a-f]{40}$/);
+    const r = await cli(["approve", resultsDir(staged)!, digest], ws);
+    expect(r.stderr).not.toMatch(/refused/);
+    expect(r.code).toBe(0);
+    expect(readFileSync(path.join(ws, "README.md"), "utf8")).toBe("# test repo\nmore\n");
+    expect(git(ws, "for-each-ref", "--format=%(refname)", "refs/agent-runner/").trim()).toBe(`refs/agent-runner/approvals/${digest}`);
+  });
+});

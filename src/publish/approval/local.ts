@@ -262,8 +262,7 @@ async function checkDecidable(staged: StagedFolder, opts: LocalDecisionOptions, 
   const top = await workTreeOf(record.workTree, opts.gitEnv).catch(() => undefined);
   if (top !== record.workTree) throw new ApprovalRefusedError(`the working tree '${record.workTree}' it was staged for is gone or no longer a git checkout`);
   const git = new Git(record.workTree, opts.gitEnv);
-  const lock = await git.exec(["rev-parse", "--verify", "--quiet", approvalLockRef(digest)], { okCodes: [1, 128] });
-  if (lock.exitCode === 0) throw new ApprovalRefusedError(`the staged run \`${short}\` was already approved or rejected (${approvalLockRef(digest)} exists in ${record.workTree})`);
+  if (await isDecided(git, digest)) throw new ApprovalRefusedError(`the staged run \`${short}\` was already approved or rejected (${approvalLockRef(digest)} exists in ${record.workTree})`);
   const now = opts.now ?? new Date();
   if (check.expiry && now.getTime() > Date.parse(record.expiresAt)) throw new ApprovalRefusedError(`the staged run \`${short}\` expired at ${record.expiresAt}; run the agent again`);
   return git;
@@ -271,8 +270,15 @@ async function checkDecidable(staged: StagedFolder, opts: LocalDecisionOptions, 
 
 /** After checkDecidable passed: the lock taken since then means another decision came first. */
 async function refuseIfDecidedMeanwhile(git: Git, digest: string): Promise<void> {
-  const lock = await git.exec(["rev-parse", "--verify", "--quiet", approvalLockRef(digest)], { okCodes: [1, 128] });
-  if (lock.exitCode === 0) throw decidedFirst(digest);
+  if (await isDecided(git, digest)) throw decidedFirst(digest);
+}
+
+/**
+ * Whether the digest's lock ref exists. `show-ref --verify` takes the full name as it is; `rev-parse` would
+ * also find a branch or tag named `refs/agent-runner/approvals/…` (refs/heads/refs/…) and call it a decision.
+ */
+async function isDecided(git: Git, digest: string): Promise<boolean> {
+  return (await git.exec(["show-ref", "--verify", "--quiet", approvalLockRef(digest)], { okCodes: [1, 128] })).exitCode === 0;
 }
 
 function decidedFirst(digest: string): ApprovalRefusedError {
