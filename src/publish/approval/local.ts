@@ -226,7 +226,7 @@ export async function approveLocally(dir: string, given: string, opts: LocalDeci
     const check = hasPatch ? await git.exec(["apply", "--check", "--whitespace=nowarn", patchPath], { okCodes: [1, 128] }) : undefined;
     if (check && check.exitCode !== 0) {
       // A second approval at the same moment: the first took the decision and applied the patch between our checks.
-      await refuseIfDecidedMeanwhile(git, digest);
+      if (await isDecided(git, digest)) throw decidedFirst(digest);
       throw new ApprovalRefusedError(notApplying(record, head, check.stderr));
     }
     await takeLocalDecision(git, digest, head);
@@ -268,14 +268,11 @@ async function checkDecidable(staged: StagedFolder, opts: LocalDecisionOptions, 
   return git;
 }
 
-/** After checkDecidable passed: the lock taken since then means another decision came first. */
-async function refuseIfDecidedMeanwhile(git: Git, digest: string): Promise<void> {
-  if (await isDecided(git, digest)) throw decidedFirst(digest);
-}
-
 /**
- * Whether the digest's lock ref exists. `show-ref --verify` takes the full name as it is; `rev-parse` would
- * also find a branch or tag named `refs/agent-runner/approvals/…` (refs/heads/refs/…) and call it a decision.
+ * Whether the digest's lock ref exists, for the refusal's wording. `show-ref --verify` takes the full name as
+ * it is; `rev-parse` would also find a branch or tag named `refs/agent-runner/approvals/…` (refs/heads/refs/…)
+ * and call it a decision. Any git error reads as not decided: the create-only update-ref in takeLocalDecision
+ * is what allows one decision.
  */
 async function isDecided(git: Git, digest: string): Promise<boolean> {
   return (await git.exec(["show-ref", "--verify", "--quiet", approvalLockRef(digest)], { okCodes: [1, 128] })).exitCode === 0;
