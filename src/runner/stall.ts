@@ -11,7 +11,8 @@
  *   - files: a bounded walk of the workspace (at most SCAN_LIMIT entries, symlinks
  *     not followed), its newest mtime and entry count compared with the last look.
  *     A change past the first SCAN_LIMIT entries is missed; the other two signs
- *     usually move with it.
+ *     usually move with it. A scan under way when the watch stops ends at its next
+ *     entry: the step goes on (and ends) without a walk of the workspace behind it.
  * The check runs every `periodMs` (a quarter of the limit, at most 10 s), so a
  * stall is seen within `stall-minutes` plus one period plus one scan.
  */
@@ -47,12 +48,16 @@ export function checkPeriodMs(stallMs: number): number {
 /** Directory entries read from the kernel at a time: a huge directory is never loaded whole. */
 const DIR_BUFFER = 64;
 
-/** Newest mtime and number of entries of the first SCAN_LIMIT entries under `root` (breadth first, no symlinks followed). */
-export async function workspaceFingerprint(root: string, limit = SCAN_LIMIT): Promise<string> {
+/**
+ * Newest mtime and number of entries of the first SCAN_LIMIT entries under `root` (breadth first, no
+ * symlinks followed); undefined when `signal` aborted the scan before its end.
+ */
+export async function workspaceFingerprint(root: string, limit = SCAN_LIMIT, signal?: AbortSignal): Promise<string | undefined> {
   let newest = 0;
   let count = 0;
   const queue = [root];
   while (queue.length && count < limit) {
+    if (signal?.aborted) return undefined;
     const dir = queue.shift()!;
     const st = await lstat(dir).catch(() => undefined);
     if (st) newest = Math.max(newest, st.mtimeMs);
@@ -60,7 +65,7 @@ export async function workspaceFingerprint(root: string, limit = SCAN_LIMIT): Pr
     const handle = await opendir(dir, { bufferSize: DIR_BUFFER }).catch(() => undefined);
     if (!handle) continue;
     try {
-      while (count < limit) {
+      while (count < limit && !signal?.aborted) {
         const e = await handle.read();
         if (!e) break;
         count++;
@@ -77,7 +82,7 @@ export async function workspaceFingerprint(root: string, limit = SCAN_LIMIT): Pr
       await handle.close().catch(() => undefined);
     }
   }
-  return `${count}:${newest}`;
+  return signal?.aborted ? undefined : `${count}:${newest}`;
 }
 
 export function watchForStall(o: StallWatchOptions): StallWatch {
@@ -88,11 +93,12 @@ export function watchForStall(o: StallWatchOptions): StallWatch {
   let stalled = false;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  const scans = new AbortController();
   const check = async () => {
     if (stopped) return;
     const m = o.modelActivity?.();
-    const f = await workspaceFingerprint(o.workspace);
-    if (stopped) return;
+    const f = await workspaceFingerprint(o.workspace, SCAN_LIMIT, scans.signal);
+    if (stopped || f === undefined) return;
     if (m !== model || (files !== undefined && f !== files)) lastActive = now();
     model = m;
     files = f;
@@ -115,6 +121,7 @@ export function watchForStall(o: StallWatchOptions): StallWatch {
     stop: () => {
       stopped = true;
       if (timer) clearTimeout(timer);
+      scans.abort();
     },
     get stalled() {
       return stalled;

@@ -3,7 +3,7 @@
  * checkpoint commit's message is read as data (only the runner's own shape
  * counts), the ref name is checked, the margin before `timeout-minutes` and
  * the watchdog's period keep a stall within `stall-minutes` + 30 s, and the
- * workspace scan is bounded and sees a change.
+ * workspace scan is bounded, sees a change and ends when the watch stops.
  */
 import { mkdtempSync, utimesSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -12,7 +12,7 @@ import { describe, expect, it, vi } from "vitest";
 import { checkpointMessage, checkpointRef, parseCheckpointMessage } from "../../src/git/checkpoint.js";
 import { checkpointMarginMs } from "../../src/runner.js";
 import { asksToContinue } from "../../src/session/checkpoint.js";
-import { checkPeriodMs, MAX_PERIOD_MS, workspaceFingerprint } from "../../src/runner/stall.js";
+import { checkPeriodMs, MAX_PERIOD_MS, watchForStall, workspaceFingerprint } from "../../src/runner/stall.js";
 
 const BASE = "a".repeat(40);
 
@@ -107,5 +107,26 @@ describe("time limits", () => {
     // Not the 3,000 entries a whole-directory read loads: at most the limit (the kernel's batch stays inside the Dir).
     expect(fsSeen.entries.get(dir)).toBe(50);
     expect(fsSeen.open.has(dir)).toBe(false);
+  });
+
+  it("a scan under way when the watch stops ends at its next entry, closing its handle: no walk outlives the agent", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "stall-stop-"));
+    for (let i = 0; i < 3_000; i++) writeFileSync(path.join(dir, `f${i}`), "");
+    expect(await workspaceFingerprint(dir, 100, AbortSignal.abort())).toBeUndefined();
+
+    fsSeen.entries.clear();
+    const onStall = vi.fn();
+    const watch = watchForStall({ stallMs: 60_000, workspace: dir, onStall });
+    // The reference scan starts with the watch; the agent ends once the scan is into the directory.
+    await vi.waitFor(() => expect(fsSeen.entries.get(dir)).toBeGreaterThan(0), { timeout: 10_000, interval: 1 });
+    watch.stop();
+    await vi.waitFor(() => expect(fsSeen.open.has(dir)).toBe(false), { timeout: 10_000, interval: 5 });
+    const seen = fsSeen.entries.get(dir)!;
+    expect(seen).toBeLessThan(3_000);
+    // Nothing more is read once the handle is closed, and nothing counts as a stall.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(fsSeen.entries.get(dir)).toBe(seen);
+    expect(onStall).not.toHaveBeenCalled();
+    expect(watch.stalled).toBe(false);
   });
 });
