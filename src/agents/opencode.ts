@@ -341,7 +341,6 @@ export const opencodeAgent: AgentBackend = {
         OPENCODE_DISABLE_SHARE: "1",
         // A one-shot run needs no watch on the workspace; starting it costs close to a second.
         OPENCODE_EXPERIMENTAL_DISABLE_FILEWATCHER: "1",
-        ...oneShotJit(ctx.run),
       },
     };
   },
@@ -381,20 +380,6 @@ export const opencodeAgent: AgentBackend = {
 
   describeExit: describeOpencodeExit,
 };
-
-/** Bun's JavaScriptCore setting for its top compiler tier (FTL). */
-const FTL_SETTING = "BUN_JSC_useFTLJIT";
-
-/**
- * OpenCode (a Bun program) without JavaScriptCore's top tier, unless the workflow sets it in `env` or
- * `forward-env`. A headless run spends its time waiting for the model: FTL's compiles were about a fifth
- * of the CLI's CPU in a run (6.5 → 5.3 CPU-s a run over opencode.test's eight runs, wall unchanged) and
- * code that hot never came up. The lower tiers (the interpreter, Baseline, DFG) still compile; what runs
- * is the same program. Claude Code, also Bun, showed no difference, so it keeps the default.
- */
-function oneShotJit(run: { env: Record<string, string>; forwardEnv: string[] }): Record<string, string> {
-  return FTL_SETTING in run.env || run.forwardEnv.includes(FTL_SETTING) ? {} : { [FTL_SETTING]: "0" };
-}
 
 /**
  * OpenCode exits 1 for everything; what went wrong before the JSON stream

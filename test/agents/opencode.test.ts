@@ -218,7 +218,6 @@ describe("opencode materialisation and command line", () => {
       OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
       OPENCODE_DISABLE_SHARE: "1",
       OPENCODE_EXPERIMENTAL_DISABLE_FILEWATCHER: "1",
-      BUN_JSC_useFTLJIT: "0",
     };
     expect(env).toEqual({
       AGENT_RUNNER_SECRET_0: "tok-123456",
@@ -238,13 +237,6 @@ describe("opencode materialisation and command line", () => {
     // Without a gateway there is no key to hand over (the provider still reads the variable).
     const noEndpoint = { ...testContext({ agent: { backend: "opencode" }, home }), endpoint: undefined };
     expect((await opencodeAgent.materialise(noEndpoint)).env).toEqual({ OPENCODE_CONFIG_CONTENT: expect.any(String), ...xdg, ...switches });
-  });
-
-  it("leaves JavaScriptCore's top tier to the workflow when its env or forward-env names it", async () => {
-    for (const run of [{ env: { BUN_JSC_useFTLJIT: "1" } }, { forwardEnv: ["BUN_JSC_useFTLJIT"] }]) {
-      const { env } = await opencodeAgent.materialise(testContext({ agent: { backend: "opencode" }, run }));
-      expect(env).not.toHaveProperty("BUN_JSC_useFTLJIT");
-    }
   });
 
   it("builds the command line: prompt on stdin, fixed title, resume and fork", () => {

@@ -1,0 +1,2 @@
+import { createRequire as __arCreateRequire } from 'node:module'; const require = __arCreateRequire(import.meta.url);
+import{a}from"./chunk-YBATEEBF.js";import"./chunk-F4ZBI2SN.js";import"./chunk-T56JA446.js";import"./chunk-WX26PNPH.js";import"./chunk-VXUKBLKY.js";import"./chunk-E273MMJV.js";import"./chunk-RRGJ5MZK.js";import"./chunk-EJD6QUMW.js";import"./chunk-6NDGCS4I.js";import"./chunk-GGBZQEZW.js";import"./chunk-7O52XZFL.js";export{a as agentBackend};
