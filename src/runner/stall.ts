@@ -11,12 +11,13 @@
  *   - files: a bounded walk of the workspace (at most SCAN_LIMIT entries, symlinks
  *     not followed), its newest mtime and entry count compared with the last look.
  *     A change past the first SCAN_LIMIT entries is missed; the other two signs
- *     usually move with it. A scan under way when the watch stops ends at its next
- *     entry: the step goes on (and ends) without a walk of the workspace behind it.
+ *     usually move with it. A scan under way when the watch stops ends after the
+ *     file-system call under way, closing its handle: the step goes on (and ends)
+ *     without a walk of the workspace behind it.
  * The check runs every `periodMs` (a quarter of the limit, at most 10 s), so a
  * stall is seen within `stall-minutes` plus one period plus one scan.
  */
-import { lstat, opendir } from "node:fs/promises";
+import { lstat, opendir, stat } from "node:fs/promises";
 import path from "node:path";
 
 /** Entries one scan of the workspace looks at, at most. */
@@ -59,15 +60,18 @@ export async function workspaceFingerprint(root: string, limit = SCAN_LIMIT, sig
   while (queue.length && count < limit) {
     if (signal?.aborted) return undefined;
     const dir = queue.shift()!;
-    const st = await lstat(dir).catch(() => undefined);
-    if (st) newest = Math.max(newest, st.mtimeMs);
+    // The root is the runner's own path (it may be a link, as /tmp is on macOS); below it, a directory the
+    // agent swapped for a link since it was listed is not entered.
+    const st = await (dir === root ? stat : lstat)(dir).catch(() => undefined);
+    if (!st?.isDirectory() || signal?.aborted) continue;
+    newest = Math.max(newest, st.mtimeMs);
     // opendir streams the entries, so a directory of millions costs no more than `limit` of them.
     const handle = await opendir(dir, { bufferSize: DIR_BUFFER }).catch(() => undefined);
     if (!handle) continue;
     try {
       while (count < limit && !signal?.aborted) {
         const e = await handle.read();
-        if (!e) break;
+        if (!e || signal?.aborted) break;
         count++;
         const full = path.join(dir, e.name);
         if (e.isDirectory()) queue.push(full);

@@ -5,7 +5,7 @@
  * the watchdog's period keep a stall within `stall-minutes` + 30 s, and the
  * workspace scan is bounded, sees a change and ends when the watch stops.
  */
-import { mkdtempSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
@@ -17,7 +17,7 @@ import { checkPeriodMs, MAX_PERIOD_MS, watchForStall, workspaceFingerprint } fro
 const BASE = "a".repeat(40);
 
 /** How many directory entries the file system handed to the code, per directory, and which directory handles were closed. */
-const fsSeen = vi.hoisted(() => ({ entries: new Map<string, number>(), open: new Set<string>() }));
+const fsSeen = vi.hoisted(() => ({ entries: new Map<string, number>(), open: new Set<string>(), opened: [] as string[] }));
 vi.mock("node:fs/promises", async (importOriginal) => {
   const real = await importOriginal<typeof import("node:fs/promises")>();
   const add = (dir: unknown, n: number) => fsSeen.entries.set(String(dir), (fsSeen.entries.get(String(dir)) ?? 0) + n);
@@ -32,6 +32,7 @@ vi.mock("node:fs/promises", async (importOriginal) => {
       const d = await real.opendir(...args);
       const name = String(args[0]);
       fsSeen.open.add(name);
+      fsSeen.opened.push(name);
       const read = d.read.bind(d) as () => Promise<import("node:fs").Dirent | null>;
       const close = d.close.bind(d) as () => Promise<void>;
       return Object.assign(d, {
@@ -109,23 +110,31 @@ describe("time limits", () => {
     expect(fsSeen.open.has(dir)).toBe(false);
   });
 
-  it("a scan under way when the watch stops ends at its next entry, closing its handle: no walk outlives the agent", async () => {
+  it("a scan under way when the watch stops ends after the call under way, closing its handle: no walk outlives the agent", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "stall-stop-"));
     for (let i = 0; i < 3_000; i++) writeFileSync(path.join(dir, `f${i}`), "");
+    // Subdirectories too: an unstopped walk enters them once it has read the first directory.
+    for (let i = 0; i < 5; i++) mkdirSync(path.join(dir, `d${i}`));
     expect(await workspaceFingerprint(dir, 100, AbortSignal.abort())).toBeUndefined();
 
     fsSeen.entries.clear();
+    fsSeen.opened.length = 0;
     const onStall = vi.fn();
-    const watch = watchForStall({ stallMs: 60_000, workspace: dir, onStall });
+    // A period of 100 ms: a scan re-armed after stop() would start within the wait below.
+    let clock = Date.now();
+    const watch = watchForStall({ stallMs: 400, workspace: dir, onStall, now: () => clock });
     // The reference scan starts with the watch; the agent ends once the scan is into the directory.
     await vi.waitFor(() => expect(fsSeen.entries.get(dir)).toBeGreaterThan(0), { timeout: 10_000, interval: 1 });
     watch.stop();
     await vi.waitFor(() => expect(fsSeen.open.has(dir)).toBe(false), { timeout: 10_000, interval: 5 });
     const seen = fsSeen.entries.get(dir)!;
     expect(seen).toBeLessThan(3_000);
-    // Nothing more is read once the handle is closed, and nothing counts as a stall.
-    await new Promise((r) => setTimeout(r, 100));
+    // Nothing more is read or opened once the handle is closed (no subdirectory is entered, no scan
+    // re-armed), and nothing counts as a stall, however long the agent has been quiet.
+    clock += 60_000;
+    await new Promise((r) => setTimeout(r, 500));
     expect(fsSeen.entries.get(dir)).toBe(seen);
+    expect(fsSeen.opened).toEqual([dir]);
     expect(onStall).not.toHaveBeenCalled();
     expect(watch.stalled).toBe(false);
   });
