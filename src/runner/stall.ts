@@ -60,8 +60,9 @@ export async function workspaceFingerprint(root: string, limit = SCAN_LIMIT, sig
   while (queue.length && count < limit) {
     if (signal?.aborted) return undefined;
     const dir = queue.shift()!;
-    // The root is the runner's own path (it may be a link, as /tmp is on macOS); below it, a directory the
-    // agent swapped for a link since it was listed is not entered.
+    // The root is the runner's own path (it may be a link, as /tmp is on macOS). Below it, a path that is no
+    // longer a directory when its turn comes is skipped. That narrows, not closes, an agent's swap for a link:
+    // opendir follows links, and so does the lookup of a queued path's parents.
     const st = await (dir === root ? stat : lstat)(dir).catch(() => undefined);
     if (!st?.isDirectory() || signal?.aborted) continue;
     newest = Math.max(newest, st.mtimeMs);
