@@ -19,6 +19,10 @@ export default function runTempFolder(): () => void {
   const dir = mkdtempSync(path.join(os.tmpdir(), "art-"));
   process.env.TMPDIR = dir;
   process.env.AGENT_RUNNER_TEST_TMP_OF = String(process.pid);
+  // V8's code cache for the run's Node processes: the workers, and the steps and CLI runs the harness
+  // starts (test/support/harness.ts runCompileCache). The same dist/ files are then compiled once per run,
+  // not once per step; entries are keyed by the file's contents, and the folder goes with the run's.
+  process.env.NODE_COMPILE_CACHE = path.join(dir, "node-compile-cache");
   return () => {
     // On the run's own tmpfs (scripts/test-run.mjs) the files go with the mount, all at once.
     const tmpfs = process.env.AGENT_RUNNER_TEST_TMPFS;

@@ -4,7 +4,7 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { AGENT_PATH } from "../agents/helpers.js";
-import { ACTION_ROOT } from "../support/harness.js";
+import { ACTION_ROOT, runCompileCache } from "../support/harness.js";
 
 /** dist/cli.js of the action under test: under vitest the snapshot test/dist-snapshot.ts took (a rebuild mid-run does not reach it). */
 export const CLI = path.join(ACTION_ROOT, "dist/cli.js");
@@ -27,7 +27,7 @@ export interface RawRan {
 
 /** CLI with `args` and exactly `env`, in `cwd`; killed after 100 s. */
 export async function runCli(args: string[], opts: { env: Record<string, string>; cwd?: string }): Promise<RawRan> {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: opts.env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: { ...runCompileCache(), ...opts.env }, stdio: ["ignore", "pipe", "pipe"] });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout.on("data", (d: Buffer) => out.push(d));

@@ -126,16 +126,18 @@ describe("the terminal door", () => {
     // Tampered between the job and the maintainer's browser.
     const own = path.join(dir, "transcript.html");
     writeFileSync(own, "<html><body>TAMPERED<script>steal()</script></body></html>");
-    // A browser that records what it was asked to open.
+    // A browser that records what it was asked to open. It renames the record into place, so the file
+    // appears whole: a redirect creates it empty first, and the poll below could read it in between.
     const bin = mkdtempSync(path.join(os.tmpdir(), "fake-browser-"));
     const opened = path.join(bin, "opened.txt");
     for (const opener of ["xdg-open", "open"]) {
-      writeFileSync(path.join(bin, opener), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`);
+      writeFileSync(path.join(bin, opener), `#!/bin/sh\nprintf '%s' "$1" > '${opened}.part' && mv '${opened}.part' '${opened}'\n`);
       chmodSync(path.join(bin, opener), 0o755);
     }
     const r = await cli(["show", dir, "--open"], { PATH: `${bin}:${AGENT_PATH}` });
     expect(r.code, r.stderr.toString()).toBe(0);
-    for (let i = 0; i < 50 && !existsSync(opened); i++) await new Promise((res) => setTimeout(res, 100));
+    // The opener runs detached: up to a minute for it on a loaded machine.
+    for (let i = 0; i < 600 && !existsSync(opened); i++) await new Promise((res) => setTimeout(res, 100));
     const file = readFileSync(opened, "utf8");
     expect(path.resolve(file)).not.toBe(path.resolve(own));
     expect(path.basename(path.dirname(file))).toMatch(/^agent-runner-transcript-/);
