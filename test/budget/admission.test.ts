@@ -35,7 +35,8 @@ async function gateway(provider: Provider, upstream: string, budget: ModelGatewa
 /** The input the gateway reserves for a JSON body. */
 const estimate = (body: unknown) => Math.ceil(Buffer.byteLength(JSON.stringify(body)) / INPUT_BYTES_PER_TOKEN);
 
-async function until(check: () => boolean, ms = 5000): Promise<void> {
+/** Waits for an event the test caused; the limit only catches a hang, so it allows for a loaded machine. */
+async function until(check: () => boolean, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error("timed out waiting");
