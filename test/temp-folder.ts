@@ -21,7 +21,7 @@ export default function runTempFolder(): () => void {
   process.env.AGENT_RUNNER_TEST_TMP_OF = String(process.pid);
   // V8's code cache for the run's Node processes: the workers, and the steps and CLI runs the harness
   // starts (test/support/harness.ts runCompileCache). The same dist/ files are then compiled once per run,
-  // not once per step; entries are keyed by the file's contents, and the folder goes with the run's.
+  // not once per step; each entry is checked against a hash of its file's contents, and the folder goes with the run's.
   process.env.NODE_COMPILE_CACHE = path.join(dir, "node-compile-cache");
   return () => {
     // On the run's own tmpfs (scripts/test-run.mjs) the files go with the mount, all at once.

@@ -25,7 +25,7 @@ export interface RawRan {
   stderr: Buffer;
 }
 
-/** CLI with `args` and exactly `env`, in `cwd`; killed after 100 s. */
+/** CLI with `args` and exactly `env` (plus the run's code cache, runCompileCache), in `cwd`; killed after 100 s. */
 export async function runCli(args: string[], opts: { env: Record<string, string>; cwd?: string }): Promise<RawRan> {
   const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: { ...runCompileCache(), ...opts.env }, stdio: ["ignore", "pipe", "pipe"] });
   const out: Buffer[] = [];
@@ -38,7 +38,7 @@ export async function runCli(args: string[], opts: { env: Record<string, string>
   return { code, stdout: Buffer.concat(out), stderr: Buffer.concat(err) };
 }
 
-/** dist/cli.js with `args`, in `cwd`, with only PATH, HOME, a TMPDIR of its own and `env`. */
+/** dist/cli.js with `args`, in `cwd`, with only PATH, HOME, a TMPDIR of its own and `env` (and the run's code cache). */
 export async function cli(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Ran> {
   const tmp = env["TMPDIR"] ?? mkdtempSync(path.join(os.tmpdir(), "cli-tmp-"));
   const r = await runCli(args, { cwd, env: { PATH: AGENT_PATH, HOME: mkdtempSync(path.join(os.tmpdir(), "cli-home-")), LANG: "C.UTF-8", TMPDIR: tmp, ...env } });

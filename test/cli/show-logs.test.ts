@@ -35,7 +35,7 @@ interface CliOutcome {
   stderr: string;
 }
 
-/** dist/cli.js (of the action under test) with `args`, with only PATH, HOME and LANG and `env`. */
+/** dist/cli.js (of the action under test) with `args`, with only PATH, HOME and LANG and `env` (and the run's code cache). */
 async function cli(args: string[], env: Record<string, string> = {}): Promise<CliOutcome> {
   const r = await runCli(args, { env: { PATH: AGENT_PATH, HOME: os.tmpdir(), LANG: "C.UTF-8", ...env } });
   return { code: r.code, stdout: r.stdout.toString("utf8"), stderr: r.stderr.toString("utf8") };

@@ -32,7 +32,7 @@ const FORBIDDEN_BYTES = [0x1b, 0x9b, 0x07];
 let results: FakeActionsResults;
 let gh: FakeGitHub;
 
-/** dist/cli.js (of the action under test) with `args`, with only PATH, HOME and LANG and `env`: its bytes as they are. */
+/** dist/cli.js (of the action under test) with `args`, with only PATH, HOME and LANG and `env` (and the run's code cache): its bytes as they are. */
 function cli(args: string[], env: Record<string, string> = {}): Promise<RawRan> {
   return runCli(args, { env: { PATH: AGENT_PATH, HOME: os.tmpdir(), LANG: "C.UTF-8", ...env } });
 }

@@ -7,16 +7,16 @@
  * others as `unsigned`. Response shapes are checked at compile time against
  * GitHub's OpenAPI description (@octokit/openapi-types).
  */
-import { execFile, spawn } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { deflateSync } from "node:zlib";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import type { components } from "@octokit/openapi-types";
+import { answerUnlessHelperFailed, execFileFromHelper, runFromHelper } from "./spawn-helper.js";
 
-const run = promisify(execFile);
+/** git from the tests' spawn helper (spawn-helper.ts): the worker forks less. */
+const run = execFileFromHelper;
 
 export type ShortBlob = components["schemas"]["short-blob"];
 export type GitTree = components["schemas"]["git-tree"];
@@ -37,18 +37,9 @@ const SHA = /^[0-9a-f]{40}$/;
 const MODES = new Set(["100644", "100755", "040000", "160000", "120000"]);
 
 async function git(gitDir: string, args: string[], opts: { input?: Buffer | string; env?: Record<string, string> } = {}): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("git", ["--git-dir", gitDir, ...args], { env: { ...process.env, ...opts.env }, stdio: ["pipe", "pipe", "pipe"] });
-    const out: Buffer[] = [];
-    let err = "";
-    child.stdout.on("data", (d: Buffer) => out.push(d));
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`git ${args.join(" ")}: ${err.trim()}`))));
-    // git may exit before it reads its input (an error, or a command that takes none): its exit code says so, not EPIPE.
-    child.stdin.on("error", () => {});
-    child.stdin.end(opts.input ?? "");
-  });
+  const r = await runFromHelper("git", ["--git-dir", gitDir, ...args], { cwd: process.cwd(), env: { ...process.env, ...opts.env }, input: opts.input ?? "" });
+  if (r.code !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString().trim()}`);
+  return r.stdout;
 }
 
 /**
@@ -339,7 +330,7 @@ export class GitData {
     }
     return run("git", ["--git-dir", this.gitDir, "rev-parse", "--verify", "--quiet", `${ref}^{commit}`]).then(
       (r) => r.stdout.trim(),
-      () => undefined,
+      (e: unknown) => answerUnlessHelperFailed(e, undefined),
     );
   }
 
@@ -417,8 +408,8 @@ export class GitData {
     if (typeof sha !== "string" || (await this.types.type(sha)) !== "commit") throw new GitDataError(422, "Object does not exist");
     if (await this.refSha(ref)) throw new GitDataError(422, "Reference already exists");
     // `update-ref <ref> <sha> ""` refuses a ref that exists by now: two creations at once, one wins (as GitHub's).
-    await git(this.gitDir, ["update-ref", ref, sha, ""]).catch(() => {
-      throw new GitDataError(422, "Reference already exists");
+    await git(this.gitDir, ["update-ref", ref, sha, ""]).catch((e: unknown) => {
+      throw answerUnlessHelperFailed(e, new GitDataError(422, "Reference already exists"));
     });
     return this.renderRef(ref, sha);
   }
@@ -437,7 +428,7 @@ export class GitData {
     if (force !== true) {
       const ff = (await this.descendsFrom(sha, current)) ?? (await run("git", ["--git-dir", this.gitDir, "merge-base", "--is-ancestor", current, sha]).then(
         () => true,
-        () => false,
+        (e: unknown) => answerUnlessHelperFailed(e, false),
       ));
       if (!ff) throw new GitDataError(422, "Update is not a fast forward");
     }

@@ -23,12 +23,12 @@
  * from a pre-receive hook written there: git prints its lines as `remote: …`,
  * as it does GitHub's.
  */
-import { execFile } from "node:child_process";
 import { chmod, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
+import { execFileFromHelper } from "./spawn-helper.js";
 
-const run = promisify(execFile);
+/** git from the tests' spawn helper (spawn-helper.ts): the worker forks less. */
+const run = execFileFromHelper;
 
 export interface RepoPolicy {
   /** "Allow GitHub Actions to create and approve pull requests" (repository or organization). Default true. */

@@ -17,10 +17,8 @@
  * `failNext` injects 5xx / rate limits / resets. Responses are GitHub-shaped
  * (ids, node_id, html_url on `serverUrl`, user objects with login/type).
  */
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import type { ServerResponse } from "node:http";
-import { promisify } from "node:util";
 import type { components } from "@octokit/openapi-types";
 import {
   parseRoute,
@@ -40,11 +38,13 @@ import {
 import { GitData, GitDataError } from "./fake-github-git-data.js";
 import { NOT_ACCESSIBLE, PR_CREATION_NOT_PERMITTED, RULESET_CREATION, workflowChangeIn, workflowRefusal, writePolicyHook, type RepoPolicy } from "./fake-github-policy.js";
 import { searchIssues, type SearchIssueItem, type SearchIssuesResponse, type SimpleUser } from "./fake-github-search.js";
+import { answerUnlessHelperFailed, execFileFromHelper } from "./spawn-helper.js";
 
 export type { RecordedRequest, FaultOptions, FaultRule } from "./fake-github-http.js";
 export type { RepoPolicy } from "./fake-github-policy.js";
 
-const run = promisify(execFile);
+/** git from the tests' spawn helper (spawn-helper.ts): the worker forks less. */
+const run = execFileFromHelper;
 
 /** Repository roles as `role_name`; `permission` is the legacy base role (maintain→write, triage→read). */
 export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";
@@ -618,8 +618,8 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     try {
       const { stdout } = await run("git", ["-C", r.gitDir, "rev-parse", "--verify", "--quiet", `refs/heads/${ref}^{commit}`]);
       return stdout.trim() || null;
-    } catch {
-      return null;
+    } catch (e) {
+      return answerUnlessHelperFailed(e, null);
     }
   }
 
@@ -656,8 +656,8 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
         });
       }
       return files;
-    } catch {
-      return [];
+    } catch (e) {
+      return answerUnlessHelperFailed(e, []);
     }
   }
 

@@ -9,11 +9,11 @@
  *   expect(await readBranchFiles(repo.origin, "agent/fix")).toMatchObject({ "a.txt": "x\n" });
  *   await repo.cleanup();
  */
-import { execFile } from "node:child_process";
 import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { answerUnlessHelperFailed, isSpawnHelperFailure, runFromHelper } from "./spawn-helper.js";
 
 export interface GitAuthor {
   name: string;
@@ -39,20 +39,22 @@ export function gitEnv(author: GitAuthor = DEFAULT_AUTHOR, extra: NodeJS.Process
   };
 }
 
-/** Run git; resolves stdout, rejects with stderr in the message. */
-export function git(cwd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; author?: GitAuthor; input?: string } = {}): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(
-      "git",
-      ["-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false", "-c", "init.defaultBranch=main", "-c", "core.autocrlf=false", ...args],
-      { cwd, env: { ...gitEnv(opts.author), ...opts.env }, maxBuffer: 64 * 1024 * 1024, encoding: "utf8" },
-      (err, stdout, stderr) => {
-        if (err) reject(new Error(`git ${args.join(" ")} (in ${cwd}) failed: ${stderr.trim() || err.message}`));
-        else resolve(stdout);
-      },
-    );
-    if (opts.input !== undefined) child.stdin?.end(opts.input);
+/** What git() takes of a command's output, as its execFile did. */
+const MAX_OUTPUT = 64 * 1024 * 1024;
+
+/** Run git (from the worker's spawn helper); resolves stdout, rejects with stderr in the message. */
+export async function git(cwd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; author?: GitAuthor; input?: string } = {}): Promise<string> {
+  const failed = (why: string) => new Error(`git ${args.join(" ")} (in ${cwd}) failed: ${why}`);
+  const r = await runFromHelper(
+    "git",
+    ["-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false", "-c", "init.defaultBranch=main", "-c", "core.autocrlf=false", ...args],
+    { cwd, env: { ...gitEnv(opts.author), ...opts.env }, input: opts.input },
+  ).catch((e: unknown) => {
+    throw isSpawnHelperFailure(e) ? e : failed(e instanceof Error ? e.message : String(e));
   });
+  if (r.code !== 0) throw failed(r.stderr.toString("utf8").trim() || `exit ${r.signal ?? r.code}`);
+  if (r.stdout.length > MAX_OUTPUT) throw failed(`more than ${MAX_OUTPUT} bytes of output`);
+  return r.stdout.toString("utf8");
 }
 
 export type FileTree = Record<string, string | Buffer | null>;
@@ -198,7 +200,7 @@ function repoFixture(root: string, opts: CreateRepoOptions, initialSha: string):
       const a = o.author ?? author;
       const current = (await git(dir, ["rev-parse", "--abbrev-ref", "HEAD"])).trim();
       if (o.branch && o.branch !== current) {
-        const exists = await git(dir, ["rev-parse", "--verify", "--quiet", `refs/heads/${o.branch}`]).then(() => true, () => false);
+        const exists = await git(dir, ["rev-parse", "--verify", "--quiet", `refs/heads/${o.branch}`]).then(() => true, (e: unknown) => answerUnlessHelperFailed(e, false));
         await git(dir, exists ? ["checkout", "-q", o.branch] : ["checkout", "-q", "-b", o.branch]);
       }
       await writeFiles(dir, tree);
@@ -231,7 +233,7 @@ export async function listBranches(repoDir: string): Promise<string[]> {
 export async function branchExists(repoDir: string, branch: string): Promise<boolean> {
   return git(repoDir, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}^{commit}`]).then(
     () => true,
-    () => false,
+    (e: unknown) => answerUnlessHelperFailed(e, false),
   );
 }
 
@@ -239,7 +241,7 @@ export async function branchExists(repoDir: string, branch: string): Promise<boo
 export async function revParse(repoDir: string, ref: string): Promise<string | null> {
   return git(repoDir, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]).then(
     (s) => s.trim() || null,
-    () => null,
+    (e: unknown) => answerUnlessHelperFailed(e, null),
   );
 }
 

@@ -194,7 +194,7 @@ export async function runActionSteps(opts: StepOptions): Promise<{ main: StepRes
 /**
  * The run's V8 code cache (test/temp-folder.ts names it), for a dist/ process the tests start with an
  * environment of their own: the same files are compiled once per run instead of once per step (about 40 ms
- * of a step's CPU). Node keys each entry by the file's contents, so a changed file is compiled again, and
+ * of a step's CPU). Node checks each entry against a hash of the file's contents, so a changed file is compiled again, and
  * the cache changes no behaviour. Agents never see it: their environment is an allowlist (sandbox/env.ts).
  */
 export function runCompileCache(): Record<string, string> {
