@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { errors } from "../artifacts/helpers.js";
 import { AGENT_PATH } from "../agents/helpers.js";
 import { cloneRepo, git, readBranchLog, revParse } from "../support/git-fixtures.js";
+import { answerIfCommandSaidNo } from "../support/spawn-helper.js";
 import { conversationOf, startStubModel, type StubModel } from "../support/stub-model.js";
 import { scenario, TOKEN, type Scenario } from "./scenario.js";
 
@@ -124,7 +125,7 @@ describe("pr-checkout: auto with the README's comment workflow (default branch c
     expect(lastUserText()).toContain("FIG-7");
     // Detached on the fork's head; fetched with no credential left behind in the clone.
     expect((await s.repo.git(["rev-parse", "HEAD"])).trim()).toBe(forkHead);
-    expect((await s.repo.git(["symbolic-ref", "-q", "HEAD"]).catch(() => "detached")).trim()).toBe("detached");
+    expect((await s.repo.git(["symbolic-ref", "-q", "HEAD"]).catch((e: unknown) => answerIfCommandSaidNo(e, "detached"))).trim()).toBe("detached");
     const kept = gitFilesText(s.repo.dir);
     expect(kept).not.toContain(TOKEN);
     expect(kept).not.toContain(Buffer.from(`x-access-token:${TOKEN}`).toString("base64"));

@@ -13,7 +13,7 @@ import { deflateSync } from "node:zlib";
 import os from "node:os";
 import path from "node:path";
 import type { components } from "@octokit/openapi-types";
-import { answerUnlessHelperFailed, execFileFromHelper, runFromHelper } from "./spawn-helper.js";
+import { answerIfCommandSaidNo, CommandFailed, execFileFromHelper, runFromHelper } from "./spawn-helper.js";
 
 /** git from the tests' spawn helper (spawn-helper.ts): the worker forks less. */
 const run = execFileFromHelper;
@@ -38,7 +38,9 @@ const MODES = new Set(["100644", "100755", "040000", "160000", "120000"]);
 
 async function git(gitDir: string, args: string[], opts: { input?: Buffer | string; env?: Record<string, string> } = {}): Promise<Buffer> {
   const r = await runFromHelper("git", ["--git-dir", gitDir, ...args], { cwd: process.cwd(), env: { ...process.env, ...opts.env }, input: opts.input ?? "" });
-  if (r.code !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString().trim()}`);
+  const stderr = r.stderr.toString();
+  if (r.code === null) throw new Error(`git ${args.join(" ")}: killed by ${r.signal}: ${stderr.trim()}`);
+  if (r.code !== 0) throw new CommandFailed(`git ${args.join(" ")}: ${stderr.trim()}`, r.code, r.stdout.toString(), stderr);
   return r.stdout;
 }
 
@@ -330,7 +332,7 @@ export class GitData {
     }
     return run("git", ["--git-dir", this.gitDir, "rev-parse", "--verify", "--quiet", `${ref}^{commit}`]).then(
       (r) => r.stdout.trim(),
-      (e: unknown) => answerUnlessHelperFailed(e, undefined),
+      (e: unknown) => answerIfCommandSaidNo(e, undefined),
     );
   }
 
@@ -409,7 +411,7 @@ export class GitData {
     if (await this.refSha(ref)) throw new GitDataError(422, "Reference already exists");
     // `update-ref <ref> <sha> ""` refuses a ref that exists by now: two creations at once, one wins (as GitHub's).
     await git(this.gitDir, ["update-ref", ref, sha, ""]).catch((e: unknown) => {
-      throw answerUnlessHelperFailed(e, new GitDataError(422, "Reference already exists"));
+      throw answerIfCommandSaidNo(e, new GitDataError(422, "Reference already exists"));
     });
     return this.renderRef(ref, sha);
   }
@@ -428,7 +430,7 @@ export class GitData {
     if (force !== true) {
       const ff = (await this.descendsFrom(sha, current)) ?? (await run("git", ["--git-dir", this.gitDir, "merge-base", "--is-ancestor", current, sha]).then(
         () => true,
-        (e: unknown) => answerUnlessHelperFailed(e, false),
+        (e: unknown) => answerIfCommandSaidNo(e, false),
       ));
       if (!ff) throw new GitDataError(422, "Update is not a fast forward");
     }

@@ -38,7 +38,7 @@ import {
 import { GitData, GitDataError } from "./fake-github-git-data.js";
 import { NOT_ACCESSIBLE, PR_CREATION_NOT_PERMITTED, RULESET_CREATION, workflowChangeIn, workflowRefusal, writePolicyHook, type RepoPolicy } from "./fake-github-policy.js";
 import { searchIssues, type SearchIssueItem, type SearchIssuesResponse, type SimpleUser } from "./fake-github-search.js";
-import { answerUnlessHelperFailed, execFileFromHelper } from "./spawn-helper.js";
+import { answerIfCommandSaidNo, execFileFromHelper } from "./spawn-helper.js";
 
 export type { RecordedRequest, FaultOptions, FaultRule } from "./fake-github-http.js";
 export type { RepoPolicy } from "./fake-github-policy.js";
@@ -619,7 +619,7 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       const { stdout } = await run("git", ["-C", r.gitDir, "rev-parse", "--verify", "--quiet", `refs/heads/${ref}^{commit}`]);
       return stdout.trim() || null;
     } catch (e) {
-      return answerUnlessHelperFailed(e, null);
+      return answerIfCommandSaidNo(e, null);
     }
   }
 
@@ -657,7 +657,7 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       }
       return files;
     } catch (e) {
-      return answerUnlessHelperFailed(e, []);
+      return answerIfCommandSaidNo(e, []);
     }
   }
 

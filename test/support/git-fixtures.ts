@@ -13,7 +13,7 @@ import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { answerUnlessHelperFailed, isSpawnHelperFailure, runFromHelper } from "./spawn-helper.js";
+import { answerIfCommandSaidNo, CommandFailed, isSpawnHelperFailure, runFromHelper } from "./spawn-helper.js";
 
 export interface GitAuthor {
   name: string;
@@ -52,7 +52,9 @@ export async function git(cwd: string, args: string[], opts: { env?: NodeJS.Proc
   ).catch((e: unknown) => {
     throw isSpawnHelperFailure(e) ? e : failed(e instanceof Error ? e.message : String(e));
   });
-  if (r.code !== 0) throw failed(r.stderr.toString("utf8").trim() || `exit ${r.signal ?? r.code}`);
+  const stderr = r.stderr.toString("utf8");
+  if (r.code === null) throw failed(`killed by ${r.signal}: ${stderr.trim()}`);
+  if (r.code !== 0) throw new CommandFailed(`git ${args.join(" ")} (in ${cwd}) failed: ${stderr.trim() || `exit ${r.code}`}`, r.code, r.stdout.toString("utf8"), stderr);
   if (r.stdout.length > MAX_OUTPUT) throw failed(`more than ${MAX_OUTPUT} bytes of output`);
   return r.stdout.toString("utf8");
 }
@@ -200,7 +202,7 @@ function repoFixture(root: string, opts: CreateRepoOptions, initialSha: string):
       const a = o.author ?? author;
       const current = (await git(dir, ["rev-parse", "--abbrev-ref", "HEAD"])).trim();
       if (o.branch && o.branch !== current) {
-        const exists = await git(dir, ["rev-parse", "--verify", "--quiet", `refs/heads/${o.branch}`]).then(() => true, (e: unknown) => answerUnlessHelperFailed(e, false));
+        const exists = await git(dir, ["rev-parse", "--verify", "--quiet", `refs/heads/${o.branch}`]).then(() => true, (e: unknown) => answerIfCommandSaidNo(e, false));
         await git(dir, exists ? ["checkout", "-q", o.branch] : ["checkout", "-q", "-b", o.branch]);
       }
       await writeFiles(dir, tree);
@@ -233,7 +235,7 @@ export async function listBranches(repoDir: string): Promise<string[]> {
 export async function branchExists(repoDir: string, branch: string): Promise<boolean> {
   return git(repoDir, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}^{commit}`]).then(
     () => true,
-    (e: unknown) => answerUnlessHelperFailed(e, false),
+    (e: unknown) => answerIfCommandSaidNo(e, false),
   );
 }
 
@@ -241,7 +243,7 @@ export async function branchExists(repoDir: string, branch: string): Promise<boo
 export async function revParse(repoDir: string, ref: string): Promise<string | null> {
   return git(repoDir, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]).then(
     (s) => s.trim() || null,
-    (e: unknown) => answerUnlessHelperFailed(e, null),
+    (e: unknown) => answerIfCommandSaidNo(e, null),
   );
 }
 

@@ -5,12 +5,14 @@
  * environment and input as given, and its standard input is closed after the input (or at once); only
  * the process that forks is another.
  *
- * A failure of the helper itself is a SpawnHelperError, never a failed command: code that reads a failed
- * git command as an answer ("no such ref") must rethrow it (answerUnlessHelperFailed).
+ * Only a command that ran and exited non-zero is a CommandFailed; a command that could not start rejects
+ * with its errno, and a failure of the helper itself is a SpawnHelperError. Code that reads a failed git
+ * command as an answer ("no such ref") takes only the first as one (answerIfCommandSaidNo).
  */
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import type { Socket } from "node:net";
 import path from "node:path";
+import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 
@@ -30,11 +32,27 @@ export class SpawnHelperError extends Error {
 
 export const isSpawnHelperFailure = (e: unknown): e is SpawnHelperError => e instanceof SpawnHelperError;
 
-/** `answer` for a failed command (git's way of saying "no"), the error itself when the helper failed. */
-export function answerUnlessHelperFailed<T>(e: unknown, answer: T): T {
-  if (isSpawnHelperFailure(e)) throw e;
-  return answer;
+/** A command that ran to its end and exited non-zero. `code` as execFile's errors have it. */
+export class CommandFailed extends Error {
+  override name = "CommandFailed";
+  constructor(
+    message: string,
+    readonly code: number,
+    readonly stdout: string,
+    readonly stderr: string,
+  ) {
+    super(message);
+  }
 }
+
+/** `answer` when the command ran and said no (a non-zero exit); any other failure is thrown on. */
+export function answerIfCommandSaidNo<T>(e: unknown, answer: T): T {
+  if (e instanceof CommandFailed) return answer;
+  throw e;
+}
+
+/** One line of JSON that readline gives back whole (the same as spawn-server.ts's). */
+const toJsonLine = (value: unknown): string => JSON.stringify(value).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`) + "\n";
 
 interface Reply {
   id: number;
@@ -68,20 +86,12 @@ function start(): Helper {
     for (const { reject } of h.pending.values()) reject(new SpawnHelperError(`the spawn helper ${why} with commands under way`));
     h.pending.clear();
   };
-  let buffered = "";
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (chunk: string) => {
-    buffered += chunk;
-    let end: number;
-    while ((end = buffered.indexOf("\n")) >= 0) {
-      const line = buffered.slice(0, end);
-      buffered = buffered.slice(end + 1);
-      if (line) settle(h, line, gone);
-    }
-  });
+  child.on("error", (e) => gone(`failed (${e.message})`));
+  // Without pipes (EMFILE and the like) there is no helper: the error above follows on the next tick.
+  if (!child.stdout || !child.stdin) throw new SpawnHelperError("the spawn helper could not be started with its pipes");
+  createInterface({ input: child.stdout, crlfDelay: Infinity }).on("line", (line) => settle(h, line, gone));
   // A write to a helper that has gone: its close rejects what was under way.
   child.stdin.on("error", () => {});
-  child.on("error", (e) => gone(`failed (${e.message})`));
   // close, not exit: the replies it wrote before it ended are read first.
   child.on("close", (code, signal) => gone(`ended (${signal ?? code})`));
   idle(h);
@@ -89,18 +99,16 @@ function start(): Helper {
 }
 
 function settle(h: Helper, line: string, gone: (why: string) => void): void {
-  let r: Reply;
+  let r: Reply | undefined;
   try {
     r = JSON.parse(line) as Reply;
   } catch {
-    h.child.kill();
-    gone("wrote a line that is not a reply");
-    return;
+    r = undefined;
   }
-  const waiting = h.pending.get(r.id);
-  if (!waiting) {
+  const waiting = typeof r?.id === "number" ? h.pending.get(r.id) : undefined;
+  if (!r || !waiting) {
     h.child.kill();
-    gone(`answered a request it was not asked (${r.error ?? r.id})`);
+    gone(`wrote a line that answers no request (${line.slice(0, 200)})`);
     return;
   }
   h.pending.delete(r.id);
@@ -133,8 +141,12 @@ export const spawnHelperPid = (): number | undefined => helper?.child.pid;
  * Rejects with the error of a command that could not start (ENOENT…), or a SpawnHelperError.
  */
 export function runFromHelper(file: string, args: readonly string[], opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string | Buffer }): Promise<Ran> {
-  helper ??= start();
-  const h = helper;
+  let h: Helper;
+  try {
+    h = helper ??= start();
+  } catch (e) {
+    return Promise.reject(isSpawnHelperFailure(e) ? e : new SpawnHelperError(`the spawn helper could not be started: ${e instanceof Error ? e.message : String(e)}`));
+  }
   const id = h.nextId++;
   const request = {
     id,
@@ -147,7 +159,7 @@ export function runFromHelper(file: string, args: readonly string[], opts: { cwd
   return new Promise<Ran>((resolve, reject) => {
     h.pending.set(id, { resolve, reject });
     busy(h);
-    h.child.stdin.write(JSON.stringify(request) + "\n");
+    h.child.stdin.write(toJsonLine(request));
   });
 }
 
@@ -167,5 +179,6 @@ export async function execFileFromHelper(
   const maxBuffer = opts.maxBuffer ?? 1024 * 1024;
   if (r.stdout.length > maxBuffer || r.stderr.length > maxBuffer) throw Object.assign(new Error(`Command failed: ${command}: output over maxBuffer (${maxBuffer} bytes)`), { stdout, stderr });
   if (r.code === 0) return { stdout, stderr };
-  throw Object.assign(new Error(`Command failed: ${command}\n${stderr}`), { code: r.code, signal: r.signal, stdout, stderr });
+  if (r.code === null) throw new Error(`Command failed: ${command}: killed by ${r.signal}\n${stderr}`);
+  throw new CommandFailed(`Command failed: ${command}\n${stderr}`, r.code, stdout, stderr);
 }

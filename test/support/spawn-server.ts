@@ -7,12 +7,13 @@
 // process maps, so each fork from here costs a fraction of one from the worker. It runs what it is
 // asked, as asked, and relays the result.
 //
-// Protocol, one JSON object per line each way, split on "\n" only (JSON escapes it inside strings; a
-// U+2028 in an argument stays inside its line):
+// Protocol, one JSON object per line each way (toJsonLine: JSON with U+2028 and U+2029 escaped too, the
+// two characters besides the usual ones that readline takes for a line's end):
 //   in:  { id, file, args, cwd, env, input? }   (input in base64)
 //   out: { id, code, signal, stdout, stderr }    (outputs in base64), or { id, error, errno } when the
 //        command could not start or the request could not be read.
 import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 
 interface Request {
   id: number;
@@ -23,8 +24,11 @@ interface Request {
   input?: string;
 }
 
+/** One line of JSON that readline gives back whole (the same as spawn-helper.ts's). */
+const toJsonLine = (value: unknown): string => JSON.stringify(value).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`) + "\n";
+
 const reply = (message: Record<string, unknown>): void => {
-  process.stdout.write(JSON.stringify(message) + "\n");
+  process.stdout.write(toJsonLine(message));
 };
 
 function run(line: string): void {
@@ -57,16 +61,7 @@ function run(line: string): void {
   }
 }
 
-let buffered = "";
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (chunk: string) => {
-  buffered += chunk;
-  let end: number;
-  while ((end = buffered.indexOf("\n")) >= 0) {
-    const line = buffered.slice(0, end);
-    buffered = buffered.slice(end + 1);
-    if (line) run(line);
-  }
-});
+const requests = createInterface({ input: process.stdin, crlfDelay: Infinity });
+requests.on("line", run);
 // The worker has gone (or closed the pipe): nothing more will be asked.
-process.stdin.on("end", () => process.exit(0));
+requests.on("close", () => process.exit(0));

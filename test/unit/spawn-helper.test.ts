@@ -6,7 +6,8 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { execFileFromHelper, isSpawnHelperFailure, runFromHelper, spawnHelperPid } from "../support/spawn-helper.js";
+import { branchExists, git, revParse } from "../support/git-fixtures.js";
+import { answerIfCommandSaidNo, CommandFailed, execFileFromHelper, isSpawnHelperFailure, runFromHelper, SpawnHelperError, spawnHelperPid } from "../support/spawn-helper.js";
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
 const cwd = os.tmpdir();
@@ -43,13 +44,17 @@ describe("the tests' spawn helper", () => {
   it("returns large outputs whole, and answers concurrent commands each with its own", async () => {
     const big = await runFromHelper("head", ["-c", "10000000", "/dev/zero"], { cwd, env });
     expect(big.stdout.length).toBe(10_000_000);
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => runFromHelper("printf", ["%s", `n${i}`], { cwd, env })));
+    // The first asked finishes last: each reply must find its own request, not the oldest one waiting.
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => runFromHelper("sh", ["-c", `sleep 0.${String(30 - i).padStart(2, "0")}; printf n${i}`], { cwd, env })),
+    );
     expect(answers.map((a) => a.stdout.toString())).toEqual(Array.from({ length: 30 }, (_, i) => `n${i}`));
   });
 
   it("execFileFromHelper behaves as promisify(execFile): text, a rejection carrying the exit code, and the 1 MiB limit", async () => {
     await expect(execFileFromHelper("printf", ["%s", "x"], { env })).resolves.toEqual({ stdout: "x", stderr: "" });
     await expect(execFileFromHelper("sh", ["-c", "printf e >&2; exit 2"], { env })).rejects.toMatchObject({ code: 2, stderr: "e" });
+    await expect(execFileFromHelper("head", ["-c", String(1024 * 1024), "/dev/zero"], { env })).resolves.toMatchObject({ stderr: "" });
     await expect(execFileFromHelper("head", ["-c", String(1024 * 1024 + 1), "/dev/zero"], { env })).rejects.toThrow(/maxBuffer/);
   });
 
@@ -63,5 +68,18 @@ describe("the tests' spawn helper", () => {
     const again = await runFromHelper("printf", ["%s", "back"], { cwd, env });
     expect(again.stdout.toString()).toBe("back");
     expect(spawnHelperPid()).not.toBe(pid);
+  });
+
+  it("only a command that ran and said no is an answer: a helper failure or a command that could not start is thrown on", async () => {
+    expect(answerIfCommandSaidNo(new CommandFailed("git said no", 1, "", ""), "no")).toBe("no");
+    expect(() => answerIfCommandSaidNo(new SpawnHelperError("helper gone"), "no")).toThrow(SpawnHelperError);
+    expect(() => answerIfCommandSaidNo(Object.assign(new Error("spawn git ENOENT"), { code: "ENOENT" }), "no")).toThrow(/ENOENT/);
+    const repo = mkdtempSync(path.join(os.tmpdir(), "helper-repo-"));
+    await git(repo, ["init", "-q"]);
+    await expect(git(repo, ["rev-parse", "--verify", "--quiet", "refs/heads/none"])).rejects.toBeInstanceOf(CommandFailed);
+    expect(await branchExists(repo, "none")).toBe(false);
+    expect(await revParse(repo, "refs/heads/none")).toBeNull();
+    // A folder that is not there: git never ran, so there is no answer to give.
+    await expect(branchExists(path.join(repo, "gone"), "main")).rejects.toThrow(/ENOENT/);
   });
 });
