@@ -151,7 +151,9 @@ describe("the check as a process", () => {
   it("stdout and stderr in one log, redacted, the middle of a huge output cut; exit code and byte count kept", async () => {
     const resultsDir = mkdtempSync(path.join(os.tmpdir(), "verify-proc-"));
     const secret = "s3cr3t-value-0123456789";
-    const script = `console.log("start ${secret}"); for (let i = 0; i < 20000; i++) console.log("x".repeat(60) + i); console.error("FAILED: ${secret} at the end"); process.exitCode = 4;`;
+    // The error goes out once all of stdout has reached the pipe: Node queues writes to a pipe that is not
+    // being read, so an error written right away could overtake a megabyte of queued stdout and land in the cut.
+    const script = `console.log("start ${secret}"); for (let i = 0; i < 20000; i++) console.log("x".repeat(60) + i); process.stdout.write("", () => { console.error("FAILED: ${secret} at the end"); process.exitCode = 4; });`;
     const out = await runVerifyCommand(
       { file: process.execPath, args: ["-e", script], cwd: resultsDir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } },
       { n: 1, timeoutMs: 30_000, runId: `verify-test-${process.pid}`, resultsDir, redactor: new Redactor([secret]) },
