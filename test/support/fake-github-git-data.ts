@@ -13,7 +13,7 @@ import { deflateSync } from "node:zlib";
 import os from "node:os";
 import path from "node:path";
 import type { components } from "@octokit/openapi-types";
-import { answerIfCommandSaidNo, CommandFailed, execFileFromHelper, runFromHelper } from "./spawn-helper.js";
+import { answerIfCommandSaidNo, execFileFromHelper, runFromHelper, throwUnlessExitedZero } from "./spawn-helper.js";
 
 /** git from the tests' spawn helper (spawn-helper.ts): the worker forks less. */
 const run = execFileFromHelper;
@@ -38,9 +38,7 @@ const MODES = new Set(["100644", "100755", "040000", "160000", "120000"]);
 
 async function git(gitDir: string, args: string[], opts: { input?: Buffer | string; env?: Record<string, string> } = {}): Promise<Buffer> {
   const r = await runFromHelper("git", ["--git-dir", gitDir, ...args], { cwd: process.cwd(), env: { ...process.env, ...opts.env }, input: opts.input ?? "" });
-  const stderr = r.stderr.toString();
-  if (r.code === null) throw new Error(`git ${args.join(" ")}: killed by ${r.signal}: ${stderr.trim()}`);
-  if (r.code !== 0) throw new CommandFailed(`git ${args.join(" ")}: ${stderr.trim()}`, r.code, r.stdout.toString(), stderr);
+  throwUnlessExitedZero(r, `git ${args.join(" ")}`);
   return r.stdout;
 }
 

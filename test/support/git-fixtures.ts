@@ -13,7 +13,7 @@ import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { answerIfCommandSaidNo, CommandFailed, isSpawnHelperFailure, runFromHelper } from "./spawn-helper.js";
+import { answerIfCommandSaidNo, isSpawnHelperFailure, runFromHelper, throwUnlessExitedZero } from "./spawn-helper.js";
 
 export interface GitAuthor {
   name: string;
@@ -52,9 +52,7 @@ export async function git(cwd: string, args: string[], opts: { env?: NodeJS.Proc
   ).catch((e: unknown) => {
     throw isSpawnHelperFailure(e) ? e : failed(e instanceof Error ? e.message : String(e));
   });
-  const stderr = r.stderr.toString("utf8");
-  if (r.code === null) throw failed(`killed by ${r.signal}: ${stderr.trim()}`);
-  if (r.code !== 0) throw new CommandFailed(`git ${args.join(" ")} (in ${cwd}) failed: ${stderr.trim() || `exit ${r.code}`}`, r.code, r.stdout.toString("utf8"), stderr);
+  throwUnlessExitedZero(r, `git ${args.join(" ")} (in ${cwd}) failed`);
   if (r.stdout.length > MAX_OUTPUT) throw failed(`more than ${MAX_OUTPUT} bytes of output`);
   return r.stdout.toString("utf8");
 }

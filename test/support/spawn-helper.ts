@@ -45,6 +45,17 @@ export class CommandFailed extends Error {
   }
 }
 
+/**
+ * Nothing for a command that exited 0. Else throws: a CommandFailed when it exited non-zero (git's "no"),
+ * a plain Error when a signal ended it. The message is `message`, then stderr (or the exit).
+ */
+export function throwUnlessExitedZero(r: Ran, message: string): void {
+  if (r.code === 0) return;
+  const stderr = r.stderr.toString("utf8");
+  if (r.code === null) throw new Error(`${message}: killed by ${r.signal}: ${stderr.trim()}`);
+  throw new CommandFailed(`${message}: ${stderr.trim() || `exit ${r.code}`}`, r.code, r.stdout.toString("utf8"), stderr);
+}
+
 /** `answer` when the command ran and said no (a non-zero exit); any other failure is thrown on. */
 export function answerIfCommandSaidNo<T>(e: unknown, answer: T): T {
   if (e instanceof CommandFailed) return answer;
@@ -178,7 +189,6 @@ export async function execFileFromHelper(
   const command = [file, ...args].join(" ");
   const maxBuffer = opts.maxBuffer ?? 1024 * 1024;
   if (r.stdout.length > maxBuffer || r.stderr.length > maxBuffer) throw Object.assign(new Error(`Command failed: ${command}: output over maxBuffer (${maxBuffer} bytes)`), { stdout, stderr });
-  if (r.code === 0) return { stdout, stderr };
-  if (r.code === null) throw new Error(`Command failed: ${command}: killed by ${r.signal}\n${stderr}`);
-  throw new CommandFailed(`Command failed: ${command}\n${stderr}`, r.code, stdout, stderr);
+  throwUnlessExitedZero(r, `Command failed: ${command}`);
+  return { stdout, stderr };
 }

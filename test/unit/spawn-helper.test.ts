@@ -54,6 +54,11 @@ describe("the tests' spawn helper", () => {
   it("execFileFromHelper behaves as promisify(execFile): text, a rejection carrying the exit code, and the 1 MiB limit", async () => {
     await expect(execFileFromHelper("printf", ["%s", "x"], { env })).resolves.toEqual({ stdout: "x", stderr: "" });
     await expect(execFileFromHelper("sh", ["-c", "printf e >&2; exit 2"], { env })).rejects.toMatchObject({ code: 2, stderr: "e" });
+    // A signal is no exit code: not a CommandFailed, so never read as git's "no".
+    const killed = await execFileFromHelper("sh", ["-c", "kill -9 $$"], { env }).catch((e: unknown) => e);
+    expect(killed).toBeInstanceOf(Error);
+    expect(killed).not.toBeInstanceOf(CommandFailed);
+    expect(String(killed)).toMatch(/killed by SIGKILL/);
     await expect(execFileFromHelper("head", ["-c", String(1024 * 1024), "/dev/zero"], { env })).resolves.toMatchObject({ stderr: "" });
     await expect(execFileFromHelper("head", ["-c", String(1024 * 1024 + 1), "/dev/zero"], { env })).rejects.toThrow(/maxBuffer/);
   });
