@@ -170,6 +170,26 @@ describe("the check as a process", () => {
     expect(out.tail).toContain("FAILED: *** at the end");
   });
 
+  it("an error printed early, cut from the log with the middle, still reaches the fix prompt's tail", async () => {
+    const resultsDir = mkdtempSync(path.join(os.tmpdir(), "verify-proc-"));
+    const secret = "s3cr3t-early-0123456789";
+    // 600 KB of stdout reaches the pipe first, then the error, then 1.2 MB more: the error lands past the
+    // log's first 256 KB and before its last 256 KB, in the part that is cut.
+    const flood = (n: number) => `for (let i = 0; i < ${n}; i++) console.log("y".repeat(60) + i);`;
+    const script = `${flood(10000)} process.stdout.write("", () => { console.error("EARLY: ${secret} broke"); ${flood(20000)} process.exitCode = 3; });`;
+    const out = await runVerifyCommand(
+      { file: process.execPath, args: ["-e", script], cwd: resultsDir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } },
+      { n: 1, timeoutMs: 30_000, runId: `verify-test-e-${process.pid}`, resultsDir, redactor: new Redactor([secret]) },
+    );
+    expect(out.run).toMatchObject({ passed: false, exitCode: 3 });
+    const log = readFileSync(path.join(resultsDir, "verify/verify-1.log"), "utf8");
+    expect(log).toMatch(/… \[\d+ bytes of output cut\] …/);
+    expect(log).not.toContain("EARLY");
+    expect(out.tail).toContain("EARLY: *** broke");
+    expect(out.tail).toContain("(the lines above: the end of stderr; below: the end of all output)");
+    expect(out.tail).not.toContain(secret);
+  });
+
   it("its own time limit stops it", async () => {
     const resultsDir = mkdtempSync(path.join(os.tmpdir(), "verify-proc-"));
     const out = await runVerifyCommand(
