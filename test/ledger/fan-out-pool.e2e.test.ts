@@ -99,7 +99,7 @@ describe("max-total-cost-usd: a fan-out of 12 items through fan-out.yml and dist
     for (const r of reserved) expect(errors(r), r.log + r.stderr).toEqual([]);
     const admitted = reserved.filter((r) => r.outputs.conclusion === "success");
     const refusedReserve = reserved.filter((r) => r.outputs.conclusion === "skipped");
-    // $1.20 four times, then the last $0.20 of the pool: five items hold a reservation, 25 find the pool spent.
+    // $1.20 four times, then the last $0.20 of the pool: five items hold a reservation, seven find the pool spent.
     expect(admitted).toHaveLength(5);
     expect(refusedReserve).toHaveLength(ITEMS - 5);
     for (const r of refusedReserve) {

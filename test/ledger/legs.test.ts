@@ -63,6 +63,15 @@ describe("a leg's reservation, found on the ledger", () => {
     expect(heldReservation(ledgerOf([r, settlement(r, 1)]), legRun(POOL, "octo/repo#3"), NOW, false)).toEqual({ kind: "settled", reservation: r });
   });
 
+  it("a leg's key is matched whole: #1's reservation is not #10's or #11's, nor #10's #1's; gather names #10 and #11 skipped", () => {
+    const one = reservation("r1", "octo/repo#1", 1.2);
+    const ten = reservation("r10", "octo/repo#10", 0.5);
+    expect(heldReservation(ledgerOf([one]), legRun(POOL, "octo/repo#10"), NOW, true)).toEqual({ kind: "none" });
+    expect(heldReservation(ledgerOf([one]), legRun(POOL, "octo/repo#11"), NOW, false)).toEqual({ kind: "none" });
+    expect(heldReservation(ledgerOf([ten]), legRun(POOL, "octo/repo#1"), NOW, true)).toEqual({ kind: "none" });
+    expect(poolReport(ledgerOf([one]), POOL, 5, NOW, ["octo/repo#1", "octo/repo#10", "octo/repo#11"]).skipped).toEqual(["octo/repo#10", "octo/repo#11"]);
+  });
+
   it("a forged reservation (pushed, not made through the API) under the leg's key is not found: it is rejected", () => {
     const forged = reservation("r-forged", "octo/repo#4", 100);
     const read = ledgerOf([], [{ sha: "f1", parents: ["root"], message: entryMessage(forged), author: "mallory", verified: false, time: NOW.toISOString() }]);
