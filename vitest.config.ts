@@ -24,8 +24,10 @@ export default defineConfig({
     // Then a snapshot of dist/ that the whole run uses: a rebuild during the run can't break it, and a
     // temporary folder of the run's own.
     globalSetup: ["./test/preflight.ts", "./test/dist-snapshot.ts", "./test/temp-folder.ts"],
+    // Each test's and test file's CPU time, for the timing report below.
+    setupFiles: ["./test/cpu-meter.ts"],
     // The default output, each test skipped on this machine with its reason, then the slowest files
-    // and tests (all timings in test-results/timing.json).
+    // and tests and the files that cost the most CPU (all timings in test-results/timing.json).
     reporters: ["default", "./test/preflight-skips.ts", "./test/timing-report.ts"],
     // Imports its JSON schema without an import attribute, which Node 24 refuses;
     // inlining lets Vite load the JSON.
