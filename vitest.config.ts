@@ -18,8 +18,11 @@ export default defineConfig({
     // took 657-676 s, three 541 s, four 503 s and five 496-550 s (workers that keep their modules, below;
     // runs here spread by about 10 %).
     maxWorkers: 5,
-    // Longest files first, from the last run's timings: the workers end together.
-    sequence: { sequencer: LongestFirst },
+    // Longest files first, from the last run's timings: the workers end together. After-hooks run last
+    // to first (vitest's default), which test/cpu-meter.ts counts on.
+    sequence: { sequencer: LongestFirst, hooks: "stack" },
+    // A worker is a process of its own (vitest's default): test/cpu-meter.ts reads its CPU from /proc.
+    pool: "forks",
     // One check of the machine before any test: missing tools stop the run with one message.
     // Then a snapshot of dist/ that the whole run uses: a rebuild during the run can't break it, and a
     // temporary folder of the run's own.
