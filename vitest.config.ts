@@ -21,12 +21,13 @@ export default defineConfig({
     // Longest files first, from the last run's timings: the workers end together. After-hooks run last
     // to first (vitest's default), which test/cpu-meter.ts counts on.
     sequence: { sequencer: LongestFirst, hooks: "stack" },
-    // A worker is a process of its own (vitest's default): test/cpu-meter.ts reads its CPU from /proc.
+    // A worker is a process of its own (vitest's default): test/cpu-meter.ts gives it a control group of
+    // its own, or reads its CPU from /proc.
     pool: "forks",
     // One check of the machine before any test: missing tools stop the run with one message.
     // Then a snapshot of dist/ that the whole run uses: a rebuild during the run can't break it, and a
-    // temporary folder of the run's own.
-    globalSetup: ["./test/preflight.ts", "./test/dist-snapshot.ts", "./test/temp-folder.ts"],
+    // temporary folder of the run's own, and a control group each worker counts its CPU in (as root).
+    globalSetup: ["./test/preflight.ts", "./test/dist-snapshot.ts", "./test/temp-folder.ts", "./test/cpu-cgroup.ts"],
     // Each test's and test file's CPU time, for the timing report below.
     setupFiles: ["./test/cpu-meter.ts"],
     // The default output, each test skipped on this machine with its reason, then the slowest files

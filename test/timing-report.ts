@@ -21,8 +21,9 @@ interface FileTiming {
   file: string;
   /** Collect (imports) plus every test and hook, as vitest measures the module. */
   ms: number;
-  /** The worker's CPU and its reaped children's while the file ran (test/cpu-meter.ts); absent off Linux. */
+  /** The worker's CPU and that of the processes it started while the file ran (test/cpu-meter.ts); absent off Linux. */
   cpuMs?: number;
+  cpuClock?: "cgroup" | "proc";
   tests: number;
 }
 
@@ -46,6 +47,15 @@ function mergedDurations(latest: FileTiming[]): { file: string; ms: number }[] {
 }
 
 const cpuOf = (meta: TaskMeta): { cpuMs?: number } => (meta.cpuMs === undefined ? {} : { cpuMs: meta.cpuMs });
+const clockOf = (meta: TaskMeta): { cpuClock?: "cgroup" | "proc" } => (meta.cpuClock === undefined ? {} : { cpuClock: meta.cpuClock });
+
+/** What the CPU figures count, for the table's heading: a file measured from /proc lacks its sandboxed processes. */
+function cpuClockSaid(files: FileTiming[]): string {
+  const clocks = new Set(files.map((f) => f.cpuClock).filter(Boolean));
+  if (clocks.size === 0) return "no CPU figures on this machine";
+  if (!clocks.has("proc")) return "CPU from each worker's control group";
+  return "CPU from /proc, which leaves out processes in a bwrap sandbox (no control group could be made: see test/cpu-cgroup.ts)";
+}
 
 export default class TimingReport implements Reporter {
   private startedAt = Date.now();
@@ -67,14 +77,14 @@ export default class TimingReport implements Reporter {
         count++;
         tests.push({ file, name: test.fullName, ms: Math.round(d.duration), ...cpuOf(test.meta()), state: test.result().state });
       }
-      files.push({ file, ms: Math.round(diagnostic.collectDuration + diagnostic.duration), ...cpuOf(mod.meta()), tests: count });
+      files.push({ file, ms: Math.round(diagnostic.collectDuration + diagnostic.duration), ...cpuOf(mod.meta()), ...clockOf(mod.meta()), tests: count });
     }
     files.sort((a, b) => b.ms - a.ms);
     tests.sort((a, b) => b.ms - a.ms);
     const wallMs = Date.now() - this.startedAt;
     const filesCpuMs = files.reduce((sum, f) => sum + (f.cpuMs ?? 0), 0);
     mkdirSync(path.dirname(TIMING_FILE), { recursive: true });
-    writeFileSync(TIMING_FILE, JSON.stringify({ wallMs, filesCpuMs, files, tests }, null, 1) + "\n");
+    writeFileSync(TIMING_FILE, JSON.stringify({ wallMs, filesCpuMs, cpuClock: cpuClockSaid(files), files, tests }, null, 1) + "\n");
     writeFileSync(DURATIONS_FILE, JSON.stringify({ files: mergedDurations(files) }, null, 1) + "\n");
 
     const seconds = (ms: number | undefined) => (ms === undefined ? "-" : (ms / 1000).toFixed(1)).padStart(6);
@@ -82,6 +92,7 @@ export default class TimingReport implements Reporter {
     const lines = [
       "",
       `Timing (wall ${(wallMs / 1000).toFixed(0)} s, CPU of the test files ${(filesCpuMs / 1000).toFixed(0)} s; all timings in ${TIMING_FILE}):`,
+      `  ${cpuClockSaid(files)}`,
       `      wall    CPU   slowest files:`,
       ...files.slice(0, SHOWN).map((f) => `${row(f)}  ${f.file} (${f.tests} tests)`),
       `      wall    CPU   files that cost the most CPU:`,
