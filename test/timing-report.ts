@@ -46,7 +46,7 @@ function mergedDurations(latest: FileTiming[]): { file: string; ms: number }[] {
   return [...known].map(([file, ms]) => ({ file, ms })).sort((a, b) => b.ms - a.ms);
 }
 
-const cpuOf = (meta: TaskMeta): { cpuMs?: number } => (meta.cpuMs === undefined ? {} : { cpuMs: meta.cpuMs });
+const cpuOf = (meta: TaskMeta): { cpuMs?: number } => (meta.cpuMs === undefined ? {} : { cpuMs: Math.round(meta.cpuMs) });
 const clockOf = (meta: TaskMeta): { cpuClock?: "cgroup" | "proc" } => (meta.cpuClock === undefined ? {} : { cpuClock: meta.cpuClock });
 
 /** What the CPU figures count, for the table's heading: a file measured from /proc lacks its sandboxed processes. */
