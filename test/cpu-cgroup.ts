@@ -9,9 +9,8 @@
  * empty; vitest tears global setups down before it stops the workers, so they often still hold one and
  * go at the next run's start instead (only groups are removed, and only empty ones).
  */
-import { readFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
-import { countingHierarchy, type Hierarchy, makeGroup, removeEmptyGroups, RUN_CGROUP_ENV, RUN_CGROUP_PREFIX } from "./support/cgroup-cpu.js";
+import { type Hierarchy, makeGroup, ownCountingHierarchy, removeEmptyGroups, RUN_CGROUP_ENV, RUN_CGROUP_PREFIX } from "./support/cgroup-cpu.js";
 
 export default function runCpuCgroup(): () => void {
   // vitest runs the global setup for the root and for each project (vitest.config.ts): one group per run.
@@ -19,13 +18,7 @@ export default function runCpuCgroup(): () => void {
   process.env.AGENT_RUNNER_TEST_CPU_CGROUP_OF = String(process.pid);
   // One set by hand or by an outer run names no group of this run's.
   delete process.env[RUN_CGROUP_ENV];
-  if (process.platform !== "linux" || process.getuid?.() !== 0) return () => {};
-  let parent: Hierarchy | undefined;
-  try {
-    parent = countingHierarchy(readFileSync("/proc/self/cgroup", "utf8"), readFileSync("/proc/self/mountinfo", "utf8"));
-  } catch {
-    return () => {};
-  }
+  const parent = ownCountingHierarchy();
   if (!parent) return () => {};
   removeEmptyGroups(parent.dir, RUN_CGROUP_PREFIX);
   let run: Hierarchy;
@@ -38,6 +31,5 @@ export default function runCpuCgroup(): () => void {
     return () => {};
   }
   process.env[RUN_CGROUP_ENV] = JSON.stringify(run);
-  const where = parent;
-  return () => removeEmptyGroups(where.dir, name);
+  return () => removeEmptyGroups(parent.dir, name);
 }

@@ -74,6 +74,16 @@ export function countingHierarchy(procCgroup: string, mountinfo: string, read = 
   return v1 && v1Mount ? { version: 1, dir: path.resolve(v1Mount.point, `.${v1.path}`) } : undefined;
 }
 
+/** This process's countingHierarchy, read from /proc; undefined off Linux, when not root, or where none counts. */
+export function ownCountingHierarchy(): Hierarchy | undefined {
+  if (process.platform !== "linux" || process.getuid?.() !== 0) return undefined;
+  try {
+    return countingHierarchy(readFileSync("/proc/self/cgroup", "utf8"), readFileSync("/proc/self/mountinfo", "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
 /** CPU time of every process that is or was in the group while it existed, in ms; undefined if unreadable. */
 export function groupCpuMs(group: Hierarchy, read = (file: string) => readFileSync(file, "utf8")): number | undefined {
   try {

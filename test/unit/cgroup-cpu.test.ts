@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, writeFileS
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { countingHierarchy, groupCpuMs, type Hierarchy, makeGroup, moveInto, removeEmptyGroups } from "../support/cgroup-cpu.js";
+import { countingHierarchy, groupCpuMs, type Hierarchy, makeGroup, moveInto, ownCountingHierarchy, removeEmptyGroups } from "../support/cgroup-cpu.js";
 
 /** mountinfo lines as a machine with both cgroup versions mounts them (this one, and Ubuntu 20.04's default). */
 const HYBRID_MOUNTS = [
@@ -25,8 +25,7 @@ const JOINT_V1_GROUPS = "3:cpu,cpuacct:/job\n";
 
 /** A group of the test's own inside this worker's, or a skip where none can be made (not root, read-only, no v2/cpuacct). */
 function testGroup(ctx: { skip: (note: string) => never }, name: string): Hierarchy {
-  const parent =
-    process.platform === "linux" && process.getuid?.() === 0 ? countingHierarchy(readFileSync("/proc/self/cgroup", "utf8"), readFileSync("/proc/self/mountinfo", "utf8")) : undefined;
+  const parent = ownCountingHierarchy();
   try {
     if (parent) return makeGroup(parent, `${name}-${process.pid}-${randomUUID().slice(0, 8)}`);
   } catch {
